@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MariaDB from Debian's package, run by the project on 127.0.0.1:3306 with its own data directory,
-# plus the `timer` user and the `timer` (system) and `timer_test` (test suite) databases.
+# plus the `timer` user and the `timer` (system) and `timer_test*` (test suite) databases.
 #   mariadb.sh start | stop | status
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -24,7 +24,8 @@ CREATE DATABASE IF NOT EXISTS timer_test CHARACTER SET utf8mb4 COLLATE utf8mb4_b
 CREATE USER IF NOT EXISTS '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$DB_PASS';
 CREATE USER IF NOT EXISTS '$DB_USER'@'localhost' IDENTIFIED BY '$DB_PASS';
 GRANT ALL PRIVILEGES ON timer.* TO '$DB_USER'@'127.0.0.1', '$DB_USER'@'localhost';
-GRANT ALL PRIVILEGES ON timer_test.* TO '$DB_USER'@'127.0.0.1', '$DB_USER'@'localhost';
+-- timer_test and timer_test_<id>: the suite's own databases (some tests create a fresh one).
+GRANT ALL PRIVILEGES ON \`timer\\_test%\`.* TO '$DB_USER'@'127.0.0.1', '$DB_USER'@'localhost';
 SQL
 }
 

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { bootstrapRole } from '@timer/platform';
+import { createPulsarServer } from '@timer/pulsar-transport';
+import { AppModule } from './app.module';
+
+// Hybrid app: HTTP serves /health and /metrics; the work arrives over Pulsar.
+bootstrapRole({
+  role: 'migrator',
+  module: AppModule.register,
+  microservice: (_app, config) => createPulsarServer(config),
+}).catch((e: unknown) => {
+  process.stderr.write(`timer-migrator failed to start: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+export { SUBSCRIPTIONS, TopicKey, TOPICS } from './lib/topics';
+export { fireId, MigrateRangeMessage, SliceMessage, TaskMessage, TopicPayloads } from './lib/messages';

@@ -1,0 +1,13 @@
+import { fireId, TOPICS } from '../index';
+
+describe('contracts', () => {
+  it('builds the fire id of the callback header contract: <timerId>-<runAtMs>', () => {
+    expect(fireId('42', 1_763_800_000_000)).toBe('42-1763800000000');
+  });
+
+  it('keeps topic names unique and valid Pulsar local names', () => {
+    const names = Object.values(TOPICS);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^[a-z0-9-]+$/);
+  });
+});

@@ -1,0 +1,24 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RoleConfig } from '@timer/platform';
+import { dataSourceOptions } from './data-source.options';
+import { MysqlHealthCheck } from './mysql-health.check';
+
+/** The role's MySQL connection pool (TypeORM over mysql2), from `TIMER_MYSQL_*`. */
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [RoleConfig],
+      useFactory: (config: RoleConfig) => ({
+        ...dataSourceOptions(config.mysql.TIMER_MYSQL_URL, config.mysql.TIMER_MYSQL_POOL_SIZE),
+        // Keep retrying at boot: MySQL may come up after the role (compose, Kubernetes).
+        retryAttempts: 30,
+        retryDelay: 2_000,
+      }),
+    }),
+  ],
+  providers: [MysqlHealthCheck],
+  exports: [MysqlHealthCheck],
+})
+export class DalModule {}

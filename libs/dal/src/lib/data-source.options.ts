@@ -1,0 +1,27 @@
+import { DataSourceOptions } from 'typeorm';
+import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
+
+/** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
+export const MIGRATIONS = [InitialSchema1763800000000];
+
+/**
+ * TypeORM options for MySQL/MariaDB through mysql2. Times are UTC epoch milliseconds in BIGINT
+ * columns, so the session time zone only matters for the bookkeeping DATETIME(3) columns: force UTC.
+ */
+export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+  return {
+    type: 'mysql',
+    url,
+    timezone: 'Z',
+    charset: 'utf8mb4_bin',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    poolSize,
+    synchronize: false,
+    migrationsRun: false,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    entities: [],
+    logging: ['error', 'migration'],
+  };
+}

@@ -1,0 +1,11 @@
+export { ConfigError, loadConfig, unknownTimerVariables } from './lib/config/load-config';
+export { MysqlEnv, PulsarEnv, RedisEnv, RoleEnv } from './lib/config/env.config';
+export { Dependency, RoleDefinition, RoleName, ROLES } from './lib/config/roles';
+export { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from './lib/config/role-config';
+export { ConfigModule } from './lib/config/config.module';
+export { DEPENDENCY_CHECKS, DependencyCheck } from './lib/health/dependency-check';
+export { HealthModule } from './lib/health/health.module';
+export { LifecycleService } from './lib/health/lifecycle.service';
+export { MetricsModule } from './lib/metrics/metrics.module';
+export { MetricsService } from './lib/metrics/metrics.service';
+export { bootstrapRole, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';

@@ -1,0 +1,82 @@
+import { ConsoleLogger, DynamicModule, INestApplication, LogLevel, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { CustomTransportStrategy } from '@nestjs/microservices';
+import { ConfigError, unknownTimerVariables } from '../config/load-config';
+import { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from '../config/role-config';
+import { RoleName } from '../config/roles';
+import { LifecycleService } from '../health/lifecycle.service';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+export interface RoleBootstrapOptions {
+  role: RoleName;
+  /** Builds the root module from the validated config. */
+  module: (config: RoleConfig) => DynamicModule;
+  /** Worker roles: the transport to consume from (hybrid app: HTTP stays for /health and /metrics). */
+  microservice?: (app: INestApplication, config: RoleConfig) => CustomTransportStrategy;
+  /** Role-specific `TIMER_*` variables, so they are not reported as unknown. */
+  extraVariables?: readonly string[];
+}
+
+/**
+ * Starts one role: validated config, structured logger, global validation, the optional transport,
+ * the HTTP listener, and a SIGTERM/SIGINT drain that stops consuming before connections close.
+ */
+export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INestApplication> {
+  let config: RoleConfig;
+  try {
+    config = loadRoleConfig(options.role);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`timer-${options.role}: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const logger = new ConsoleLogger(`timer-${options.role}`, {
+    json: config.log.format === 'json',
+    logLevels: LEVELS.slice(0, LEVELS.indexOf(config.log.level) + 1),
+    colors: config.log.format === 'text' && process.stdout.isTTY === true,
+  });
+  const app = await NestFactory.create(options.module(config), { logger, bufferLogs: true });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  if (options.microservice) {
+    app.connectMicroservice({ strategy: options.microservice(app, config) }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+  }
+  await app.listen(config.http.port, config.http.host);
+
+  const unknown = unknownTimerVariables([...KNOWN_VARIABLES, ...(options.extraVariables ?? [])]);
+  if (unknown.length > 0) logger.warn(`ignoring unknown variables (typo?): ${unknown.join(', ')}`);
+  logger.log(`${options.role} listening on http://${config.http.host}:${config.http.port} (health: /health, metrics: /metrics)`);
+  installDrain(app, config, logger);
+  return app;
+}
+
+function installDrain(app: INestApplication, config: RoleConfig, logger: ConsoleLogger): void {
+  let closing = false;
+  const drain = async (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal}: draining (up to ${config.shutdownTimeoutMs} ms)`);
+    const deadline = setTimeout(() => {
+      logger.error(`drain exceeded ${config.shutdownTimeoutMs} ms; exiting with unfinished work (it will be redelivered)`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    try {
+      app.get(LifecycleService, { strict: false }).startDraining();
+      // Nest would run destroy hooks (closing Redis and MySQL) before the transport: stop consuming and
+      // finish in-flight messages first, so they can still be recorded and acked.
+      await Promise.all(app.getMicroservices().map((m) => m.close()));
+      await app.close();
+      logger.log('stopped cleanly');
+      process.exit(0);
+    } catch (e) {
+      logger.error(`error while draining: ${e instanceof Error ? e.stack : String(e)}`);
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', (s) => void drain(s));
+  process.once('SIGINT', (s) => void drain(s));
+}

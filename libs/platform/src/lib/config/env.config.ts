@@ -1,0 +1,69 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+
+/** Settings every role reads: its HTTP listener (health, metrics, and the API for the api role) and logs. */
+export class RoleEnv {
+  /** Port of the role's HTTP server; defaults per role (api 8092 ... executor 8096). */
+  @IsOptional() @IsInt() @Min(1) @Max(65535)
+  TIMER_HTTP_PORT?: number = undefined;
+
+  /** Address to bind; loopback by default, `0.0.0.0` in containers. */
+  @IsString()
+  TIMER_HTTP_HOST = '127.0.0.1';
+
+  @IsIn(['debug', 'verbose', 'log', 'warn', 'error'])
+  TIMER_LOG_LEVEL: 'debug' | 'verbose' | 'log' | 'warn' | 'error' = 'log';
+
+  @IsIn(['text', 'json'])
+  TIMER_LOG_FORMAT: 'text' | 'json' = 'text';
+
+  /** Time a SIGTERM may spend draining in-flight work before the process exits anyway. */
+  @IsInt() @Min(0) @Max(600_000)
+  TIMER_SHUTDOWN_TIMEOUT_MS = 25_000;
+}
+
+export class MysqlEnv {
+  @IsUrl({ protocols: ['mysql'], require_tld: false, require_protocol: true })
+  TIMER_MYSQL_URL = 'mysql://timer:timer@127.0.0.1:3306/timer';
+
+  @IsInt() @Min(1) @Max(1000)
+  TIMER_MYSQL_POOL_SIZE = 20;
+}
+
+export class RedisEnv {
+  @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
+  TIMER_REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+  /** Prefix of every key the service writes, so it can share a Redis with others. */
+  @Matches(/^[A-Za-z0-9:_-]{1,32}$/)
+  TIMER_REDIS_KEY_PREFIX = 'timer:';
+}
+
+export class PulsarEnv {
+  /** Broker web service URL (admin REST and WebSocket API). */
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  TIMER_PULSAR_URL = 'http://127.0.0.1:8080';
+
+  @IsOptional() @IsString()
+  TIMER_PULSAR_TOKEN?: string = undefined;
+
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/)
+  TIMER_PULSAR_TENANT = 'timer';
+
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/)
+  TIMER_PULSAR_NAMESPACE = 'timer';
+
+  /** PEM file of the CA that signed the broker's certificate (https/wss). */
+  @IsOptional() @IsString()
+  TIMER_PULSAR_TLS_CA_FILE?: string = undefined;
+
+  @Transform(toBool) @IsBoolean()
+  TIMER_PULSAR_TLS_ALLOW_INSECURE = false;
+
+  /** Create tenant, namespace, topics and subscriptions at start-up (off where an operator owns them). */
+  @Transform(toBool) @IsBoolean()
+  TIMER_PULSAR_PROVISION = true;
+}

@@ -1,0 +1,34 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { RoleConfig } from '@timer/platform';
+import { BloomFilter } from './bloom-filter';
+import { RedisHealthCheck } from './redis-health.check';
+import { RedisLock } from './redis-lock';
+import { REDIS, REDIS_KEY_PREFIX } from './redis.tokens';
+
+/** The role's Redis client, lock and bloom filter, configured from `TIMER_REDIS_*`. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [RoleConfig],
+      // A bounded retry per command: a Redis outage fails callers quickly (they fall back to MySQL)
+      // instead of queueing commands without limit.
+      useFactory: (config: RoleConfig) =>
+        new Redis(config.redis.TIMER_REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, connectionName: `timer-${config.role.name}` }),
+    },
+    { provide: REDIS_KEY_PREFIX, inject: [RoleConfig], useFactory: (config: RoleConfig) => config.redis.TIMER_REDIS_KEY_PREFIX },
+    { provide: RedisLock, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RedisLock(r, p) },
+    { provide: BloomFilter, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new BloomFilter(r, p) },
+    RedisHealthCheck,
+  ],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, RedisHealthCheck],
+})
+export class RedisModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,4 @@
+/** Injection token of the process's shared ioredis client. */
+export const REDIS = Symbol('REDIS');
+/** Injection token of the key prefix every key of this service carries. */
+export const REDIS_KEY_PREFIX = Symbol('REDIS_KEY_PREFIX');

@@ -1,0 +1,106 @@
+import Redis from 'ioredis';
+import { testEnv, uniqueId } from '@timer/testing';
+import { BloomFilter, RedisLock } from '@timer/redis';
+
+describe('RedisLock and BloomFilter against a real Redis', () => {
+  let redis: Redis;
+  let prefix: string;
+
+  beforeAll(() => {
+    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
+  });
+  beforeEach(() => {
+    prefix = `${uniqueId('it')}:`;
+  });
+  afterEach(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  describe('RedisLock', () => {
+    it('grants a resource to one holder at a time, with the lease as TTL', async () => {
+      const a = new RedisLock(redis, prefix);
+      const b = new RedisLock(redis, prefix);
+      const first = await a.tryAcquire({ resource: 'slice:1', ttlMs: 5_000 });
+      expect(first).toBeDefined();
+      expect(await b.tryAcquire({ resource: 'slice:1', ttlMs: 5_000 })).toBeUndefined();
+      const ttl = await redis.pttl(`${prefix}lock:slice:1`);
+      expect(ttl).toBeGreaterThan(4_000);
+      expect(ttl).toBeLessThanOrEqual(5_000);
+      expect(await b.tryAcquire({ resource: 'slice:2', ttlMs: 5_000 })).toBeDefined();
+    });
+
+    it('lets the lease expire so a dead holder does not block others', async () => {
+      const lock = new RedisLock(redis, prefix);
+      expect(await lock.tryAcquire({ resource: 'r', ttlMs: 100 })).toBeDefined();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await lock.tryAcquire({ resource: 'r', ttlMs: 100 })).toBeDefined();
+    });
+
+    it('extends and releases only with the holder token', async () => {
+      const lock = new RedisLock(redis, prefix);
+      const first = await lock.tryAcquire({ resource: 'r', ttlMs: 100 });
+      await new Promise((r) => setTimeout(r, 200));
+      const second = await lock.tryAcquire({ resource: 'r', ttlMs: 10_000 });
+      expect(second).toBeDefined();
+      // The late first holder must neither extend nor release the second holder's lease.
+      expect(await first!.extend(60_000)).toBe(false);
+      expect(await first!.release()).toBe(false);
+      expect(await redis.get(`${prefix}lock:r`)).toBe(second!.token);
+      expect(await second!.extend(60_000)).toBe(true);
+      expect(await redis.pttl(`${prefix}lock:r`)).toBeGreaterThan(50_000);
+      expect(await second!.release()).toBe(true);
+      expect(await redis.exists(`${prefix}lock:r`)).toBe(0);
+    });
+
+    it('withLock releases in finally, also when the work throws, and skips work when held', async () => {
+      const lock = new RedisLock(redis, prefix);
+      await expect(lock.withLock({ resource: 'w', ttlMs: 10_000 }, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+      expect(await redis.exists(`${prefix}lock:w`)).toBe(0);
+
+      const holder = await lock.tryAcquire({ resource: 'w', ttlMs: 10_000 });
+      const work = jest.fn(async () => 1);
+      expect(await lock.withLock({ resource: 'w', ttlMs: 10_000 }, work)).toEqual({ acquired: false });
+      expect(work).not.toHaveBeenCalled();
+      await holder!.release();
+      expect(await lock.withLock({ resource: 'w', ttlMs: 10_000 }, work)).toEqual({ acquired: true, value: 1 });
+    });
+
+    it('reports an unreachable Redis as "not acquired" instead of throwing', async () => {
+      const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+      dead.on('error', () => undefined);
+      const lock = new RedisLock(dead, prefix);
+      await expect(lock.tryAcquire({ resource: 'r', ttlMs: 1_000 })).resolves.toBeUndefined();
+      dead.disconnect();
+    });
+  });
+
+  describe('BloomFilter', () => {
+    const day = Date.UTC(2026, 10, 22, 12, 0);
+
+    it('answers "certainly not" before add and "maybe" after, per UTC day of the fire', async () => {
+      const bloom = new BloomFilter(redis, prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+      expect(await bloom.mightContain('42-1000', day)).toBe(false);
+      expect(await bloom.add('42-1000', day)).toBe(false);
+      expect(await bloom.mightContain('42-1000', day)).toBe(true);
+      expect(await bloom.add('42-1000', day)).toBe(true);
+      // Another day's bitmap is independent.
+      expect(await bloom.mightContain('42-1000', day + 86_400_000)).toBe(false);
+      const ttl = await redis.pttl(`${prefix}bloom:2026-11-22`);
+      expect(ttl).toBeGreaterThan(50_000);
+    });
+
+    it('keeps false positives near the configured rate (AND of all bits, not OR)', async () => {
+      // 2,000 items in 2^16 bits with 5 hashes: theory ~0.2% false positives; OR would be ~100%.
+      const bloom = new BloomFilter(redis, prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+      for (let i = 0; i < 2_000; i++) await bloom.add(`in-${i}`, day);
+      let falsePositives = 0;
+      for (let i = 0; i < 2_000; i++) if (await bloom.mightContain(`out-${i}`, day)) falsePositives++;
+      expect(falsePositives / 2_000).toBeLessThan(0.01);
+      for (let i = 0; i < 2_000; i += 97) expect(await bloom.mightContain(`in-${i}`, day)).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,1 @@
+export { RoleRuntimeModule } from './lib/role-runtime.module';

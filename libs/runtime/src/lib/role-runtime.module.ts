@@ -1,0 +1,31 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { DalModule, MysqlHealthCheck } from '@timer/dal';
+import { ConfigModule, DependencyCheck, HealthModule, MetricsModule, RoleConfig } from '@timer/platform';
+import { PulsarHealthCheck, PulsarModule } from '@timer/pulsar-transport';
+import { RedisHealthCheck, RedisModule } from '@timer/redis';
+
+const INFRA: Record<'mysql' | 'redis' | 'pulsar', { module: Type<unknown>; check: Type<DependencyCheck> }> = {
+  mysql: { module: DalModule, check: MysqlHealthCheck },
+  redis: { module: RedisModule, check: RedisHealthCheck },
+  pulsar: { module: PulsarModule, check: PulsarHealthCheck },
+};
+
+/**
+ * Everything a role process shares: validated config, metrics, and a client plus a readiness check
+ * for exactly the dependencies the role declares in `ROLES`.
+ */
+@Module({})
+export class RoleRuntimeModule {
+  static forRole(config: RoleConfig): DynamicModule {
+    const deps = config.role.dependencies.map((d) => INFRA[d]);
+    return {
+      module: RoleRuntimeModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        MetricsModule,
+        ...deps.map((d) => d.module),
+        HealthModule.register(deps.map((d) => d.check)),
+      ],
+    };
+  }
+}
