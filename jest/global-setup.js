@@ -2,7 +2,7 @@
 // this checks each answers (TIMER_MYSQL_URL, TIMER_REDIS_URL, TIMER_PULSAR_URL, else the local
 // defaults `npm run infra:up` starts) and stops the run with the one that does not.
 const net = require('net');
-const { defaults } = require('./test-env');
+const { defaults } = require('../libs/testing/src/test-env');
 
 function probe(name, url) {
   const u = new URL(url);

@@ -13,12 +13,14 @@ die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 # port_open HOST PORT: true when something accepts TCP connections there.
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-# wait_for DESCRIPTION TIMEOUT_S COMMAND...: polls COMMAND every 0.5 s; dies naming what never came up.
-wait_for() {
-  local what=$1 timeout=$2; shift 2
+# wait_started NAME PIDFILE LOG TIMEOUT_S READY_FN: waits for READY_FN, failing at once with the log's
+# tail when the started process died instead of waiting out the timeout.
+wait_started() {
+  local name=$1 pidfile=$2 log=$3 timeout=$4 ready_fn=$5
   local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then die "$what did not come up within ${timeout}s (logs: $LOG_DIR)"; fi
+  until "$ready_fn" >/dev/null 2>&1; do
+    if ! pid_alive "$pidfile"; then tail -n 30 "$log" >&2; die "$name exited during start-up (log: $log)"; fi
+    if ((SECONDS >= deadline)); then die "$name did not come up within ${timeout}s (log: $log)"; fi
     sleep 0.5
   done
 }

@@ -52,14 +52,9 @@ start() {
     --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 --skip-name-resolve \
     </dev/null >>"$LOG" 2>&1 &
   echo $! >"$PID"
-  wait_for "MariaDB (127.0.0.1:$PORT)" 60 ready_or_dead
+  wait_started "MariaDB (127.0.0.1:$PORT)" "$PID" "$LOG" 60 ready
   provision
   say "MariaDB ready: mysql://$DB_USER:***@127.0.0.1:$PORT/timer"
-}
-
-ready_or_dead() {
-  pid_alive "$PID" || { tail -n 20 "$LOG" >&2; die "mariadbd exited during start-up (log: $LOG)"; }
-  ready
 }
 
 stop() { stop_pid mariadb "$PID" 60; }

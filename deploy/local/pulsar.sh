@@ -59,14 +59,8 @@ start() {
       --config "$HERE/standalone.conf" --no-functions-worker --no-stream-storage
   ) >>"$LOG" 2>&1 </dev/null &
   echo $! >"$PID"
-  wait_for "Pulsar (http://127.0.0.1:$WEB_PORT)" "${TIMER_LOCAL_PULSAR_START_TIMEOUT:-180}" ready_or_dead
+  wait_started "Pulsar (http://127.0.0.1:$WEB_PORT)" "$PID" "$LOG" "${TIMER_LOCAL_PULSAR_START_TIMEOUT:-180}" ready
   say "Pulsar ready: pulsar://127.0.0.1:6650, http://127.0.0.1:$WEB_PORT"
-}
-
-# Fails fast when the JVM died instead of waiting out the timeout.
-ready_or_dead() {
-  pid_alive "$PID" || { tail -n 30 "$LOG" >&2; die "the Pulsar JVM exited during start-up (log: $LOG)"; }
-  ready
 }
 
 stop() { stop_pid pulsar "$PID" 60; }

@@ -26,7 +26,7 @@ start() {
     --logfile "$LOG" --daemonize no --save '' --appendonly yes --appendfsync everysec \
     --protected-mode yes </dev/null >>"$LOG" 2>&1 &
   echo $! >"$PID"
-  wait_for "Redis (127.0.0.1:$PORT)" 30 ready
+  wait_started "Redis (127.0.0.1:$PORT)" "$PID" "$LOG" 30 ready
   say "Redis ready: redis://127.0.0.1:$PORT"
 }
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { bootstrapRole } from '@timer/platform';
+import { bootstrapRole, exitOnBootFailure } from '@timer/platform';
 import { createPulsarServer } from '@timer/pulsar-transport';
 import { AppModule } from './app.module';
 
@@ -8,7 +8,4 @@ bootstrapRole({
   role: 'executor',
   module: AppModule.register,
   microservice: (_app, config) => createPulsarServer(config),
-}).catch((e: unknown) => {
-  process.stderr.write(`timer-executor failed to start: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+}).catch(exitOnBootFailure('executor'));

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, MIGRATIONS, runMigrations } from '@timer/dal';
+import { dataSourceOptions, MIGRATIONS, runMigrations } from '../src';
 import { testEnv, uniqueId } from '@timer/testing';
 
 describe('schema migrations against a real MariaDB', () => {

@@ -8,4 +8,4 @@ export { HealthModule } from './lib/health/health.module';
 export { LifecycleService } from './lib/health/lifecycle.service';
 export { MetricsModule } from './lib/metrics/metrics.module';
 export { MetricsService } from './lib/metrics/metrics.service';
-export { bootstrapRole, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';
+export { bootstrapRole, exitOnBootFailure, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';

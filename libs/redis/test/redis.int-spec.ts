@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { testEnv, uniqueId } from '@timer/testing';
-import { BloomFilter, RedisLock } from '@timer/redis';
+import { BloomFilter, RedisLock } from '../src';
 
 describe('RedisLock and BloomFilter against a real Redis', () => {
   let redis: Redis;

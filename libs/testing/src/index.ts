@@ -7,10 +7,10 @@ export interface TestEnv {
   pulsarTenant: string;
 }
 
-/** The infrastructure the integration tests use; see jest/test-env.js for the defaults. */
+/** The infrastructure the integration tests use; see test-env.js beside this file for the defaults. */
 export function testEnv(): TestEnv {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('../../../jest/test-env.js') as { defaults: () => TestEnv }).defaults();
+  return (require('./test-env.js') as { defaults: () => TestEnv }).defaults();
 }
 
 /** A short random suffix that keeps keys, topics and rows of parallel test files apart. */

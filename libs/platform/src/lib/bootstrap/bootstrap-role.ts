@@ -53,6 +53,14 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
   return app;
 }
 
+/** The `.catch` of a role's `main.ts`: an error before the role listens ends the process with 1. */
+export function exitOnBootFailure(role: RoleName): (e: unknown) => never {
+  return (e) => {
+    process.stderr.write(`timer-${role} failed to start: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  };
+}
+
 function installDrain(app: INestApplication, config: RoleConfig, logger: ConsoleLogger): void {
   let closing = false;
   const drain = async (signal: NodeJS.Signals) => {

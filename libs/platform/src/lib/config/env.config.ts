@@ -63,6 +63,10 @@ export class PulsarEnv {
   @Transform(toBool) @IsBoolean()
   TIMER_PULSAR_TLS_ALLOW_INSECURE = false;
 
+  /** How long a role keeps retrying an unreachable broker at start-up before it exits (ms). */
+  @IsInt() @Min(0) @Max(3_600_000)
+  TIMER_PULSAR_STARTUP_TIMEOUT_MS = 120_000;
+
   /** Create tenant, namespace, topics and subscriptions at start-up (off where an operator owns them). */
   @Transform(toBool) @IsBoolean()
   TIMER_PULSAR_PROVISION = true;

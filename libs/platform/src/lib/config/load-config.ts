@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 
@@ -37,8 +38,13 @@ export function loadConfig<T extends object>(cls: ConfigClass<T>, env: NodeJS.Pr
   return instance;
 }
 
-/** `TIMER_*` variables no config class knows: most likely typos, which must not pass silently. */
+/**
+ * `TIMER_*` variables no config class knows: most likely typos, which must not pass silently.
+ * `TIMER_LOCAL_*` belong to the local scripts (deploy/local, scripts/up.sh), not to the roles.
+ */
 export function unknownTimerVariables(known: Iterable<string>, env: NodeJS.ProcessEnv = process.env): string[] {
   const set = new Set(known);
-  return Object.keys(env).filter((k) => k.startsWith('TIMER_') && !set.has(k)).sort();
+  return Object.keys(env)
+    .filter((k) => k.startsWith('TIMER_') && !k.startsWith('TIMER_LOCAL_') && !set.has(k))
+    .sort();
 }

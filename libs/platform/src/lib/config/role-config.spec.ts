@@ -1,0 +1,33 @@
+import { ConfigError } from './load-config';
+import { KNOWN_VARIABLES, loadRoleConfig } from './role-config';
+
+describe('loadRoleConfig', () => {
+  it('uses the role\'s default port from the public contract', () => {
+    expect(loadRoleConfig('api', {}).http.port).toBe(8092);
+    expect(loadRoleConfig('executor', {}).http.port).toBe(8096);
+    expect(loadRoleConfig('executor', { TIMER_HTTP_PORT: '18096' }).http.port).toBe(18096);
+  });
+
+  it('validates only the dependencies the role declares', () => {
+    // The scheduler uses no MySQL: a broken MySQL URL must not stop it, and asking for it is a bug.
+    const scheduler = loadRoleConfig('scheduler', { TIMER_MYSQL_URL: 'nope' });
+    expect(scheduler.uses('mysql')).toBe(false);
+    expect(() => scheduler.mysql).toThrow(/does not declare a mysql dependency/);
+    expect(() => loadRoleConfig('trigger', { TIMER_MYSQL_URL: 'nope' })).toThrow(ConfigError);
+  });
+
+  it('collects every problem of every section in one error', () => {
+    try {
+      loadRoleConfig('api', { TIMER_HTTP_PORT: '0', TIMER_REDIS_URL: 'http://x', TIMER_PULSAR_TENANT: 'bad tenant!' });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const names = (e as ConfigError).problems.map((p) => p.split(':')[0]);
+      expect(names).toEqual(expect.arrayContaining(['TIMER_HTTP_PORT', 'TIMER_REDIS_URL', 'TIMER_PULSAR_TENANT']));
+    }
+  });
+
+  it('knows the documented variables', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining(['TIMER_MYSQL_URL', 'TIMER_REDIS_URL', 'TIMER_PULSAR_URL', 'TIMER_HTTP_PORT']));
+  });
+});

@@ -1,0 +1,41 @@
+import { readFileSync } from 'fs';
+import { Logger } from '@nestjs/common';
+import type { PulsarAdminOptions, PulsarClientOptions } from '@timer/pulsar';
+import type { RoleConfig } from '@timer/platform';
+import { ServerPulsar } from './server-pulsar';
+import type { PulsarConsumerConfig } from './pulsar-transport.options';
+
+/** Client options from the role's validated `TIMER_PULSAR_*` settings. */
+export function pulsarClientOptions(config: RoleConfig): PulsarClientOptions & PulsarAdminOptions {
+  const p = config.pulsar;
+  const logger = new Logger(`Pulsar:${config.role.name}`);
+  return {
+    serviceUrl: p.TIMER_PULSAR_URL,
+    token: p.TIMER_PULSAR_TOKEN,
+    tlsCaPem: p.TIMER_PULSAR_TLS_CA_FILE ? readFileSync(p.TIMER_PULSAR_TLS_CA_FILE, 'utf8') : undefined,
+    tlsAllowInsecure: p.TIMER_PULSAR_TLS_ALLOW_INSECURE,
+    logger: { log: (m) => logger.log(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+  };
+}
+
+/**
+ * The consuming side of a worker role: a `ServerPulsar` on the configured tenant/namespace that
+ * provisions its topics and subscriptions at start-up unless `TIMER_PULSAR_PROVISION=false`.
+ */
+export function createPulsarServer(
+  config: RoleConfig,
+  consumers: Record<string, PulsarConsumerConfig> = {},
+  defaults: PulsarConsumerConfig = {},
+): ServerPulsar {
+  return new ServerPulsar({
+    client: pulsarClientOptions(config),
+    provision: config.pulsar.TIMER_PULSAR_PROVISION,
+    tenant: config.pulsar.TIMER_PULSAR_TENANT,
+    namespace: config.pulsar.TIMER_PULSAR_NAMESPACE,
+    consumer: { subscriptionType: 'Shared', ...defaults },
+    consumers,
+    // Leave room inside the process's own drain budget to close connections afterwards.
+    closeTimeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 3_000),
+    startupTimeoutMs: config.pulsar.TIMER_PULSAR_STARTUP_TIMEOUT_MS,
+  });
+}

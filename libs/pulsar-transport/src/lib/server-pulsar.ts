@@ -1,0 +1,461 @@
+import { Logger, LoggerService } from '@nestjs/common';
+import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { parseTopicName, retryUntil } from '@timer/pulsar';
+import type { Consumer, ConsumerOptions, PulsarClient, ReceivedMessage } from '@timer/pulsar';
+import { lastValueFrom } from 'rxjs';
+import { createDefaultAdmin, createPulsarClient } from './pulsar-driver';
+import { PulsarDeserializer } from './pulsar.deserializer';
+import { PulsarContext } from './pulsar.context';
+import {
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_SUBSCRIPTION,
+  PulsarConsumerConfig,
+  PulsarProvisioner,
+  PulsarServerEvents,
+  PulsarStatus,
+  ServerPulsarOptions,
+} from './pulsar-transport.options';
+import { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName, TopicDefaults } from './topic-name';
+
+/** Transport id of {@link ServerPulsar}; pass it to `@EventPattern(pattern, PULSAR_TRANSPORT)` to pin a handler. */
+export const PULSAR_TRANSPORT = Symbol.for('timer.transport.pulsar');
+
+interface ConsumerBinding {
+  readonly pattern: string;
+  readonly topic: string;
+  readonly subscription: string;
+  readonly concurrency: number;
+  readonly consumer: Consumer;
+  /** Handlers running now (processing through ack / negative ack). */
+  readonly inFlight: Set<Promise<void>>;
+  readonly workers: Promise<void>[];
+}
+
+interface PlannedConsumer {
+  pattern: string;
+  topic: string;
+  concurrency: number;
+  options: ConsumerOptions;
+}
+
+/**
+ * Nest microservice transport over Apache Pulsar (the `PulsarClient` of `@timer/pulsar`).
+ *
+ * - Each `@EventPattern` gets one consumer on the topic its pattern names: a local name
+ *   (`timer.due`, in the configured tenant/namespace), `tenant/namespace/topic`, or a full
+ *   `persistent://tenant/namespace/topic` (see `topic-name.ts`).
+ * - A message is acknowledged only after its handler completed (the returned promise resolved /
+ *   the returned observable completed) and negatively acknowledged when it threw / errored, so
+ *   the broker redelivers it (`PulsarContext.getRedeliveryCount()` counts the deliveries).
+ * - Per consumer at most `concurrency` handlers run at a time.
+ * - `@MessagePattern` (request/response) is not supported: `listen` fails naming the patterns.
+ * - `close()` stops receiving, waits for running handlers (up to `closeTimeoutMs`), then closes
+ *   consumers and the client.
+ */
+export class ServerPulsar
+  extends Server<PulsarServerEvents, PulsarStatus>
+  implements CustomTransportStrategy
+{
+  protected override readonly logger: LoggerService = new Logger(ServerPulsar.name);
+  protected client: PulsarClient | null = null;
+  protected bindings: ConsumerBinding[] = [];
+  protected stopping = false;
+  private closing: Promise<void> | null = null;
+  private starting: Promise<void> | null = null;
+  private readonly listeners: { [K in keyof PulsarServerEvents]: PulsarServerEvents[K][] } = { error: [] };
+  private readonly topicDefaults: TopicDefaults;
+
+  constructor(protected readonly options: ServerPulsarOptions) {
+    super();
+    this.transportId = PULSAR_TRANSPORT;
+    this.topicDefaults = {
+      tenant: options.tenant ?? DEFAULT_TENANT,
+      namespace: options.namespace ?? DEFAULT_NAMESPACE,
+    };
+    this.deserializer = options.deserializer ?? new PulsarDeserializer();
+  }
+
+  async listen(callback: (...optionalParams: unknown[]) => unknown): Promise<void> {
+    try {
+      this.stopping = false;
+      this.closing = null;
+      // Configuration errors (e.g. a @MessagePattern) fail at once; only connecting is retried.
+      this.planConsumers();
+      this.starting = retryUntil(() => this.startOnce(), {
+        what: 'starting the Pulsar consumers',
+        timeoutMs: this.options.startupTimeoutMs ?? 0,
+        logger: { log: (m) => this.logger.log(m), warn: (m) => this.logger.warn(m), error: (m) => this.logger.error(m) },
+        cancelled: () => this.closing !== null,
+      });
+      await this.starting;
+    } catch (err) {
+      await this.close().catch(() => undefined);
+      callback(err);
+      return;
+    }
+    callback();
+  }
+
+  /** One start attempt; a failed one closes what it opened, so the next begins from nothing. */
+  private async startOnce(): Promise<void> {
+    if (this.closing) throw new Error('ServerPulsar was closed during start-up');
+    try {
+      await this.start();
+    } catch (err) {
+      const bindings = this.bindings;
+      const client = this.client;
+      this.bindings = [];
+      this.client = null;
+      await Promise.allSettled(bindings.map((b) => b.consumer.close()));
+      await client?.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  protected async start(): Promise<void> {
+    const planned = this.planConsumers();
+    this._status$.next('connecting');
+    this.client = await createPulsarClient(this.options.client);
+    if (this.options.provision !== false && planned.length > 0) {
+      await this.provision(planned);
+    }
+    for (const plan of planned) {
+      const consumer = await this.client.subscribe(plan.options);
+      const binding: ConsumerBinding = {
+        pattern: plan.pattern,
+        topic: plan.topic,
+        subscription: plan.options.subscription,
+        concurrency: plan.concurrency,
+        consumer,
+        inFlight: new Set(),
+        workers: [],
+      };
+      this.bindings.push(binding);
+      this.logger.log(
+        `Subscribed "${plan.pattern}" -> ${plan.topic} (subscription ${plan.options.subscription}, ` +
+          `${plan.options.subscriptionType}, concurrency ${plan.concurrency})`,
+      );
+    }
+    if (this.stopping) {
+      return; // close() was called meanwhile and closes what was opened
+    }
+    // Start receiving only once every consumer is up, so a failed start handles nothing.
+    for (const binding of this.bindings) {
+      for (let i = 0; i < binding.concurrency; i++) {
+        binding.workers.push(this.runWorker(binding));
+      }
+    }
+    this._status$.next('connected');
+  }
+
+  /** Validates the registered handlers and works out one consumer per pattern. */
+  protected planConsumers(): PlannedConsumer[] {
+    const requestResponse = [...this.messageHandlers.entries()]
+      .filter(([, handler]) => !handler.isEventHandler)
+      .map(([pattern]) => pattern);
+    if (requestResponse.length > 0) {
+      throw new Error(
+        `ServerPulsar supports @EventPattern only; request/response (@MessagePattern) is not implemented. ` +
+          `Offending pattern(s): ${requestResponse.map((p) => JSON.stringify(p)).join(', ')}`,
+      );
+    }
+    const defaults = this.options.consumer ?? {};
+    return [...this.messageHandlers.keys()].map((pattern) => {
+      let topic: string;
+      try {
+        topic = resolveTopicName(pattern, this.topicDefaults);
+      } catch (err) {
+        throw new Error(`ServerPulsar cannot map @EventPattern ${JSON.stringify(pattern)} to a topic: ${(err as Error).message}`);
+      }
+      const config: PulsarConsumerConfig = { ...defaults, ...(this.options.consumers?.[pattern] ?? {}) };
+      const { concurrency: configuredConcurrency, subscription, ...consumerOptions } = config;
+      const concurrency = configuredConcurrency ?? config.receiverQueueSize ?? DEFAULT_CONCURRENCY;
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw new Error(`ServerPulsar: concurrency of pattern ${JSON.stringify(pattern)} must be a positive integer, got ${concurrency}`);
+      }
+      const options: ConsumerOptions = {
+        ...consumerOptions,
+        topic,
+        subscription: subscription ?? DEFAULT_SUBSCRIPTION,
+        subscriptionType: consumerOptions.subscriptionType ?? 'Shared',
+      };
+      return { pattern, topic, concurrency, options };
+    });
+  }
+
+  /** Creates tenant, namespace, topic and subscription of every planned consumer (idempotent). */
+  protected async provision(planned: PlannedConsumer[]): Promise<void> {
+    const admin = await this.createAdmin();
+    const tenants = new Set<string>();
+    const namespaces = new Set<string>();
+    const topics = new Set<string>();
+    for (const plan of planned) {
+      const parts = parseTopicName(plan.topic);
+      tenants.add(parts.tenant);
+      namespaces.add(`${parts.tenant}/${parts.namespace}`);
+      if (parts.domain === 'persistent') {
+        topics.add(plan.topic);
+      }
+    }
+    for (const tenant of tenants) {
+      await admin.ensureTenant(tenant);
+    }
+    for (const namespace of namespaces) {
+      await admin.ensureNamespace(namespace);
+    }
+    for (const topic of topics) {
+      await admin.ensureTopic(topic);
+    }
+    for (const plan of planned) {
+      if (parseTopicName(plan.topic).domain === 'persistent') {
+        await admin.ensureSubscription(plan.topic, plan.options.subscription, plan.options.initialPosition ?? 'Latest');
+      }
+    }
+    this.logger.log(
+      `Provisioned ${tenants.size} tenant(s), ${namespaces.size} namespace(s), ${topics.size} topic(s), ${planned.length} subscription(s)`,
+    );
+  }
+
+  protected async createAdmin(): Promise<PulsarProvisioner> {
+    const admin = this.options.admin;
+    if (typeof admin === 'function') {
+      return admin();
+    }
+    if (admin) {
+      return admin;
+    }
+    if (typeof this.options.client === 'function') {
+      throw new Error(
+        'ServerPulsar: provisioning needs an admin; pass options.admin when options.client is a factory, or set provision: false',
+      );
+    }
+    return createDefaultAdmin(this.options.client);
+  }
+
+  /** One of `concurrency` loops per consumer: receive, handle, ack / nack, until close. */
+  protected async runWorker(binding: ConsumerBinding): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      let message: ReceivedMessage;
+      try {
+        message = await binding.consumer.receive();
+        failures = 0;
+      } catch (err) {
+        if (this.stopping) {
+          return;
+        }
+        failures++;
+        this.reportError(`Receive on ${binding.topic} failed: ${describe(err)}`, err);
+        await this.pause(Math.min(100 * 2 ** Math.min(failures, 6), 5_000));
+        continue;
+      }
+      if (this.stopping) {
+        // Received while closing: leave it unacked; closing the consumer hands it back to the broker.
+        return;
+      }
+      const processing = this.processMessage(binding, message);
+      binding.inFlight.add(processing);
+      try {
+        await processing;
+      } finally {
+        binding.inFlight.delete(processing);
+      }
+    }
+  }
+
+  /** Deserialize, run the handler to completion, then ack (or nack on failure). Never rejects. */
+  protected async processMessage(binding: ConsumerBinding, message: ReceivedMessage): Promise<void> {
+    const context = new PulsarContext([message, binding.consumer, binding.pattern]);
+    let pattern: string;
+    let data: unknown;
+    try {
+      const packet = await this.deserializer.deserialize(message, {
+        pattern: binding.pattern,
+        channel: message.topic,
+      });
+      pattern = packet.pattern == null ? binding.pattern : this.normalizePattern(packet.pattern);
+      data = packet.data;
+    } catch (err) {
+      this.reportError(`Cannot deserialize message ${message.messageId} on ${message.topic}: ${describe(err)}`, err);
+      await this.settle(binding, message, 'nack');
+      return;
+    }
+    const handler = this.getHandlerByPattern(pattern);
+    if (!handler) {
+      const policy = this.options.onMissingHandler ?? 'nack';
+      this.reportError(
+        `There is no matching event handler defined for pattern ${JSON.stringify(pattern)} ` +
+          `(message ${message.messageId} on ${message.topic}); ${policy === 'ack' ? 'dropping' : 'negatively acknowledging'} it`,
+        new Error(`No event handler for pattern ${JSON.stringify(pattern)}`),
+      );
+      await this.settle(binding, message, policy);
+      return;
+    }
+    try {
+      await this.invokeHandler(handler, data, context);
+    } catch (err) {
+      this.logger.warn(
+        `Handler for ${JSON.stringify(pattern)} failed on message ${message.messageId} ` +
+          `(delivery ${message.redeliveryCount + 1}); negatively acknowledging: ${describe(err)}`,
+      );
+      await this.settle(binding, message, 'nack');
+      return;
+    }
+    await this.settle(binding, message, 'ack');
+  }
+
+  /**
+   * Runs the handler inside Nest's processing hooks and resolves only once its result completed:
+   * a promise resolved, an observable completed (values are ignored). Rejects when it failed.
+   * (Nest's own `handleEvent` does not wait for observables, hence this.)
+   */
+  protected invokeHandler(handler: MessageHandler, data: unknown, context: PulsarContext): Promise<void> {
+    const transportId = this.transportId ?? PULSAR_TRANSPORT;
+    return new Promise<void>((resolve, reject) => {
+      const run = async (): Promise<void> => {
+        try {
+          const result$ = this.transformToObservable(await handler(data, context));
+          await lastValueFrom(result$, { defaultValue: undefined });
+        } finally {
+          this.onProcessingEndHook?.(transportId, context);
+        }
+      };
+      try {
+        const hooked = this.onProcessingStartHook(transportId, context, () => {
+          const done = run();
+          done.then(resolve, reject);
+          return done;
+        }) as unknown;
+        Promise.resolve(hooked).catch(reject);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  }
+
+  private async settle(binding: ConsumerBinding, message: ReceivedMessage, how: 'ack' | 'nack'): Promise<void> {
+    try {
+      if (how === 'ack') {
+        await binding.consumer.acknowledge(message);
+      } else {
+        await binding.consumer.negativeAcknowledge(message);
+      }
+    } catch (err) {
+      this.reportError(
+        `${how === 'ack' ? 'Ack' : 'Negative ack'} of message ${message.messageId} on ${binding.topic} failed ` +
+          `(the broker will redeliver it): ${describe(err)}`,
+        err,
+      );
+    }
+  }
+
+  /**
+   * Stops receiving, waits for running handlers to finish and settle their messages (at most
+   * `closeTimeoutMs`), then closes the consumers and the client. Safe to call more than once.
+   */
+  async close(): Promise<void> {
+    if (!this.closing) {
+      this.closing = this.doClose();
+    }
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    this.stopping = true;
+    // A start still subscribing finishes first (bounded by the client's operation timeouts), so
+    // whatever it opened is closed below.
+    await this.starting?.catch(() => undefined);
+    this.starting = null;
+    const bindings = this.bindings;
+    const inFlight = bindings.flatMap((b) => [...b.inFlight]);
+    let drained = true;
+    if (inFlight.length > 0) {
+      const timeoutMs = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+      this.logger.log(`Closing: waiting for ${inFlight.length} in-flight handler(s)`);
+      drained = await withTimeout(Promise.allSettled(inFlight).then(() => true), timeoutMs, false);
+      if (!drained) {
+        this.logger.warn(
+          `Closing: handlers still running after ${timeoutMs} ms; closing anyway (their messages will be redelivered)`,
+        );
+      }
+    }
+    await Promise.allSettled(
+      bindings.map((b) =>
+        b.consumer.close().catch((err: unknown) => this.logger.warn(`Closing consumer of ${b.topic} failed: ${describe(err)}`)),
+      ),
+    );
+    if (drained) {
+      // Idle workers end once their receive() rejects on the closed consumer; bounded all the same.
+      await withTimeout(Promise.allSettled(bindings.flatMap((b) => b.workers)), 5_000, undefined);
+    }
+    const client = this.client;
+    this.bindings = [];
+    this.client = null;
+    if (client) {
+      await client.close().catch((err: unknown) => this.logger.warn(`Closing Pulsar client failed: ${describe(err)}`));
+    }
+    this._status$.next('disconnected');
+  }
+
+  on<
+    EventKey extends keyof PulsarServerEvents = keyof PulsarServerEvents,
+    EventCallback extends PulsarServerEvents[EventKey] = PulsarServerEvents[EventKey],
+  >(event: EventKey, callback: EventCallback): void {
+    if (!(event in this.listeners)) {
+      throw new Error(`ServerPulsar: unknown event "${String(event)}" (supported: ${Object.keys(this.listeners).join(', ')})`);
+    }
+    this.listeners[event].push(callback);
+  }
+
+  /** The {@link PulsarClient} (after `listen`). */
+  unwrap<T = PulsarClient>(): T {
+    if (!this.client) {
+      throw new Error('Not initialized. Please call the "listen"/"startAllMicroservices" method before accessing the server.');
+    }
+    return this.client as T;
+  }
+
+  /** Consumers by pattern (after `listen`). */
+  getConsumers(): ReadonlyMap<string, Consumer> {
+    return new Map(this.bindings.map((b) => [b.pattern, b.consumer]));
+  }
+
+  private reportError(text: string, err: unknown): void {
+    this.logger.error(text);
+    for (const listener of this.listeners.error) {
+      try {
+        listener(err);
+      } catch (listenerErr) {
+        this.logger.error(`"error" listener threw: ${describe(listenerErr)}`);
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  if (typeof err === 'object' && err !== null) {
+    try {
+      return JSON.stringify(err);
+    } catch {
+      return String(err);
+    }
+  }
+  return String(err);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(onTimeout), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,98 @@
+/**
+ * Encoding and decoding of the Pulsar WebSocket API's JSON frames. Kept free of I/O so the wire
+ * format is unit-tested on its own. Hot paths build strings by concatenation: payload and message
+ * ids are base64 and contexts are base36, so neither needs JSON escaping.
+ */
+import type { MessageId, OutgoingMessage } from './pulsar-client.interface';
+
+/** `{result, messageId, context, errorMsg}`: the proxy's answer to one send. */
+export interface ProducerAckFrame {
+  result: string;
+  messageId?: string;
+  context?: string;
+  errorMsg?: string;
+}
+
+/** A message pushed on a consumer session. `publishTime` is ISO-8601 text on the wire. */
+export interface ConsumerMessageFrame {
+  messageId: string;
+  payload: string;
+  properties?: Record<string, string>;
+  publishTime?: string;
+  redeliveryCount?: number;
+  key?: string;
+}
+
+export function payloadToBase64(payload: Buffer | string): string {
+  return (typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload).toString('base64');
+}
+
+/** The send frame; `context` must be JSON-safe without escaping (the producer uses base36 counters). */
+export function encodeSendFrame(message: OutgoingMessage, context: string): string {
+  let frame = `{"payload":"${payloadToBase64(message.payload)}","context":"${context}"`;
+  if (message.key !== undefined) frame += `,"key":${JSON.stringify(message.key)}`;
+  if (message.properties !== undefined) frame += `,"properties":${JSON.stringify(message.properties)}`;
+  if (message.deliverAt !== undefined && message.deliverAt > 0) {
+    frame += `,"deliverAt":${Math.trunc(message.deliverAt)}`;
+  }
+  if (message.deliverAfterMs !== undefined && message.deliverAfterMs > 0) {
+    frame += `,"deliverAfterMs":${Math.trunc(message.deliverAfterMs)}`;
+  }
+  return frame + '}';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses a producer-session frame; undefined when it is not a send answer. */
+export function decodeProducerAck(text: string): ProducerAckFrame | undefined {
+  const parsed: unknown = JSON.parse(text);
+  if (!isRecord(parsed) || typeof parsed.result !== 'string') return undefined;
+  return {
+    result: parsed.result,
+    messageId: typeof parsed.messageId === 'string' ? parsed.messageId : undefined,
+    context: typeof parsed.context === 'string' ? parsed.context : undefined,
+    errorMsg: typeof parsed.errorMsg === 'string' ? parsed.errorMsg : undefined,
+  };
+}
+
+/** Parses a consumer-session frame; undefined for frames that are not messages. */
+export function decodeConsumerMessage(text: string): ConsumerMessageFrame | undefined {
+  const parsed: unknown = JSON.parse(text);
+  if (!isRecord(parsed) || typeof parsed.messageId !== 'string' || typeof parsed.payload !== 'string') {
+    return undefined;
+  }
+  return parsed as unknown as ConsumerMessageFrame;
+}
+
+/** Epoch ms of the proxy's publishTime text; NaN-safe (0 when missing or unparsable). */
+export function parsePublishTime(text: string | undefined): number {
+  if (!text) return 0;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+export function encodeAckFrame(messageId: MessageId): string {
+  return `{"messageId":${JSON.stringify(messageId)}}`;
+}
+
+export function encodeNackFrame(messageId: MessageId): string {
+  return `{"type":"negativeAcknowledge","messageId":${JSON.stringify(messageId)}}`;
+}
+
+/** Makes a refused upgrade's Jetty HTML error page readable: the title, unescaped, or the errorMsg in it. */
+export function describeUpgradeError(body: string): string {
+  const title = /<title>([\s\S]*?)<\/title>/i.exec(body)?.[1];
+  const text = (title ?? body)
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const errorMsg = /"errorMsg":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+  if (errorMsg) return errorMsg;
+  return text.replace(/^Error \d+ /, '').slice(0, 500);
+}
