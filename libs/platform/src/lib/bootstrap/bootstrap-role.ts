@@ -10,7 +10,10 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
 
 export interface RoleBootstrapOptions {
   role: RoleName;
-  /** Builds the root module from the validated config. */
+  /**
+   * Builds the root module from the validated config. A role with settings of its own validates
+   * them here with `loadConfig`, so a `ConfigError` stops the process before anything connects.
+   */
   module: (config: RoleConfig) => DynamicModule;
   /** Worker roles: the transport to consume from (hybrid app: HTTP stays for /health and /metrics). */
   microservice?: (app: INestApplication, config: RoleConfig) => CustomTransportStrategy;
@@ -24,8 +27,11 @@ export interface RoleBootstrapOptions {
  */
 export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INestApplication> {
   let config: RoleConfig;
+  let rootModule: DynamicModule;
   try {
     config = loadRoleConfig(options.role);
+    // Role-specific settings are validated while the root module is built (see `module`).
+    rootModule = options.module(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`timer-${options.role}: ${e.message}\n`);
@@ -38,7 +44,7 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
     logLevels: LEVELS.slice(0, LEVELS.indexOf(config.log.level) + 1),
     colors: config.log.format === 'text' && process.stdout.isTTY === true,
   });
-  const app = await NestFactory.create(options.module(config), { logger, bufferLogs: true });
+  const app = await NestFactory.create(rootModule, { logger, bufferLogs: true });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.microservice) {
     app.connectMicroservice({ strategy: options.microservice(app, config) }, { inheritAppConfig: true });
