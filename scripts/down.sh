@@ -6,6 +6,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/deploy/local/lib.sh"
 cd "$ROOT"
 
-for r in api migrator scheduler trigger executor; do stop_pid "$r" "$RUN_DIR/$r.pid" 40; done
+# Each role drains on its own: signal them together, then wait for all.
+for r in api migrator scheduler trigger executor; do stop_pid "$r" "$RUN_DIR/$r.pid" 40 & done
+wait
 bash deploy/local/infra.sh down
 say "stopped"
