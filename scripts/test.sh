@@ -11,6 +11,9 @@ cd "$ROOT"
 if [[ -z ${TIMER_MYSQL_URL:-}${TIMER_REDIS_URL:-}${TIMER_PULSAR_URL:-} ]]; then
   bash deploy/local/infra.sh up
 fi
+# The chart tests render with a real Helm, built once from its Go module.
+TIMER_HELM_BIN=$(bash deploy/local/helm.sh)
+export TIMER_HELM_BIN
 say "type-check";  npm run -s typecheck
 say "lint";        npm run -s lint
 say "build";       npm run -s build
