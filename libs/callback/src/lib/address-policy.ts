@@ -1,0 +1,46 @@
+import { lookup as dnsLookup } from 'dns';
+import { BlockList, isIP, LookupFunction } from 'net';
+
+// Loopback, private, link-local, shared (CGNAT), documentation/benchmark, multicast and reserved
+// ranges: a callback must not reach into the service's own network unless explicitly allowed.
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True for addresses a callback may not reach by default (IPv4-mapped IPv6 is judged as IPv4). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  if (family === 0) throw new Error(`not an IP address: ${address}`);
+  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export class PrivateAddressError extends Error {
+  constructor(readonly host: string, readonly address: string) {
+    super(`callback to ${host} refused: ${address} is a loopback or private address (set TIMER_CALLBACK_ALLOW_PRIVATE=true to allow)`);
+    this.name = 'PrivateAddressError';
+  }
+}
+
+/**
+ * A DNS lookup for the HTTP connector that refuses private addresses. It checks the address the
+ * socket will actually connect to, so a name that resolves differently later (DNS rebinding) is
+ * caught too.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 4);
+    const list = addresses as { address: string; family: number }[];
+    const allowed = list.filter((a) => !isPrivateAddress(a.address));
+    if (allowed.length === 0) return callback(new PrivateAddressError(hostname, list[0]?.address ?? '?'), '', 4);
+    if (options.all) return (callback as unknown as (e: null, a: typeof allowed) => void)(null, allowed);
+    callback(null, allowed[0].address, allowed[0].family);
+  });
+};

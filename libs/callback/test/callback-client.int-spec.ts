@@ -1,0 +1,102 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
+import { AddressInfo } from 'net';
+import { CallbackClient, verifySignature } from '../src';
+
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+
+describe('CallbackClient against a real HTTP receiver on loopback', () => {
+  let server: Server;
+  let base: string;
+  const seen: Seen[] = [];
+  let respond: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.end('ok');
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        respond(req, res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    seen.length = 0;
+    respond = (_q, s) => s.end('ok');
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  const fire = { timerId: '42', runAt: 1_763_800_000_000, attempt: 2 };
+
+  it('sends the body verbatim with the contract headers and a verifiable signature', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    const body = '{"a":1,"s":"x\\"y"}';
+    const result = await client.deliver({ url: `${base}/hook?q=1`, method: 'POST', header: { 'Content-Type': ['application/json'], 'X-Multi': ['a', 'b'] }, body }, fire, 'shh');
+    await client.close();
+    expect(result).toMatchObject({ ok: true, status: 200, output: 'ok', retryable: false });
+    const [req] = seen;
+    expect(req).toMatchObject({ method: 'POST', url: '/hook?q=1', body });
+    expect(req.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-multi': 'a, b',
+      'x-timer-id': '42',
+      'x-timer-fire-id': '42-1763800000000',
+      'x-timer-scheduled-at': '1763800000000',
+      'x-timer-attempt': '2',
+    });
+    expect(verifySignature('shh', req.headers['x-timer-signature'] as string, body, 60_000)).toBe(true);
+  });
+
+  it('treats non-2xx as failure: 5xx/429 retryable, 4xx not', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    respond = (_q, s) => { s.statusCode = 500; s.end('boom'); };
+    expect(await client.deliver({ url: base, method: 'GET' }, fire)).toMatchObject({ ok: false, status: 500, output: 'boom', error: 'HTTP 500', retryable: true });
+    respond = (_q, s) => { s.statusCode = 404; s.end(); };
+    expect(await client.deliver({ url: base, method: 'DELETE' }, fire)).toMatchObject({ ok: false, status: 404, retryable: false });
+    await client.close();
+  });
+
+  it('cuts a long response at maxOutputBytes on a character boundary', async () => {
+    const client = new CallbackClient({ allowPrivate: true, maxOutputBytes: 10 });
+    respond = (_q, s) => s.end('ééééééééééééééé'); // 2 bytes each
+    const result = await client.deliver({ url: base, method: 'GET' }, fire);
+    await client.close();
+    expect(result.ok).toBe(true);
+    expect(result.output).toBe('ééééé');
+  });
+
+  it('gives up after the timeout and says so', async () => {
+    const client = new CallbackClient({ allowPrivate: true, timeoutMs: 300 });
+    respond = () => undefined; // never answers
+    const result = await client.deliver({ url: base, method: 'GET' }, fire);
+    await client.close();
+    expect(result).toMatchObject({ ok: false, error: 'no answer within 300 ms', retryable: true });
+    expect(result.costMs).toBeGreaterThanOrEqual(250);
+    expect(result.costMs).toBeLessThan(2_000);
+  });
+
+  it('refuses loopback by IP and by name unless private callbacks are allowed', async () => {
+    const client = new CallbackClient();
+    const byIp = await client.deliver({ url: base, method: 'GET' }, fire);
+    const byName = await client.deliver({ url: base.replace('127.0.0.1', 'localhost'), method: 'GET' }, fire);
+    await client.close();
+    expect(byIp).toMatchObject({ ok: false, retryable: false });
+    expect(byIp.error).toMatch(/127\.0\.0\.1 is a loopback or private address/);
+    expect(byName).toMatchObject({ ok: false, retryable: false });
+    expect(byName.error).toMatch(/refused: .* is a loopback or private address/);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('reports a connection refused as retryable', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    const result = await client.deliver({ url: 'http://127.0.0.1:1/x', method: 'GET' }, fire);
+    await client.close();
+    expect(result).toMatchObject({ ok: false, retryable: true });
+    expect(result.error).toMatch(/ECONNREFUSED/);
+  });
+});
