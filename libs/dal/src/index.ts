@@ -1,4 +1,16 @@
-export { dataSourceOptions, MIGRATIONS } from './lib/data-source.options';
+export { dataSourceOptions, ENTITIES, MIGRATIONS } from './lib/data-source.options';
 export { DalModule } from './lib/dal.module';
+export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';
 export { runMigrations } from './lib/migrate';
+export { AppEntity } from './lib/entities/app.entity';
+export { AppTokenEntity } from './lib/entities/app-token.entity';
+export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './lib/entities/timer.entity';
+export { FINISHED_TASK_STATUSES, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
+export { NewTimer, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
+export { INSERT_CHUNK, NewTask, TaskRepository } from './lib/repositories/task.repository';
+export { APP_TOKEN_PREFIX, AppRepository, hashToken } from './lib/repositories/app.repository';
+export { isId, MAX_PAGE_SIZE } from './lib/repositories/query-helpers';
+export { DuplicateAppError, DuplicateTimerNameError, isDuplicateKeyError } from './lib/errors';
+export { truncateUtf8 } from './lib/truncate';
+export { runInTransaction } from './lib/transaction';

@@ -1,1 +1,12 @@
-export {};
+export {
+  DEFAULT_FIRE_LIMIT,
+  fireTimesBetween,
+  MAX_CRON_LENGTH,
+  nextFireTimes,
+  PREVIEW_HORIZON_MS,
+  ScheduleError,
+  ScheduleSpec,
+  validateSchedule,
+  windowOf,
+} from './lib/schedule';
+export { isKnownTimeZone } from './lib/zone-clock';

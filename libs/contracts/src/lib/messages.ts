@@ -6,6 +6,11 @@ export interface SliceMessage {
   bucket: number;
   /** Bucket count recorded for this minute, so every role partitions it the same way. */
   buckets: number;
+  /**
+   * Token of the slice lock the scheduler took for this offer. The trigger extends the lock with
+   * it; once a newer offer holds the lock, an older message's holder stops (fencing).
+   */
+  lockToken: string;
 }
 
 /** One fire of a timer. Its identity is (timerId, runAt); `fireId` is `<timerId>-<runAt>`. */

@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RoleConfig } from '@timer/platform';
+import { DalRepositoriesModule } from './dal-repositories.module';
 import { dataSourceOptions } from './data-source.options';
 import { MysqlHealthCheck } from './mysql-health.check';
 
-/** The role's MySQL connection pool (TypeORM over mysql2), from `TIMER_MYSQL_*`. */
+/** The role's MySQL connection pool (TypeORM over mysql2), from `TIMER_MYSQL_*`, and the repositories over it. */
 @Global()
 @Module({
   imports: [
@@ -17,8 +18,9 @@ import { MysqlHealthCheck } from './mysql-health.check';
         retryDelay: 2_000,
       }),
     }),
+    DalRepositoriesModule,
   ],
   providers: [MysqlHealthCheck],
-  exports: [MysqlHealthCheck],
+  exports: [MysqlHealthCheck, DalRepositoriesModule],
 })
 export class DalModule {}

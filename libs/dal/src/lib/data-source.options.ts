@@ -1,8 +1,15 @@
 import { DataSourceOptions } from 'typeorm';
+import { AppTokenEntity } from './entities/app-token.entity';
+import { AppEntity } from './entities/app.entity';
+import { TaskEntity } from './entities/task.entity';
+import { TimerEntity } from './entities/timer.entity';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 
 /** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
 export const MIGRATIONS = [InitialSchema1763800000000];
+
+/** Every entity (mapped onto the tables the migrations create). */
+export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity];
 
 /**
  * TypeORM options for MySQL/MariaDB through mysql2. Times are UTC epoch milliseconds in BIGINT
@@ -21,7 +28,7 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     migrationsRun: false,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
-    entities: [],
+    entities: ENTITIES,
     logging: ['error', 'migration'],
   };
 }

@@ -4,9 +4,10 @@ import { RoleConfig } from '@timer/platform';
 import { BloomFilter } from './bloom-filter';
 import { RedisHealthCheck } from './redis-health.check';
 import { RedisLock } from './redis-lock';
-import { REDIS, REDIS_KEY_PREFIX } from './redis.tokens';
+import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
+import { SliceIndex, SliceIndexOptions } from './slice-index';
 
-/** The role's Redis client, lock and bloom filter, configured from `TIMER_REDIS_*`. */
+/** The role's Redis client, lock, bloom filter and slice index, configured from `TIMER_REDIS_*`. */
 @Global()
 @Module({
   providers: [
@@ -21,9 +22,14 @@ import { REDIS, REDIS_KEY_PREFIX } from './redis.tokens';
     { provide: REDIS_KEY_PREFIX, inject: [RoleConfig], useFactory: (config: RoleConfig) => config.redis.TIMER_REDIS_KEY_PREFIX },
     { provide: RedisLock, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RedisLock(r, p) },
     { provide: BloomFilter, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new BloomFilter(r, p) },
+    {
+      provide: SliceIndex,
+      inject: [REDIS, REDIS_KEY_PREFIX, { token: SLICE_INDEX_OPTIONS, optional: true }],
+      useFactory: (r: Redis, p: string, options?: SliceIndexOptions) => new SliceIndex(r, p, options ?? {}),
+    },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -1,0 +1,62 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { bigintNumber, bigintString } from './transformers';
+
+/** Task (fire) status values. */
+export const TaskStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Missed: 4 } as const;
+export type TaskStatusValue = (typeof TaskStatus)[keyof typeof TaskStatus];
+/** Statuses of a settled fire (its record may be purged after retention). */
+export const FINISHED_TASK_STATUSES: readonly TaskStatusValue[] = [TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed];
+
+/** Column widths (characters); write through truncateUtf8 so a long value never fails a write. */
+export const TASK_OUTPUT_MAX = 4096;
+export const TASK_ERROR_MAX = 1024;
+
+/** One fire of a timer, identified by (timerId, runAt). */
+@Entity({ name: 'tasks' })
+export class TaskEntity {
+  @PrimaryColumn({ type: 'bigint', unsigned: true, generated: 'increment', transformer: bigintString })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  app!: string;
+
+  @Column({ name: 'timer_id', type: 'bigint', unsigned: true, transformer: bigintString })
+  timerId!: string;
+
+  /** Scheduled instant, epoch ms. */
+  @Column({ name: 'run_at', type: 'bigint', transformer: bigintNumber })
+  runAt!: number;
+
+  @Column({ type: 'tinyint', default: 0 })
+  status!: TaskStatusValue;
+
+  @Column({ type: 'int', default: 0 })
+  attempt!: number;
+
+  @Column({ name: 'http_status', type: 'smallint', nullable: true })
+  httpStatus!: number | null;
+
+  @Column({ name: 'cost_ms', type: 'int', nullable: true })
+  costMs!: number | null;
+
+  @Column({ name: 'lateness_ms', type: 'int', nullable: true })
+  latenessMs!: number | null;
+
+  @Column({ type: 'varchar', length: TASK_ERROR_MAX, nullable: true })
+  error!: string | null;
+
+  @Column({ type: 'varchar', length: TASK_OUTPUT_MAX, nullable: true })
+  output!: string | null;
+
+  @Column({ name: 'claimed_by', type: 'varchar', length: 128, nullable: true })
+  claimedBy!: string | null;
+
+  @Column({ name: 'claimed_until', type: 'bigint', nullable: true, transformer: bigintNumber })
+  claimedUntil!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt!: Date;
+}

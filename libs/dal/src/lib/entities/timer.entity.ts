@@ -1,0 +1,74 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { bigintNumber, bigintString } from './transformers';
+
+/** Timer status values (the reference implementation's): 1 disabled ("unable"), 2 enabled. */
+export const TimerStatus = { Disabled: 1, Enabled: 2 } as const;
+export type TimerStatusValue = (typeof TimerStatus)[keyof typeof TimerStatus];
+
+/** The HTTP callback of a timer, as the public API carries it (`notifyHTTPParam`). */
+export interface NotifyHttpParam {
+  url: string;
+  method: string;
+  /** `map[string][]string`, as in the reference implementation. */
+  header?: Record<string, string[]>;
+  /** Sent verbatim. */
+  body?: string;
+}
+
+/**
+ * A timer definition. Exactly one of `cron` / `runAt` is set. `liveName` is `name` while the timer
+ * is live and null once deleted (so the name can be reused); `deletedAt` is epoch ms.
+ */
+@Entity({ name: 'timers' })
+export class TimerEntity {
+  @PrimaryColumn({ type: 'bigint', unsigned: true, generated: 'increment', transformer: bigintString })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  app!: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  name!: string;
+
+  @Column({ name: 'live_name', type: 'varchar', length: 255, nullable: true })
+  liveName!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  cron!: string | null;
+
+  /** One-shot instant, epoch ms. */
+  @Column({ name: 'run_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  runAt!: number | null;
+
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, default: 'UTC' })
+  timeZone!: string;
+
+  @Column({ name: 'notify_http_param', type: 'json' })
+  notifyHttpParam!: NotifyHttpParam;
+
+  @Column({ type: 'tinyint' })
+  status!: TimerStatusValue;
+
+  @Column({ name: 'max_attempts', type: 'int', default: 3 })
+  maxAttempts!: number;
+
+  @Column({ name: 'backoff_ms', type: 'int', default: 1000 })
+  backoffMs!: number;
+
+  @Column({ name: 'misfire_policy', type: 'varchar', length: 32, default: 'fire_late' })
+  misfirePolicy!: string;
+
+  /** Bumped on every change (status, delete); caches compare it. */
+  @Column({ type: 'int', default: 1 })
+  version!: number;
+
+  /** Epoch ms of the soft delete, null while live. */
+  @Column({ name: 'deleted_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  deletedAt!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt!: Date;
+}

@@ -1,0 +1,39 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+const MAX_BIGINT_UNSIGNED = 18_446_744_073_709_551_615n;
+
+/** True for a decimal BIGINT UNSIGNED id. Anything else matches no row (MySQL would read "12abc" as 12). */
+export function isId(id: unknown): id is string {
+  return typeof id === 'string' && /^\d{1,20}$/.test(id) && BigInt(id) <= MAX_BIGINT_UNSIGNED;
+}
+
+/** Largest page size the list queries serve. */
+export const MAX_PAGE_SIZE = 1000;
+
+export interface PageOptions {
+  /** 1-based. */
+  page: number;
+  size: number;
+}
+
+/** Validates paging and returns the row offset. */
+export function pageOffset({ page, size }: PageOptions): number {
+  if (!Number.isSafeInteger(page) || page < 1) throw new RangeError('page must be an integer >= 1');
+  if (!Number.isSafeInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw new RangeError(`size must be an integer in [1, ${MAX_PAGE_SIZE}]`);
+  return (page - 1) * size;
+}
+
+/** `%term%` for LIKE ... ESCAPE '!', with the wildcards `%`, `_` and the escape `!` taken literally. */
+export function likeContains(term: string): string {
+  return `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/** The affected-row count of a write run through `query()` (mysql2 ResultSetHeader). */
+export function affectedRows(result: unknown): number {
+  const header = (Array.isArray(result) ? result[1] ?? result[0] : result) as { affectedRows?: number } | undefined;
+  return header?.affectedRows ?? 0;
+}
+
+export function managerOf(dataSource: DataSource, manager?: EntityManager): EntityManager {
+  return manager ?? dataSource.manager;
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from '../entities/timer.entity';
+import { DuplicateTimerNameError, isDuplicateKeyError } from '../errors';
+import { affectedRows, isId, likeContains, managerOf, pageOffset } from './query-helpers';
+
+/** What creating a timer needs; the schedule must already be validated (@timer/schedule). */
+export interface NewTimer {
+  app: string;
+  name: string;
+  cron?: string | null;
+  runAt?: number | null;
+  timeZone?: string;
+  notifyHttpParam: NotifyHttpParam;
+  /** Default disabled (1). */
+  status?: TimerStatusValue;
+  maxAttempts?: number;
+  backoffMs?: number;
+  misfirePolicy?: string;
+}
+
+export interface TimerListOptions {
+  page: number;
+  size: number;
+  /** Substring of the name; `%` and `_` match themselves. */
+  name?: string;
+  status?: TimerStatusValue;
+}
+
+/** Timer definitions. Every method is scoped to an app: another app's id is never found or changed. */
+@Injectable()
+export class TimerRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Inserts a live timer; throws DuplicateTimerNameError when the app has a live timer of that name. */
+  async create(t: NewTimer, manager?: EntityManager): Promise<TimerEntity> {
+    const m = managerOf(this.dataSource, manager);
+    try {
+      const result = await m
+        .createQueryBuilder()
+        .insert()
+        .into(TimerEntity)
+        .values({
+          app: t.app,
+          name: t.name,
+          liveName: t.name,
+          cron: t.cron ?? null,
+          runAt: t.runAt ?? null,
+          timeZone: t.timeZone ?? 'UTC',
+          notifyHttpParam: t.notifyHttpParam,
+          status: t.status ?? TimerStatus.Disabled,
+          ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
+          ...(t.backoffMs !== undefined ? { backoffMs: t.backoffMs } : {}),
+          ...(t.misfirePolicy !== undefined ? { misfirePolicy: t.misfirePolicy } : {}),
+        })
+        .updateEntity(false)
+        .execute();
+      const id = String((result.raw as { insertId: number | string }).insertId);
+      const created = await m.createQueryBuilder(TimerEntity, 't').where('t.id = CAST(:id AS UNSIGNED)', { id }).getOneOrFail();
+      return created;
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(t.app, t.name);
+      throw e;
+    }
+  }
+
+  /** The live (not deleted) timer `id` of `app`, else null. */
+  async findLive(app: string, id: string, manager?: EntityManager): Promise<TimerEntity | null> {
+    if (!isId(id)) return null;
+    return managerOf(this.dataSource, manager)
+      .createQueryBuilder(TimerEntity, 't')
+      .where('t.id = CAST(:id AS UNSIGNED) AND t.app = :app AND t.deletedAt IS NULL', { id, app })
+      .getOne();
+  }
+
+  /**
+   * The live timer `id` of `app`, locked FOR UPDATE until the transaction of `manager` ends (for
+   * enable/disable racing each other). Null when absent.
+   */
+  async findLiveForUpdate(app: string, id: string, manager: EntityManager): Promise<TimerEntity | null> {
+    if (!isId(id)) return null;
+    return manager
+      .createQueryBuilder(TimerEntity, 't')
+      .setLock('pessimistic_write')
+      .where('t.id = CAST(:id AS UNSIGNED) AND t.app = :app AND t.deletedAt IS NULL', { id, app })
+      .getOne();
+  }
+
+  /** A page of the app's live timers, newest first (id DESC, a stable order), with the total count. */
+  async list(app: string, opts: TimerListOptions): Promise<{ items: TimerEntity[]; total: number }> {
+    const offset = pageOffset(opts);
+    const q = this.dataSource.manager.createQueryBuilder(TimerEntity, 't').where('t.app = :app AND t.deletedAt IS NULL', { app });
+    if (opts.name !== undefined && opts.name !== '') q.andWhere(`t.name LIKE :name ESCAPE '!'`, { name: likeContains(opts.name) });
+    if (opts.status !== undefined) q.andWhere('t.status = :status', { status: opts.status });
+    const [items, total] = await q.orderBy('t.id', 'DESC').skip(offset).take(opts.size).getManyAndCount();
+    return { items, total };
+  }
+
+  /** Sets the status of a live timer (and bumps its version); false when the app has no such live timer. */
+  async setStatus(app: string, id: string, status: TimerStatusValue, manager?: EntityManager): Promise<boolean> {
+    if (!isId(id)) return false;
+    if (status !== TimerStatus.Disabled && status !== TimerStatus.Enabled) throw new RangeError(`invalid timer status ${String(status)}`);
+    const result = await managerOf(this.dataSource, manager).query(
+      'UPDATE timers SET status = ?, version = version + 1 WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL',
+      [status, id, app],
+    );
+    return affectedRows(result) > 0;
+  }
+
+  /**
+   * Soft-deletes a live timer: live_name = NULL (the name becomes reusable), deleted_at = now (ms),
+   * status disabled, version bumped. False when the app has no such live timer.
+   */
+  async softDelete(app: string, id: string, manager?: EntityManager, nowMs: number = Date.now()): Promise<boolean> {
+    if (!isId(id)) return false;
+    const result = await managerOf(this.dataSource, manager).query(
+      'UPDATE timers SET live_name = NULL, deleted_at = ?, status = ?, version = version + 1 WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL',
+      [nowMs, TimerStatus.Disabled, id, app],
+    );
+    return affectedRows(result) > 0;
+  }
+
+  /** Enabled live timers with id > afterId, ascending, at most `limit` (keyset paging for the migrator). */
+  async enabledPage(afterId: string | null, limit: number): Promise<TimerEntity[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (afterId !== null && !isId(afterId)) throw new RangeError(`invalid afterId ${JSON.stringify(afterId)}`);
+    return this.dataSource.manager
+      .createQueryBuilder(TimerEntity, 't')
+      .where('t.status = :status AND t.deletedAt IS NULL AND t.id > CAST(:afterId AS UNSIGNED)', { status: TimerStatus.Enabled, afterId: afterId ?? '0' })
+      .orderBy('t.id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+}

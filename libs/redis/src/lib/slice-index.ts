@@ -1,0 +1,217 @@
+import type Redis from 'ioredis';
+
+/** One fire: its timer and scheduled instant (epoch ms). Its identity is `${timerId}-${runAt}`. */
+export interface FireRef {
+  timerId: string;
+  runAt: number;
+}
+
+export interface SliceIndexOptions {
+  /** Buckets of a minute recorded on its first use. Default 10. */
+  defaultBuckets?: number;
+  /**
+   * How long a minute's keys live after the minute ends, so a trigger that is late after downtime
+   * still finds them. Default 24 h.
+   */
+  retentionMs?: number;
+}
+
+const MINUTE_MS = 60_000;
+/** Members per ZADD / ZREM command, and commands per pipeline round trip. */
+const CHUNK = 1_000;
+const MAX_BUCKETS = 10_000;
+
+// Records the bucket count of a minute on first use (SET NX with an absolute expiry) and returns the
+// count in force, in one atomic step, so concurrent first users all read the same value.
+const BUCKETS = `
+redis.call('set', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2])
+return redis.call('get', KEYS[1])`;
+
+// Removes one timer's members scored in [ARGV[1], ARGV[2]) from one slice.
+const REMOVE_TIMER = `
+local members = redis.call('zrangebyscore', KEYS[1], ARGV[1], '(' .. ARGV[2])
+local prefix = ARGV[3]
+local n = 0
+for _, m in ipairs(members) do
+  if string.sub(m, 1, #prefix) == prefix then n = n + redis.call('zrem', KEYS[1], m) end
+end
+return n`;
+
+/**
+ * The hot index of near-future fires: one sorted set per 2-D slice (minute, bucket).
+ *
+ * Keys (all under the service prefix, e.g. `timer:`):
+ * - `${prefix}slice:${minute}:${bucket}`: ZSET, score = runAt (epoch ms), member = `${timerId}-${runAt}`.
+ *   `minute` is the epoch ms of the minute's start (UTC); `bucket` = BigInt(timerId) % buckets(minute).
+ * - `${prefix}slice-buckets:${minute}`: STRING, the bucket count of that minute, written once
+ *   (SET NX) by whichever role uses the minute first, and read by everyone after: all roles agree.
+ * Both expire at the minute's end + `retentionMs` (PEXPIREAT; re-adding is idempotent).
+ */
+export class SliceIndex {
+  private readonly defaultBuckets: number;
+  private readonly retentionMs: number;
+  /** Bucket counts already read; a minute's count never changes once recorded. */
+  private readonly knownBuckets = new Map<number, number>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    options: SliceIndexOptions = {},
+  ) {
+    this.defaultBuckets = options.defaultBuckets ?? 10;
+    this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
+    if (!Number.isSafeInteger(this.defaultBuckets) || this.defaultBuckets < 1 || this.defaultBuckets > MAX_BUCKETS) {
+      throw new RangeError(`defaultBuckets must be an integer in [1, ${MAX_BUCKETS}]`);
+    }
+    if (!Number.isSafeInteger(this.retentionMs) || this.retentionMs < 0) throw new RangeError('retentionMs must be a non-negative integer');
+  }
+
+  /** The start (epoch ms) of the UTC minute containing `ms`. */
+  static minuteOf(ms: number): number {
+    return Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+  }
+
+  /** The bucket of a timer in a minute of `buckets` buckets: BigInt(timerId) % buckets (stable). */
+  bucketOf(timerId: string, buckets: number): number {
+    if (!/^\d{1,20}$/.test(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
+    return Number(BigInt(timerId) % BigInt(buckets));
+  }
+
+  /** ZSET key of a slice. */
+  sliceKey(minute: number, bucket: number): string {
+    return `${this.prefix}slice:${minute}:${bucket}`;
+  }
+
+  /** Key of a minute's recorded bucket count. */
+  bucketsKey(minute: number): string {
+    return `${this.prefix}slice-buckets:${minute}`;
+  }
+
+  /** Bucket count of the minute: recorded with SET NX (defaultBuckets) on first use, then read. */
+  async buckets(minute: number): Promise<number> {
+    this.checkMinute(minute);
+    const known = this.knownBuckets.get(minute);
+    if (known !== undefined) return known;
+    const value = await this.redis.eval(BUCKETS, 1, this.bucketsKey(minute), this.defaultBuckets, this.expireAt(minute));
+    return this.remember(minute, value);
+  }
+
+  /** Bucket count recorded for the minute, or null when nothing was ever indexed in it (read-only). */
+  async recordedBuckets(minute: number): Promise<number | null> {
+    this.checkMinute(minute);
+    const known = this.knownBuckets.get(minute);
+    if (known !== undefined) return known;
+    const value = await this.redis.get(this.bucketsKey(minute));
+    return value === null ? null : this.remember(minute, value);
+  }
+
+  /** Indexes fires (ZADD, idempotent) and sets each touched key's expiry; pipelined. */
+  async add(fires: FireRef[]): Promise<void> {
+    const bySlice = await this.groupBySlice(fires, true);
+    const commands: (string | number)[][] = [];
+    for (const [key, { minute, members }] of bySlice) {
+      for (let i = 0; i < members.length; i += CHUNK) {
+        const args: (string | number)[] = [];
+        for (const f of members.slice(i, i + CHUNK)) args.push(f.runAt, member(f));
+        commands.push(['zadd', key, ...args]);
+      }
+      commands.push(['pexpireat', key, this.expireAt(minute)]);
+    }
+    await this.run(commands);
+  }
+
+  /** Removes fires from the index; pipelined. Minutes never indexed are skipped. */
+  async remove(fires: FireRef[]): Promise<void> {
+    const bySlice = await this.groupBySlice(fires, false);
+    const commands: (string | number)[][] = [];
+    for (const [key, { members }] of bySlice) {
+      for (let i = 0; i < members.length; i += CHUNK) commands.push(['zrem', key, ...members.slice(i, i + CHUNK).map(member)]);
+    }
+    await this.run(commands);
+  }
+
+  /** Removes every fire of the timer scheduled in [fromMs, toMs) (e.g. on delete). Returns how many. */
+  async removeTimer(timerId: string, fromMs: number, toMs: number): Promise<number> {
+    if (!(fromMs < toMs)) return 0;
+    const minutes: number[] = [];
+    for (let m = SliceIndex.minuteOf(fromMs); m < toMs; m += MINUTE_MS) minutes.push(m);
+    const counts = await Promise.all(minutes.map((m) => this.recordedBuckets(m)));
+    const commands: (string | number)[][] = [];
+    minutes.forEach((m, i) => {
+      const buckets = counts[i];
+      if (buckets === null) return;
+      const key = this.sliceKey(m, this.bucketOf(timerId, buckets));
+      commands.push(['eval', REMOVE_TIMER, 1, key, Math.max(fromMs, m), Math.min(toMs, m + MINUTE_MS), `${timerId}-`]);
+    });
+    const results = await this.run(commands);
+    return results.reduce<number>((n, r) => n + Number(r), 0);
+  }
+
+  /** Fires of one slice with fromMs <= runAt < toMs, ascending by runAt. */
+  async due(minute: number, bucket: number, fromMs: number, toMs: number): Promise<FireRef[]> {
+    this.checkMinute(minute);
+    if (!(fromMs < toMs)) return [];
+    const members = await this.redis.zrangebyscore(this.sliceKey(minute, bucket), fromMs, `(${toMs}`);
+    return members.map(parseMember);
+  }
+
+  private async groupBySlice(fires: FireRef[], record: boolean): Promise<Map<string, { minute: number; members: FireRef[] }>> {
+    const minutes = [...new Set(fires.map((f) => SliceIndex.minuteOf(checkFire(f).runAt)))];
+    const counts = await Promise.all(minutes.map((m) => (record ? this.buckets(m) : this.recordedBuckets(m))));
+    const bucketsOf = new Map(minutes.map((m, i) => [m, counts[i]]));
+    const out = new Map<string, { minute: number; members: FireRef[] }>();
+    for (const f of fires) {
+      const minute = SliceIndex.minuteOf(f.runAt);
+      const buckets = bucketsOf.get(minute);
+      if (buckets === null || buckets === undefined) continue;
+      const key = this.sliceKey(minute, this.bucketOf(f.timerId, buckets));
+      let slice = out.get(key);
+      if (!slice) out.set(key, (slice = { minute, members: [] }));
+      slice.members.push(f);
+    }
+    return out;
+  }
+
+  /** Runs commands in pipelines of CHUNK; throws the first command error. */
+  private async run(commands: (string | number)[][]): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (let i = 0; i < commands.length; i += CHUNK) {
+      const results = (await this.redis.pipeline(commands.slice(i, i + CHUNK)).exec()) ?? [];
+      for (const [err, value] of results) {
+        if (err) throw err;
+        out.push(value);
+      }
+    }
+    return out;
+  }
+
+  private remember(minute: number, value: unknown): number {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`corrupt bucket count ${String(value)} at ${this.bucketsKey(minute)}`);
+    if (this.knownBuckets.size >= 10_000) this.knownBuckets.clear();
+    this.knownBuckets.set(minute, n);
+    return n;
+  }
+
+  private expireAt(minute: number): number {
+    return minute + MINUTE_MS + this.retentionMs;
+  }
+
+  private checkMinute(minute: number): void {
+    if (!Number.isSafeInteger(minute) || minute % MINUTE_MS !== 0) throw new RangeError(`minute must be the epoch ms of a minute start, got ${minute}`);
+  }
+}
+
+function member(f: FireRef): string {
+  return `${f.timerId}-${f.runAt}`;
+}
+
+function checkFire(f: FireRef): FireRef {
+  if (!/^\d{1,20}$/.test(f.timerId) || !Number.isSafeInteger(f.runAt) || f.runAt < 0) throw new RangeError(`invalid fire ${JSON.stringify(f)}`);
+  return f;
+}
+
+function parseMember(m: string): FireRef {
+  const dash = m.lastIndexOf('-');
+  return { timerId: m.slice(0, dash), runAt: Number(m.slice(dash + 1)) };
+}

@@ -1,0 +1,128 @@
+import Redis from 'ioredis';
+import { testEnv, uniqueId } from '@timer/testing';
+import { FireRef, SliceIndex } from '../src';
+
+describe('SliceIndex against a real Redis', () => {
+  let redis: Redis;
+  let prefix: string;
+  // A fixed minute in the future relative to the retention check below (keys must not expire at once).
+  const minute = SliceIndex.minuteOf(Date.now()) + 10 * 60_000;
+  const at = (second: number) => minute + second * 1000;
+
+  beforeAll(() => {
+    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
+  });
+  beforeEach(() => {
+    prefix = `${uniqueId('it')}:`;
+  });
+  afterEach(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('floors to the minute and buckets by BigInt(timerId) % buckets', () => {
+    const index = new SliceIndex(redis, prefix);
+    expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5, 59, 999))).toBe(Date.UTC(2026, 0, 1, 10, 5));
+    expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5))).toBe(Date.UTC(2026, 0, 1, 10, 5));
+    expect(index.bucketOf('42', 10)).toBe(2);
+    expect(index.bucketOf('18446744073709551615', 10)).toBe(5); // beyond 2^53: exact
+    expect(() => index.bucketOf('4x', 10)).toThrow(RangeError);
+  });
+
+  it('adds idempotently with the documented key layout and member format', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 4 });
+    const fires: FireRef[] = [
+      { timerId: '5', runAt: at(1) },
+      { timerId: '5', runAt: at(30) },
+      { timerId: '6', runAt: at(2) },
+    ];
+    await index.add(fires);
+    await index.add(fires);
+    await index.add([fires[0]]);
+    expect(await redis.zrange(`${prefix}slice:${minute}:1`, 0, -1, 'WITHSCORES')).toEqual([`5-${at(1)}`, String(at(1)), `5-${at(30)}`, String(at(30))]);
+    expect(await redis.zrange(`${prefix}slice:${minute}:2`, 0, -1)).toEqual([`6-${at(2)}`]);
+    expect(await redis.get(`${prefix}slice-buckets:${minute}`)).toBe('4');
+    expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}slice-buckets:${minute}`, `${prefix}slice:${minute}:1`, `${prefix}slice:${minute}:2`].sort());
+  });
+
+  it('sets the expiry of slices and bucket counts to the minute end + retention', async () => {
+    const index = new SliceIndex(redis, prefix, { retentionMs: 3_600_000 });
+    await index.add([{ timerId: '7', runAt: at(5) }]);
+    const expected = minute + 60_000 + 3_600_000;
+    for (const key of [`${prefix}slice:${minute}:7`, `${prefix}slice-buckets:${minute}`]) {
+      const pexpiretime = Number(await redis.call('pexpiretime', key));
+      expect(pexpiretime).toBe(expected);
+    }
+  });
+
+  it('records a minute bucket count once; two instances with other defaults agree', async () => {
+    const a = new SliceIndex(redis, prefix, { defaultBuckets: 3 });
+    const b = new SliceIndex(redis, prefix, { defaultBuckets: 20 });
+    const [ca, cb] = await Promise.all([a.buckets(minute), b.buckets(minute)]);
+    expect(ca).toBe(cb);
+    expect([3, 20]).toContain(ca);
+    expect(await new SliceIndex(redis, prefix, { defaultBuckets: 50 }).buckets(minute)).toBe(ca);
+    // Another minute is recorded independently.
+    expect(await b.recordedBuckets(minute + 60_000)).toBeNull();
+    expect(await b.buckets(minute + 60_000)).toBe(20);
+    // A fire added through b lands in the bucket a computes too.
+    await b.add([{ timerId: '11', runAt: at(3) }]);
+    expect(await a.due(minute, a.bucketOf('11', ca), minute, minute + 60_000)).toEqual([{ timerId: '11', runAt: at(3) }]);
+  });
+
+  it('due() returns [from, to) in runAt order', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 1 });
+    await index.add([30, 10, 20, 0, 59].map((s) => ({ timerId: '9', runAt: at(s) })).concat([{ timerId: '12', runAt: at(10) }]));
+    expect(await index.due(minute, 0, at(10), at(30))).toEqual([
+      { timerId: '12', runAt: at(10) },
+      { timerId: '9', runAt: at(10) },
+      { timerId: '9', runAt: at(20) },
+    ]);
+    expect((await index.due(minute, 0, minute, minute + 60_000)).map((f) => f.runAt)).toEqual([0, 10, 10, 20, 30, 59].map(at));
+    expect(await index.due(minute, 0, at(31), at(59))).toEqual([]);
+    expect(await index.due(minute, 0, at(30), at(30))).toEqual([]);
+    expect(await index.due(minute + 60_000, 0, minute + 60_000, minute + 120_000)).toEqual([]);
+  });
+
+  it('remove() drops exactly the given fires', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 2 });
+    const fires = [1, 2, 3].map((s) => ({ timerId: '4', runAt: at(s) }));
+    await index.add(fires);
+    await index.remove([fires[1], { timerId: '4', runAt: at(4) }]);
+    expect(await index.due(minute, 0, minute, minute + 60_000)).toEqual([fires[0], fires[2]]);
+    // Removing in a minute that was never indexed neither fails nor records a bucket count.
+    await index.remove([{ timerId: '4', runAt: minute + 5 * 60_000 }]);
+    expect(await redis.exists(`${prefix}slice-buckets:${minute + 5 * 60_000}`)).toBe(0);
+  });
+
+  it('removeTimer() removes one timer across minutes in [from, to) and leaves other timers', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 2 });
+    const next = minute + 60_000;
+    // Timers 2 and 4 share bucket 0 in each minute.
+    await index.add([
+      { timerId: '2', runAt: at(10) },
+      { timerId: '2', runAt: next + 10_000 },
+      { timerId: '2', runAt: next + 50_000 },
+      { timerId: '4', runAt: at(10) },
+      { timerId: '22', runAt: at(20) },
+    ]);
+    expect(await index.removeTimer('2', minute, next + 30_000)).toBe(2);
+    expect(await index.due(minute, 0, minute, next)).toEqual([
+      { timerId: '22', runAt: at(20) }, // '22' starts with '2' but is another timer
+      { timerId: '4', runAt: at(10) },
+    ].sort((x, y) => x.runAt - y.runAt));
+    expect(await index.due(next, 0, next, next + 60_000)).toEqual([{ timerId: '2', runAt: next + 50_000 }]);
+    expect(await index.removeTimer('2', next, next + 60_000)).toBe(1);
+    expect(await index.removeTimer('2', minute, next + 60_000)).toBe(0);
+  });
+
+  it('adds large batches in chunks', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 1 });
+    const fires = Array.from({ length: 5_000 }, (_, i) => ({ timerId: String(1000 + i), runAt: at(i % 60) }));
+    await index.add(fires);
+    expect(await redis.zcard(`${prefix}slice:${minute}:0`)).toBe(5_000);
+  });
+});
