@@ -1,10 +1,52 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { RoleConfig } from '@timer/platform';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AppRepository } from '@timer/dal';
+import { loadConfig, RoleConfig } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
+import { AppsController } from './apps/apps.controller';
+import { AppsService } from './apps/apps.service';
+import { AuthGuard } from './auth/auth.guard';
+import { APP_TOKENS } from './auth/auth.tokens';
+import { RateLimiterService } from './auth/rate-limiter.service';
+import { TokenAuthService } from './auth/token-auth.service';
+import { ApiExceptionFilter } from './common/api-exception.filter';
+import { CLOCK, systemClock } from './common/clock';
+import { HttpSetupService } from './common/http-setup.service';
+import { ApiValidationPipe } from './common/validation.pipe';
+import { ApiConfig, ApiEnv } from './config/api.env';
+import { TasksController } from './tasks/tasks.controller';
+import { TasksService } from './tasks/tasks.service';
+import { TimersController } from './timers/timers.controller';
+import { TimersService } from './timers/timers.service';
 
+/** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
 export class AppModule {
-  static register(config: RoleConfig): DynamicModule {
-    return { module: AppModule, imports: [RoleRuntimeModule.forRole(config)] };
+  /**
+   * Validates the api's own variables (a bad one throws `ConfigError`, which stops the boot) and builds
+   * the module. `env` is for tests; the process passes nothing and `loadConfig` reads the environment.
+   */
+  static register(config: RoleConfig, env?: NodeJS.ProcessEnv): DynamicModule {
+    const api = new ApiConfig(loadConfig(ApiEnv, env));
+    return {
+      module: AppModule,
+      imports: [RoleRuntimeModule.forRole(config)],
+      controllers: [TimersController, TasksController, AppsController],
+      providers: [
+        { provide: ApiConfig, useValue: api },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        HttpSetupService,
+        // Repositories come from DalModule (global, via RoleRuntimeModule).
+        { provide: APP_TOKENS, useExisting: AppRepository },
+        TokenAuthService,
+        RateLimiterService,
+        AuthGuard,
+        TimersService,
+        TasksService,
+        AppsService,
+      ],
+    };
   }
 }

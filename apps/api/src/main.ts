@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { bootstrapRole, exitOnBootFailure } from '@timer/platform';
 import { AppModule } from './app.module';
+import { API_VARIABLES } from './config/api.env';
 
-bootstrapRole({ role: 'api', module: AppModule.register }).catch(exitOnBootFailure('api'));
+bootstrapRole({ role: 'api', module: (config) => AppModule.register(config), extraVariables: API_VARIABLES }).catch(exitOnBootFailure('api'));

@@ -32,6 +32,16 @@ describe('SliceIndex against a real Redis', () => {
     expect(() => index.bucketOf('4x', 10)).toThrow(RangeError);
   });
 
+  it('leaves out fires past the retention instead of failing, and answers the default count for them', async () => {
+    const index = new SliceIndex(redis, prefix, { defaultBuckets: 4, retentionMs: 60_000 });
+    const old = SliceIndex.minuteOf(Date.now()) - 10 * 60_000;
+    await expect(index.add([{ timerId: '1', runAt: old + 1_000 }, { timerId: '1', runAt: at(1) }])).resolves.toBeUndefined();
+    expect(await redis.exists(index.sliceKey(old, 1))).toBe(0);
+    expect(await redis.exists(index.bucketsKey(old))).toBe(0);
+    expect(await redis.zrange(index.sliceKey(minute, 1), 0, -1)).toEqual([`1-${at(1)}`]);
+    expect(await index.buckets(old)).toBe(4);
+  });
+
   it('adds idempotently with the documented key layout and member format', async () => {
     const index = new SliceIndex(redis, prefix, { defaultBuckets: 4 });
     const fires: FireRef[] = [

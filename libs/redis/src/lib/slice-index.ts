@@ -92,6 +92,9 @@ export class SliceIndex {
     this.checkMinute(minute);
     const known = this.knownBuckets.get(minute);
     if (known !== undefined) return known;
+    // Past its retention a minute has no index to agree on (SET PXAT in the past stores nothing);
+    // its fires are read from MySQL, partitioned by the default count.
+    if (this.expired(minute)) return this.defaultBuckets;
     const value = await this.redis.eval(BUCKETS, 1, this.bucketsKey(minute), this.defaultBuckets, this.expireAt(minute));
     return this.remember(minute, value);
   }
@@ -105,9 +108,13 @@ export class SliceIndex {
     return value === null ? null : this.remember(minute, value);
   }
 
-  /** Indexes fires (ZADD, idempotent) and sets each touched key's expiry; pipelined. */
+  /**
+   * Indexes fires (ZADD, idempotent) and sets each touched key's expiry; pipelined. Fires of minutes
+   * already past their retention are left out: their keys would expire at once, and the trigger
+   * finds such fires in MySQL.
+   */
   async add(fires: FireRef[]): Promise<void> {
-    const bySlice = await this.groupBySlice(fires, true);
+    const bySlice = await this.groupBySlice(fires.filter((f) => !this.expired(SliceIndex.minuteOf(f.runAt))), true);
     const commands: (string | number)[][] = [];
     for (const [key, { minute, members }] of bySlice) {
       for (let i = 0; i < members.length; i += CHUNK) {
@@ -195,6 +202,10 @@ export class SliceIndex {
 
   private expireAt(minute: number): number {
     return minute + MINUTE_MS + this.retentionMs;
+  }
+
+  private expired(minute: number): boolean {
+    return this.expireAt(minute) <= Date.now();
   }
 
   private checkMinute(minute: number): void {

@@ -1,8 +1,20 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
-const toBool = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+/**
+ * A boolean variable: `1/true/yes/on` (any case) is true, anything else false. Reads the raw string:
+ * implicit conversion has already turned every non-empty string, "false" included, into `true` by
+ * the time `value` arrives, so `TIMER_AUTH_DISABLED=false` would otherwise switch auth off.
+ */
+export function EnvBoolean(): PropertyDecorator {
+  return Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+    const raw = obj[key];
+    return typeof raw === 'string' ? ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase()) : raw;
+  });
+}
+
+// Every property carries an explicit type: class-transformer converts "20" to 20 by the design
+// type TypeScript emits, and emits none for a property whose type is only inferred.
 
 /** Settings every role reads: its HTTP listener (health, metrics, and the API for the api role) and logs. */
 export class RoleEnv {
@@ -12,7 +24,7 @@ export class RoleEnv {
 
   /** Address to bind; loopback by default, `0.0.0.0` in containers. */
   @IsString()
-  TIMER_HTTP_HOST = '127.0.0.1';
+  TIMER_HTTP_HOST: string = '127.0.0.1';
 
   @IsIn(['debug', 'verbose', 'log', 'warn', 'error'])
   TIMER_LOG_LEVEL: 'debug' | 'verbose' | 'log' | 'warn' | 'error' = 'log';
@@ -22,52 +34,52 @@ export class RoleEnv {
 
   /** Time a SIGTERM may spend draining in-flight work before the process exits anyway. */
   @IsInt() @Min(0) @Max(600_000)
-  TIMER_SHUTDOWN_TIMEOUT_MS = 25_000;
+  TIMER_SHUTDOWN_TIMEOUT_MS: number = 25_000;
 }
 
 export class MysqlEnv {
   @IsUrl({ protocols: ['mysql'], require_tld: false, require_protocol: true })
-  TIMER_MYSQL_URL = 'mysql://timer:timer@127.0.0.1:3306/timer';
+  TIMER_MYSQL_URL: string = 'mysql://timer:timer@127.0.0.1:3306/timer';
 
   @IsInt() @Min(1) @Max(1000)
-  TIMER_MYSQL_POOL_SIZE = 20;
+  TIMER_MYSQL_POOL_SIZE: number = 20;
 }
 
 export class RedisEnv {
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false, require_protocol: true })
-  TIMER_REDIS_URL = 'redis://127.0.0.1:6379/0';
+  TIMER_REDIS_URL: string = 'redis://127.0.0.1:6379/0';
 
   /** Prefix of every key the service writes, so it can share a Redis with others. */
   @Matches(/^[A-Za-z0-9:_-]{1,32}$/)
-  TIMER_REDIS_KEY_PREFIX = 'timer:';
+  TIMER_REDIS_KEY_PREFIX: string = 'timer:';
 }
 
 export class PulsarEnv {
   /** Broker web service URL (admin REST and WebSocket API). */
   @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
-  TIMER_PULSAR_URL = 'http://127.0.0.1:8080';
+  TIMER_PULSAR_URL: string = 'http://127.0.0.1:8080';
 
   @IsOptional() @IsString()
   TIMER_PULSAR_TOKEN?: string = undefined;
 
   @Matches(/^[A-Za-z0-9_.-]{1,64}$/)
-  TIMER_PULSAR_TENANT = 'timer';
+  TIMER_PULSAR_TENANT: string = 'timer';
 
   @Matches(/^[A-Za-z0-9_.-]{1,64}$/)
-  TIMER_PULSAR_NAMESPACE = 'timer';
+  TIMER_PULSAR_NAMESPACE: string = 'timer';
 
   /** PEM file of the CA that signed the broker's certificate (https/wss). */
   @IsOptional() @IsString()
   TIMER_PULSAR_TLS_CA_FILE?: string = undefined;
 
-  @Transform(toBool) @IsBoolean()
-  TIMER_PULSAR_TLS_ALLOW_INSECURE = false;
+  @EnvBoolean() @IsBoolean()
+  TIMER_PULSAR_TLS_ALLOW_INSECURE: boolean = false;
 
   /** How long a role keeps retrying an unreachable broker at start-up before it exits (ms). */
   @IsInt() @Min(0) @Max(3_600_000)
-  TIMER_PULSAR_STARTUP_TIMEOUT_MS = 120_000;
+  TIMER_PULSAR_STARTUP_TIMEOUT_MS: number = 120_000;
 
   /** Create tenant, namespace, topics and subscriptions at start-up (off where an operator owns them). */
-  @Transform(toBool) @IsBoolean()
-  TIMER_PULSAR_PROVISION = true;
+  @EnvBoolean() @IsBoolean()
+  TIMER_PULSAR_PROVISION: boolean = true;
 }

@@ -17,6 +17,17 @@ describe('loadConfig', () => {
     expect(loadConfig(PulsarEnv, { TIMER_PULSAR_TLS_ALLOW_INSECURE: 'true' }).TIMER_PULSAR_TLS_ALLOW_INSECURE).toBe(true);
   });
 
+  it.each([RoleEnv, MysqlEnv, PulsarEnv])('reads every number and boolean of %p from its string form', (cls) => {
+    // Conversion relies on the property's design type: a property without a type annotation gets
+    // none, and its variable could never be set. Every default must round-trip through a string.
+    const defaults = new cls() as unknown as Record<string, unknown>;
+    const typed = Object.entries(defaults).filter(([, v]) => typeof v === 'number' || typeof v === 'boolean');
+    expect(typed.length).toBeGreaterThan(0);
+    const env = Object.fromEntries(typed.map(([k, v]) => [k, String(v)]));
+    const loaded = loadConfig(cls, env) as unknown as Record<string, unknown>;
+    for (const [k, v] of typed) expect({ [k]: loaded[k] }).toEqual({ [k]: v });
+  });
+
   it('names every bad variable and the value it got', () => {
     let error: unknown;
     try {

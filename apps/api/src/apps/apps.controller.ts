@@ -1,0 +1,57 @@
+import { Body, Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAuth } from '../auth/api-auth.decorator';
+import { CurrentPrincipal, Principal } from '../auth/principal';
+import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
+import { AppNameDto, AppResponse, IssueTokenDto, RevokeTokenDto, SecretResponse, TokenResponse } from './dto/app.dto';
+import { AppsService } from './apps.service';
+
+const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
+const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
+
+@ApiTags('apps')
+@ApiAuth()
+@Controller('api/app/v1')
+export class AppsController {
+  constructor(private readonly apps: AppsService) {}
+
+  @Post('apps')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create an app (admin)' })
+  @ApiOkResponse({ type: AppResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiConflictResponse({ type: ErrorEnvelope, description: 'the app exists (code 40900)' })
+  async create(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<AppResponse> {
+    return ok({ data: await this.apps.create(p, dto.app) });
+  }
+
+  @Post('tokens')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issue an app token (admin)', description: 'The token is returned once; only its hash is stored.' })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse(NO_APP)
+  async issue(@CurrentPrincipal() p: Principal, @Body() dto: IssueTokenDto): Promise<TokenResponse> {
+    return ok({ data: await this.apps.issueToken(p, dto.app, dto.label) });
+  }
+
+  @Delete('tokens')
+  @ApiOperation({ summary: 'Revoke an app token (admin, or a token of the app)' })
+  @ApiOkResponse({ type: Envelope })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse({ type: ErrorEnvelope, description: 'no such app or live token (code 40400)' })
+  async revoke(@CurrentPrincipal() p: Principal, @Body() dto: RevokeTokenDto): Promise<Envelope> {
+    await this.apps.revokeToken(p, dto.app, dto.tokenId);
+    return ok();
+  }
+
+  @Post('secret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rotate the app\'s callback signing secret (admin, or a token of the app)', description: 'Returned once.' })
+  @ApiOkResponse({ type: SecretResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse(NO_APP)
+  async rotate(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<SecretResponse> {
+    return ok({ data: await this.apps.rotateSecret(p, dto.app) });
+  }
+}

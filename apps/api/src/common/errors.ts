@@ -1,0 +1,41 @@
+/**
+ * Envelope codes. `code` 0 is success; errors use the HTTP status times 100 plus a detail, so a
+ * client can switch on either. Documented in apps/api/README.md.
+ */
+export const ErrorCode = {
+  BAD_REQUEST: 40000,
+  VALIDATION: 40001,
+  MALFORMED_JSON: 40002,
+  PAST_RUN_AT: 40003,
+  UNAUTHORIZED: 40100,
+  FORBIDDEN: 40300,
+  NOT_FOUND: 40400,
+  ROUTE_NOT_FOUND: 40401,
+  METHOD_NOT_ALLOWED: 40500,
+  CONFLICT: 40900,
+  PAYLOAD_TOO_LARGE: 41300,
+  UNSUPPORTED_MEDIA_TYPE: 41500,
+  RATE_LIMITED: 42900,
+  INTERNAL: 50000,
+  UNAVAILABLE: 50300,
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** A failure the client caused or must know about; the filter turns it into the envelope as is. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string, code: ErrorCode = ErrorCode.VALIDATION) => new ApiError(400, code, message);
+export const notFound = (message: string) => new ApiError(404, ErrorCode.NOT_FOUND, message);
+export const conflict = (message: string) => new ApiError(409, ErrorCode.CONFLICT, message);
+export const unauthorized = (message: string) => new ApiError(401, ErrorCode.UNAUTHORIZED, message, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (message: string) => new ApiError(403, ErrorCode.FORBIDDEN, message);

@@ -1,0 +1,37 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { parserError } from './api-exception.filter';
+import { ApiConfig } from '../config/api.env';
+import { serveOpenApi } from '../docs/openapi';
+
+/**
+ * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
+ * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
+ * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES). Nest installs its own
+ *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
+ *   before `init()`;
+ * - the OpenAPI document and UI.
+ * Both happen when the HTTP adapter is attached (`HttpAdapterHost.init$`, which replays): during
+ * `NestFactory.create` in production, in `createNestApplication()` in tests; in both cases before routes.
+ */
+@Injectable()
+export class HttpSetupService {
+  private readonly logger = new Logger(HttpSetupService.name);
+
+  constructor(host: HttpAdapterHost, modules: ModulesContainer, config: ApiConfig) {
+    host.init$.subscribe(() => {
+      const adapter: unknown = host.httpAdapter;
+      if (!(adapter instanceof ExpressAdapter)) {
+        this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
+        return;
+      }
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true });
+      adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
+        next((req.path.startsWith('/api/') && parserError(err)) || err);
+      });
+      serveOpenApi(host, modules);
+    });
+  }
+}

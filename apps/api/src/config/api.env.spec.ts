@@ -1,0 +1,40 @@
+import { ConfigError, loadConfig, loadRoleConfig } from '@timer/platform';
+import { AppModule } from '../app.module';
+import { API_VARIABLES, ApiEnv } from './api.env';
+
+describe('ApiEnv', () => {
+  it('has documented defaults', () => {
+    const c = loadConfig(ApiEnv, {});
+    expect(c).toMatchObject({
+      TIMER_AUTH_DISABLED: false,
+      TIMER_CALLBACK_ALLOW_PRIVATE: false,
+      TIMER_RATE_LIMIT_PER_SEC: 500,
+      TIMER_WINDOW_MINUTES: 60,
+      TIMER_CALLBACK_BODY_MAX_BYTES: 65_536,
+      TIMER_BODY_LIMIT_BYTES: 262_144,
+    });
+    expect(c.TIMER_ADMIN_TOKEN).toBeUndefined();
+    expect(API_VARIABLES).toEqual(expect.arrayContaining(['TIMER_ADMIN_TOKEN', 'TIMER_AUTH_DISABLED', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']));
+  });
+
+  it('keeps auth on when TIMER_AUTH_DISABLED is set to "false" (and reads every boolean from its string)', () => {
+    const off = loadConfig(ApiEnv, { TIMER_AUTH_DISABLED: 'false', TIMER_CALLBACK_ALLOW_PRIVATE: 'false' });
+    expect(off.TIMER_AUTH_DISABLED).toBe(false);
+    expect(off.TIMER_CALLBACK_ALLOW_PRIVATE).toBe(false);
+    const on = loadConfig(ApiEnv, { TIMER_AUTH_DISABLED: 'TRUE', TIMER_CALLBACK_ALLOW_PRIVATE: '1' });
+    expect(on.TIMER_AUTH_DISABLED).toBe(true);
+    expect(on.TIMER_CALLBACK_ALLOW_PRIVATE).toBe(true);
+  });
+
+  it('stops the boot naming every bad variable', () => {
+    const role = loadRoleConfig('api', {});
+    try {
+      AppModule.register(role, { TIMER_ADMIN_TOKEN: 'short', TIMER_RATE_LIMIT_PER_SEC: 'lots', TIMER_WINDOW_MINUTES: '0', TIMER_AUTH_DISABLED: 'true' });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
+      expect(names).toEqual(['TIMER_ADMIN_TOKEN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']);
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { EnvBoolean } from '@timer/platform';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+
+/**
+ * Settings of the api role only (the shared ones are in `@timer/platform`). Validated at boot by
+ * `AppModule.register`, so a bad value stops the process with a message naming the variable.
+ */
+// Explicit property types: `loadConfig` converts strings by the emitted design type, which a
+// transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
+export class ApiEnv {
+  /**
+   * Bearer token that may act on every app (compared in constant time). Unset: only app tokens work
+   * (a warning is logged at boot). At least 16 characters so it cannot be guessed quickly.
+   */
+  @IsOptional() @IsString() @MinLength(16) @MaxLength(512)
+  TIMER_ADMIN_TOKEN?: string = undefined;
+
+  /** Runs the API without authentication, as the reference implementation did. */
+  @EnvBoolean() @IsBoolean()
+  TIMER_AUTH_DISABLED: boolean = false;
+
+  /** Accept callback URLs whose host is a literal loopback/private/link-local IP (tests, local demos). */
+  @EnvBoolean() @IsBoolean()
+  TIMER_CALLBACK_ALLOW_PRIVATE: boolean = false;
+
+  /** Requests per second per app, shared by all api replicas (Redis fixed one-second window); 0 = off. */
+  @IsInt() @Min(0) @Max(1_000_000)
+  TIMER_RATE_LIMIT_PER_SEC: number = 500;
+
+  /** The migrator's window (step1); enabling a timer pre-creates the current and the next two windows. */
+  @IsInt() @Min(1) @Max(1440)
+  TIMER_WINDOW_MINUTES: number = 60;
+
+  /** Largest callback body (`notifyHTTPParam.body`, UTF-8 bytes) a timer may carry. */
+  @IsInt() @Min(1) @Max(1_048_576)
+  TIMER_CALLBACK_BODY_MAX_BYTES: number = 65_536;
+
+  /** Largest JSON request body the API parses; larger requests get 413. */
+  @IsInt() @Min(1024) @Max(8_388_608)
+  TIMER_BODY_LIMIT_BYTES: number = 262_144;
+
+  /** How many upcoming fire times `GET /api/timer/v1/def` previews. */
+  @IsInt() @Min(0) @Max(100)
+  TIMER_PREVIEW_COUNT: number = 5;
+}
+
+/** The api's variable names, for `bootstrapRole({ extraVariables })` (so they are not reported as typos). */
+export const API_VARIABLES: readonly string[] = Object.keys(new ApiEnv());
+
+/** The validated api settings, injectable by class. */
+export class ApiConfig {
+  constructor(readonly env: ApiEnv) {}
+
+  get adminToken(): string | undefined {
+    return this.env.TIMER_ADMIN_TOKEN;
+  }
+  get authDisabled(): boolean {
+    return this.env.TIMER_AUTH_DISABLED;
+  }
+  get allowPrivateCallbacks(): boolean {
+    return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;
+  }
+  get rateLimitPerSec(): number {
+    return this.env.TIMER_RATE_LIMIT_PER_SEC;
+  }
+  get windowMs(): number {
+    return this.env.TIMER_WINDOW_MINUTES * 60_000;
+  }
+  get callbackBodyMaxBytes(): number {
+    return this.env.TIMER_CALLBACK_BODY_MAX_BYTES;
+  }
+  get bodyLimitBytes(): number {
+    return this.env.TIMER_BODY_LIMIT_BYTES;
+  }
+  get previewCount(): number {
+    return this.env.TIMER_PREVIEW_COUNT;
+  }
+}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Envelope } from '../../common/envelope';
+
+/** One fire of a timer (a task row). */
+export class TaskView {
+  @ApiProperty({ example: '42-1767225600000', description: '`<timerId>-<runAtMs>`, as in X-Timer-Fire-Id' })
+  fireId!: string;
+
+  @ApiProperty({ example: 42 })
+  timerID!: number;
+
+  @ApiProperty({ example: 'billing' })
+  app!: string;
+
+  @ApiProperty({ description: 'scheduled time (epoch ms)' })
+  runAt!: number;
+
+  @ApiProperty({ enum: [0, 1, 2, 3, 4], description: '0 pending, 1 running, 2 succeeded, 3 failed, 4 missed' })
+  status!: number;
+
+  @ApiProperty({ description: 'delivery attempts made so far' })
+  attempt!: number;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'HTTP status of the last attempt' })
+  httpStatus!: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'duration of the last attempt (ms)' })
+  costMs!: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'delay between runAt and the first attempt (ms)' })
+  latenessMs!: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  error!: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'start of the callback response body' })
+  output!: string | null;
+}
+
+export class RecordsResponse extends Envelope {
+  @ApiProperty({ type: [TaskView] })
+  data!: TaskView[];
+
+  @ApiProperty({ example: 1 })
+  total!: number;
+}

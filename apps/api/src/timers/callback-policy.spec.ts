@@ -1,0 +1,32 @@
+import { isPrivateLiteralHost } from './callback-policy';
+
+describe('isPrivateLiteralHost', () => {
+  it.each([
+    'http://127.0.0.1/x',
+    'http://127.1.2.3:8080/',
+    'http://2130706433/', // 127.0.0.1 written as one number; the URL parser normalises it
+    'http://0x7f.1/',
+    'http://10.1.2.3/',
+    'http://172.16.0.1/',
+    'http://172.31.255.255/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/latest/meta-data',
+    'http://100.64.0.1/',
+    'http://0.0.0.0/',
+    'http://[::1]/',
+    'http://[::]/',
+    'http://[fd00::1]/',
+    'http://[fe80::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:10.0.0.1]/',
+    'http://localhost:3000/',
+    'http://LOCALHOST/',
+    'http://api.localhost/',
+    'http://224.0.0.1/',
+  ])('refuses %s', (url) => expect(isPrivateLiteralHost(url)).toBe(true));
+
+  it.each(['https://example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2001:db8::1]/', 'http://192.169.0.1/', 'http://localhost.example.com/'])(
+    'accepts %s',
+    (url) => expect(isPrivateLiteralHost(url)).toBe(false),
+  );
+});

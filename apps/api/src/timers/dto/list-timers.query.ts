@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { APP_NAME } from '../../common/validators';
+import { APP_MESSAGE } from './timer-ref.dto';
+
+export const MAX_PAGE_SIZE = 100;
+
+/** Paging shared by the list routes: 1-based `pageIndex`, `pageSize` 1..100 (default 1 and 10). */
+export class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  pageIndex: number = 1;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  pageSize: number = 10;
+}
+
+/** `GET /api/timer/v1/defs`: the live timers of one app, newest first (id descending). */
+export class ListTimersQuery extends PageQuery {
+  @ApiProperty({ example: 'billing' })
+  @IsString({ message: APP_MESSAGE })
+  @Matches(APP_NAME, { message: APP_MESSAGE })
+  app!: string;
+
+  @ApiPropertyOptional({ description: 'Only timers whose name contains this text.', maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: [1, 2], description: '1 = disabled, 2 = enabled.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsIn([1, 2], { message: 'status must be 1 (disabled) or 2 (enabled)' })
+  status?: 1 | 2;
+}

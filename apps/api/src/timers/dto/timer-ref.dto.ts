@@ -1,0 +1,23 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsString, Matches } from 'class-validator';
+import { APP_NAME, TIMER_ID, toTimerId } from '../../common/validators';
+
+const ID_MESSAGE = 'id must be a positive integer timer id';
+const APP_MESSAGE = 'app must be 1-64 characters of letters, digits, "_", "." or "-", starting with a letter or digit';
+
+/** `{id, app}`: the body of delete, enable, unable and run, and the query of get. */
+export class TimerRefDto {
+  @ApiProperty({ description: 'Timer id (a JSON number or a digit string).', oneOf: [{ type: 'integer' }, { type: 'string', pattern: TIMER_ID.source }], example: 42 })
+  @Transform(toTimerId)
+  @IsString({ message: ID_MESSAGE })
+  @Matches(TIMER_ID, { message: ID_MESSAGE })
+  id!: string;
+
+  @ApiProperty({ example: 'billing' })
+  @IsString({ message: APP_MESSAGE })
+  @Matches(APP_NAME, { message: APP_MESSAGE })
+  app!: string;
+}
+
+export { APP_MESSAGE, ID_MESSAGE };
