@@ -17,7 +17,7 @@ describe('loadConfig', () => {
     expect(loadConfig(PulsarEnv, { TIMER_PULSAR_TLS_ALLOW_INSECURE: 'true' }).TIMER_PULSAR_TLS_ALLOW_INSECURE).toBe(true);
   });
 
-  it.each([RoleEnv, MysqlEnv, PulsarEnv])('reads every number and boolean of %p from its string form', (cls) => {
+  it.each<new () => object>([RoleEnv, MysqlEnv, PulsarEnv])('reads every number and boolean of %p from its string form', (cls) => {
     // Conversion relies on the property's design type: a property without a type annotation gets
     // none, and its variable could never be set. Every default must round-trip through a string.
     const defaults = new cls() as unknown as Record<string, unknown>;
