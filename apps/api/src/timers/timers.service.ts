@@ -58,7 +58,7 @@ export class TimersService {
     }
     if (isAdmin(p)) await this.ensureApp(dto.app);
     try {
-      const timer = await this.timers.create({
+      const id = await this.timers.insert({
         app: dto.app,
         name: dto.name,
         cron: spec.cron ?? null,
@@ -74,7 +74,7 @@ export class TimersService {
         backoffMs: dto.retryPolicy?.backoffMs ?? DEFAULT_BACKOFF_MS,
         misfirePolicy: dto.misfirePolicy ?? 'fire_late',
       });
-      return { id: Number(timer.id) };
+      return { id: Number(id) };
     } catch (e) {
       if (e instanceof DuplicateTimerNameError) throw conflict(`app ${dto.app} already has a timer named ${JSON.stringify(dto.name)}`);
       throw e;

@@ -35,6 +35,13 @@ export class TimerRepository {
   /** Inserts a live timer; throws DuplicateTimerNameError when the app has a live timer of that name. */
   async create(t: NewTimer, manager?: EntityManager): Promise<TimerEntity> {
     const m = managerOf(this.dataSource, manager);
+    const id = await this.insert(t, m);
+    return m.createQueryBuilder(TimerEntity, 't').where('t.id = CAST(:id AS UNSIGNED)', { id }).getOneOrFail();
+  }
+
+  /** Like `create`, returning only the new id: one statement instead of an insert and a read-back. */
+  async insert(t: NewTimer, manager?: EntityManager): Promise<string> {
+    const m = managerOf(this.dataSource, manager);
     try {
       const result = await m
         .createQueryBuilder()
@@ -55,9 +62,7 @@ export class TimerRepository {
         })
         .updateEntity(false)
         .execute();
-      const id = String((result.raw as { insertId: number | string }).insertId);
-      const created = await m.createQueryBuilder(TimerEntity, 't').where('t.id = CAST(:id AS UNSIGNED)', { id }).getOneOrFail();
-      return created;
+      return String((result.raw as { insertId: number | string }).insertId);
     } catch (e) {
       if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(t.app, t.name);
       throw e;
