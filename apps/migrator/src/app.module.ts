@@ -1,10 +1,34 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { RoleConfig } from '@timer/platform';
+import { MigratorWindowRepository } from '@timer/dal';
+import { loadConfig, MetricsService, RoleConfig } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
+import { CLOCK, systemClock } from './common/clock';
+import { MigratorConfig, MigratorEnv } from './config/migrator.env';
+import { MigratorLoop } from './migration/migrator.loop';
+import { MigratorMetrics } from './migration/migrator.metrics';
+import { MigratorService } from './migration/migrator.service';
 
+/** The migrator role: expands enabled timers into task rows and the slice index, window by window. */
 @Module({})
 export class AppModule {
-  static register(config: RoleConfig): DynamicModule {
-    return { module: AppModule, imports: [RoleRuntimeModule.forRole(config)] };
+  /**
+   * Validates the migrator's own variables (a bad one throws `ConfigError`, which stops the boot).
+   * `env` is for tests; the process passes nothing and `loadConfig` reads the environment.
+   */
+  static register(config: RoleConfig, env?: NodeJS.ProcessEnv): DynamicModule {
+    const migrator = new MigratorConfig(loadConfig(MigratorEnv, env));
+    return {
+      module: AppModule,
+      imports: [RoleRuntimeModule.forRole(config)],
+      providers: [
+        { provide: MigratorConfig, useValue: migrator },
+        { provide: CLOCK, useValue: systemClock },
+        { provide: MigratorMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new MigratorMetrics(m.registry) },
+        // The DataSource comes from DalModule (global, via RoleRuntimeModule).
+        MigratorWindowRepository,
+        MigratorService,
+        MigratorLoop,
+      ],
+    };
   }
 }

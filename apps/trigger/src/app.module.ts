@@ -1,10 +1,57 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { RoleConfig } from '@timer/platform';
+import { SliceTaskRepository } from '@timer/dal';
+import { loadConfig, MetricsService, RoleConfig } from '@timer/platform';
+import { SliceIndex } from '@timer/redis';
 import { RoleRuntimeModule } from '@timer/runtime';
+import { systemClock, TRIGGER_CLOCK, TriggerClock } from './clock';
+import { TriggerConfig, TriggerEnv } from './config/trigger.env';
+import { RedisSliceState } from './slices/slice-state.redis';
+import { SliceWalker } from './slices/slice-walker';
+import { SlicesHandler } from './slices/slices.handler';
+import { SlicesService } from './slices/slices.service';
+import { PulsarTaskPublisher } from './slices/task-publisher.pulsar';
+import { TriggerMetrics } from './slices/trigger.metrics';
 
+/** The trigger role: walks slices from `timer-slices` and publishes their fires on `timer-tasks`. */
 @Module({})
 export class AppModule {
-  static register(config: RoleConfig): DynamicModule {
-    return { module: AppModule, imports: [RoleRuntimeModule.forRole(config)] };
+  /**
+   * Validates the trigger's own variables (a bad one throws `ConfigError`, which stops the boot) and
+   * builds the module. `env` is for tests; the process passes nothing and `loadConfig` reads the environment.
+   */
+  static register(config: RoleConfig, env?: NodeJS.ProcessEnv): DynamicModule {
+    const trigger = new TriggerConfig(loadConfig(TriggerEnv, env));
+    return {
+      module: AppModule,
+      imports: [RoleRuntimeModule.forRole(config)],
+      controllers: [SlicesHandler],
+      providers: [
+        { provide: TriggerConfig, useValue: trigger },
+        { provide: TRIGGER_CLOCK, useValue: systemClock },
+        { provide: TriggerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new TriggerMetrics(m.registry) },
+        // Not in DalRepositoriesModule: provided here over the DataSource DalModule opens.
+        SliceTaskRepository,
+        RedisSliceState,
+        PulsarTaskPublisher,
+        {
+          provide: SliceWalker,
+          inject: [TriggerConfig, TRIGGER_CLOCK, RedisSliceState, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
+          useFactory: (
+            c: TriggerConfig,
+            clock: TriggerClock,
+            state: RedisSliceState,
+            index: SliceIndex,
+            mysql: SliceTaskRepository,
+            publisher: PulsarTaskPublisher,
+            metrics: TriggerMetrics,
+          ) =>
+            new SliceWalker(
+              { clock, state, index, mysql, publisher, metrics },
+              { stepMs: c.stepMs, leadMs: c.leadMs, reconcileMs: c.reconcileMs, leaseMs: c.leaseMs },
+            ),
+        },
+        SlicesService,
+      ],
+    };
   }
 }

@@ -14,3 +14,5 @@ export { isId, MAX_PAGE_SIZE } from './lib/repositories/query-helpers';
 export { DuplicateAppError, DuplicateTimerNameError, isDuplicateKeyError } from './lib/errors';
 export { truncateUtf8 } from './lib/truncate';
 export { runInTransaction } from './lib/transaction';
+export { MigratorWindowRepository } from './lib/repositories/migrator-window.repository';
+export { PendingFire, SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';

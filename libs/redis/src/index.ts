@@ -4,3 +4,6 @@ export { BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filt
 export { FireRef, SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';
+export { sliceDoneAllKey, sliceDoneKey, sliceLockResource } from './lib/slice-keys';
+export { extendLockToken, ExtendLockTokenOptions, LockTokenExtension, lockTokenKey, releaseLockToken } from './lib/lock-token';
+export { sliceCursorKey } from './lib/slice-cursor';

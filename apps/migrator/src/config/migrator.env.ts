@@ -1,0 +1,55 @@
+import { IsInt, Max, Min } from 'class-validator';
+
+/**
+ * Settings of the migrator role only (the shared ones are in `@timer/platform`). Validated at boot by
+ * `AppModule.register`, so a bad value stops the process with a message naming the variable.
+ */
+// Explicit property types: `loadConfig` converts strings by the emitted design type.
+export class MigratorEnv {
+  /** Length of one migrator window (step1), aligned to UTC; must equal the api's value. */
+  @IsInt() @Min(1) @Max(1440)
+  TIMER_WINDOW_MINUTES: number = 60;
+
+  /** Period of the migrator's tick (it also runs once at start-up). */
+  @IsInt() @Min(1000) @Max(3_600_000)
+  TIMER_MIGRATOR_TICK_MS: number = 60_000;
+
+  /** Timers read per keyset page; each page is inserted and indexed before the next is read. */
+  @IsInt() @Min(1) @Max(10_000)
+  TIMER_MIGRATOR_PAGE_SIZE: number = 500;
+
+  /** Lease of the per-window lock `migrate:<windowStart>`; extended every third of it while working. */
+  @IsInt() @Min(3000) @Max(3_600_000)
+  TIMER_MIGRATOR_LOCK_LEASE_MS: number = 60_000;
+
+  /**
+   * How far back the migrator still creates fires after downtime. Keep it equal to the scheduler's
+   * TIMER_SCHEDULER_LOOKBACK_MINUTES: older fires would never be walked by a trigger.
+   */
+  @IsInt() @Min(0) @Max(10_080)
+  TIMER_MIGRATOR_CATCHUP_MINUTES: number = 60;
+}
+
+/** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
+export const MIGRATOR_VARIABLES: readonly string[] = Object.keys(new MigratorEnv());
+
+/** The validated migrator settings, injectable by class. */
+export class MigratorConfig {
+  constructor(readonly env: MigratorEnv) {}
+
+  get windowMs(): number {
+    return this.env.TIMER_WINDOW_MINUTES * 60_000;
+  }
+  get tickMs(): number {
+    return this.env.TIMER_MIGRATOR_TICK_MS;
+  }
+  get pageSize(): number {
+    return this.env.TIMER_MIGRATOR_PAGE_SIZE;
+  }
+  get lockLeaseMs(): number {
+    return this.env.TIMER_MIGRATOR_LOCK_LEASE_MS;
+  }
+  get catchUpMs(): number {
+    return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * 60_000;
+  }
+}

@@ -1,0 +1,27 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The migrator's Prometheus metrics (registered on the role's registry). */
+export class MigratorMetrics {
+  readonly windowsCompleted: Counter;
+  readonly windowsFailed: Counter;
+  readonly firesCreated: Counter;
+  readonly lastCompletedWindow: Gauge;
+  readonly windowDuration: Histogram;
+
+  constructor(registry: Registry) {
+    this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
+    this.windowsFailed = new Counter({ name: 'timer_migrator_window_failures_total', help: 'Window runs that failed or lost their lock (retried on the next tick)', registers: [registry] });
+    this.firesCreated = new Counter({ name: 'timer_migrator_fires_created_total', help: 'Task rows the migrator inserted (existing rows are not counted)', registers: [registry] });
+    this.lastCompletedWindow = new Gauge({
+      name: 'timer_migrator_last_completed_window_start_seconds',
+      help: 'Start (unix seconds) of the latest window this process completed',
+      registers: [registry],
+    });
+    this.windowDuration = new Histogram({
+      name: 'timer_migrator_window_duration_seconds',
+      help: 'Time to migrate one window',
+      buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1200],
+      registers: [registry],
+    });
+  }
+}

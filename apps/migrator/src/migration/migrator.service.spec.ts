@@ -1,0 +1,172 @@
+import { Logger } from '@nestjs/common';
+import { NewTask, TimerEntity } from '@timer/dal';
+import { FireRef, HeldLock, LockOptions } from '@timer/redis';
+import { Registry } from 'prom-client';
+import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
+import { MigratorMetrics } from './migrator.metrics';
+import { FireIndex, Locks, MigratorService, TaskSink, TimerSource, WindowStore } from './migrator.service';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2030, 0, 1, 10, 0);
+
+class FakeWindows implements WindowStore {
+  done = new Map<number, number>();
+  async completedBounds() {
+    if (this.done.size === 0) return null;
+    const starts = [...this.done.keys()];
+    return { first: Math.min(...starts), last: Math.max(...starts) };
+  }
+  async completedBetween(from: number, to: number) {
+    return [...this.done.keys()].filter((s) => s >= from && s <= to).sort((a, b) => a - b);
+  }
+  async isCompleted(start: number) {
+    return this.done.has(start);
+  }
+  async markCompleted(start: number, end: number) {
+    if (!this.done.has(start)) this.done.set(start, end);
+  }
+}
+
+class FakeTimers implements TimerSource {
+  pages: (string | null)[] = [];
+  constructor(public timers: TimerEntity[]) {}
+  async enabledPage(after: string | null, limit: number) {
+    this.pages.push(after);
+    return this.timers.filter((t) => after === null || BigInt(t.id) > BigInt(after)).slice(0, limit);
+  }
+}
+
+class FakeTasks implements TaskSink {
+  rows = new Set<string>();
+  calls = 0;
+  failOnCall: number | undefined;
+  async insertIgnore(rows: NewTask[]) {
+    this.calls++;
+    if (this.calls === this.failOnCall) throw new Error('mysql went away (injected)');
+    let n = 0;
+    for (const r of rows) {
+      const k = `${r.timerId}-${r.runAt}`;
+      if (!this.rows.has(k)) n++;
+      this.rows.add(k);
+    }
+    return n;
+  }
+}
+
+class FakeIndex implements FireIndex {
+  members = new Set<string>();
+  async add(fires: FireRef[]) {
+    for (const f of fires) this.members.add(`${f.timerId}-${f.runAt}`);
+  }
+}
+
+class FakeLocks implements Locks {
+  held = new Map<string, string>();
+  acquired: string[] = [];
+  async tryAcquire({ resource }: LockOptions): Promise<HeldLock | undefined> {
+    if (this.held.has(resource)) return undefined;
+    const token = `${resource}#${this.acquired.length}`;
+    this.held.set(resource, token);
+    this.acquired.push(resource);
+    return {
+      resource,
+      token,
+      extend: async () => this.held.get(resource) === token,
+      release: async () => this.held.get(resource) === token && this.held.delete(resource),
+    };
+  }
+}
+
+function timer(id: string, fields: Partial<TimerEntity>): TimerEntity {
+  return { id, app: 'a', cron: null, runAt: null, timeZone: 'UTC', updatedAt: new Date(T0 - 24 * H), ...fields } as TimerEntity;
+}
+
+function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {}) {
+  const deps = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), locks: new FakeLocks() };
+  const clock = { now: () => now };
+  const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2 }, env));
+  const service = new MigratorService(deps.windows, deps.timers, deps.tasks, deps.index, deps.locks, clock, config, new MigratorMetrics(new Registry()));
+  return { ...deps, service, clock };
+}
+
+describe('MigratorService (fakes, fixed clock)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
+
+  it('creates every fire of the current and the next two windows, rows and index alike, page by page', async () => {
+    const timers = [
+      timer('1', { cron: '0 */15 * * * *' }), // every 15 minutes (6 fields: seconds first)
+      timer('2', { cron: '30 * * * *' }), // minute 30 of every hour
+      timer('3', { runAt: T0 + H + 123 }), // one-shot in the next window
+      timer('4', { runAt: T0 - 1 }), // one-shot in the past: nothing
+      timer('5', { cron: 'not a cron' }), // broken schedule: skipped, the rest goes on
+    ];
+    const s = setup(timers, T0 + 20 * 60_000);
+    const outcomes = await s.service.tick();
+    expect(outcomes.map((o) => [o.window.start, o.status])).toEqual([
+      [T0, 'completed'],
+      [T0 + H, 'completed'],
+      [T0 + 2 * H, 'completed'],
+    ]);
+    const expected = new Set<string>();
+    for (let t = T0; t < T0 + 3 * H; t += 15 * 60_000) expected.add(`1-${t}`);
+    for (let h = 0; h < 3; h++) expected.add(`2-${T0 + h * H + 30 * 60_000}`);
+    expected.add(`3-${T0 + H + 123}`);
+    expect(s.tasks.rows).toEqual(expected);
+    expect(s.index.members).toEqual(expected);
+    expect([...s.windows.done.keys()]).toEqual([T0, T0 + H, T0 + 2 * H]);
+    // Keyset paging with page size 2: after null, '2', '4' per window.
+    expect(s.timers.pages.slice(0, 3)).toEqual([null, '2', '4']);
+    expect(s.locks.held.size).toBe(0);
+  });
+
+  it('a second tick adds nothing; the next window is added when the clock moves on', async () => {
+    const s = setup([timer('1', { cron: '0 * * * *' })], T0);
+    await s.service.tick();
+    const before = s.tasks.rows.size;
+    expect(await s.service.tick()).toEqual([]);
+    expect(s.tasks.rows.size).toBe(before);
+    const later = new MigratorService(s.windows, s.timers, s.tasks, s.index, s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
+    const outcomes = await later.tick();
+    expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
+    expect(s.tasks.rows.has(`1-${T0 + 3 * H}`)).toBe(true);
+  });
+
+  it('does not create fires before a timer was enabled mid-window', async () => {
+    const s = setup([timer('7', { cron: '0 * * * * *', updatedAt: new Date(T0 + 30 * 60_000) })], T0 + 40 * 60_000);
+    await s.service.migrateWindow({ start: T0, end: T0 + H });
+    const runAts = [...s.tasks.rows].map((k) => Number(k.split('-')[1]));
+    expect(runAts.length).toBe(30);
+    expect(Math.min(...runAts)).toBe(T0 + 30 * 60_000);
+  });
+
+  it('leaves a window held by another replica alone', async () => {
+    const s = setup([timer('1', { cron: '* * * * *' })], T0);
+    await s.locks.tryAcquire({ resource: `migrate:${T0}`, ttlMs: 1000 });
+    const outcomes = await s.service.tick();
+    expect(outcomes.map((o) => o.status)).toEqual(['busy', 'completed', 'completed']);
+    expect(s.windows.done.has(T0)).toBe(false);
+  });
+
+  it('a failure mid-window leaves it incomplete; the next tick completes it without duplicates', async () => {
+    const timers = [1, 2, 3, 4, 5].map((i) => timer(String(i), { cron: '0 * * * * *' }));
+    const s = setup(timers, T0, { TIMER_WINDOW_MINUTES: 10 });
+    s.tasks.failOnCall = 2; // fails after the first page
+    const first = await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
+    expect(first.status).toBe('failed');
+    expect(s.windows.done.size).toBe(0);
+    expect(s.tasks.rows.size).toBe(20);
+    expect(s.locks.held.size).toBe(0);
+    const second = await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
+    expect(second).toMatchObject({ status: 'completed', timers: 5, fires: 50, inserted: 30 });
+    expect(s.tasks.rows.size).toBe(50);
+    expect(s.index.members).toEqual(s.tasks.rows);
+  });
+
+  it('skips a window completed while it waited for the lock', async () => {
+    const s = setup([timer('1', { cron: '* * * * *' })], T0);
+    s.windows.done.set(T0, T0 + H);
+    expect(await s.service.migrateWindow({ start: T0, end: T0 + H })).toMatchObject({ status: 'already-completed' });
+    expect(s.tasks.calls).toBe(0);
+  });
+});

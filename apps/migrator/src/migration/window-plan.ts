@@ -1,0 +1,78 @@
+import { windowOf } from '@timer/schedule';
+
+/** One migrator window [start, end), epoch ms UTC. */
+export interface Window {
+  start: number;
+  end: number;
+}
+
+/** How many windows past the current one each tick prepares (the current window + the next two). */
+export const WINDOWS_AHEAD = 2;
+
+export interface WindowPlanInput {
+  now: number;
+  windowMs: number;
+  /** Fires older than now - catchUpMs are never created (no trigger would walk them). */
+  catchUpMs: number;
+  /** Earliest and latest completed windows ever recorded, or null when none was. */
+  bounds: { first: number; last: number } | null;
+  /** Completed window starts within the planned range. */
+  completed: ReadonlySet<number>;
+}
+
+export interface WindowPlan {
+  /** Windows to work, ascending, none of them completed. */
+  windows: Window[];
+  /** The first window the plan considers (the query range of `completed` starts here). */
+  from: number;
+  /** The last window the plan considers (current + 2). */
+  to: number;
+  /** Windows after the last completed one that fell behind the catch-up horizon (downtime), if any. */
+  skipped?: { from: number; to: number };
+}
+
+/**
+ * The range of windows a tick must cover, before knowing which are completed: from the catch-up
+ * horizon (or the current window when nothing was ever completed) through the current window + 2.
+ */
+export function planRange(now: number, windowMs: number, catchUpMs: number, bounds: WindowPlanInput['bounds']): { from: number; to: number } {
+  const current = windowOf(now, windowMs).start;
+  const to = current + WINDOWS_AHEAD * windowMs;
+  if (bounds === null) return { from: current, to };
+  // Never before the catch-up horizon (older fires are beyond the scheduler's lookback), never before
+  // the first window ever completed (the migrator's history starts there: what came before was not
+  // its job), never after the current window.
+  const horizon = windowOf(now - catchUpMs, windowMs).start;
+  return { from: Math.min(current, Math.max(horizon, bounds.first)), to };
+}
+
+/**
+ * Every window from the last completed one through the current window + 2 that is not completed.
+ * Gaps between completed windows (a replica that died holding a window while another completed the
+ * next) are included, so a window is never left behind because a later one completed.
+ */
+export function planWindows(input: WindowPlanInput): WindowPlan {
+  const { windowMs, bounds, completed } = input;
+  const { from, to } = planRange(input.now, windowMs, input.catchUpMs, bounds);
+  const windows: Window[] = [];
+  for (let start = from; start <= to; start += windowMs) {
+    if (!completed.has(start)) windows.push({ start, end: start + windowMs });
+  }
+  const plan: WindowPlan = { windows, from, to };
+  if (bounds !== null && bounds.last + windowMs < from) plan.skipped = { from: bounds.last + windowMs, to: from };
+  return plan;
+}
+
+/**
+ * Where a timer's fires in a window start: never before the window, never before the timer's last
+ * change (a timer enabled mid-window must not get the fires it had before it was enabled; the api
+ * pre-created those after it), never older than the catch-up horizon.
+ */
+export function firesFrom(window: Window, timerChangedAt: number, now: number, catchUpMs: number): number {
+  const changed = Number.isFinite(timerChangedAt) ? timerChangedAt : window.start;
+  return Math.max(window.start, changed, now - catchUpMs);
+}
+
+export function isoWindow(w: Window): string {
+  return `[${new Date(w.start).toISOString()}, ${new Date(w.end).toISOString()})`;
+}

@@ -1,0 +1,235 @@
+/**
+ * MigratorService against real MariaDB (a fresh migrated database) and Redis (DB 1, own key prefix),
+ * with a fixed clock next year (the slice index expires keys by Redis's real clock).
+ */
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
+import { RedisLock, SliceIndex } from '@timer/redis';
+import { fireTimesBetween } from '@timer/schedule';
+import { testEnv, uniqueId } from '@timer/testing';
+import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';
+import { MigratorMetrics } from '../src/migration/migrator.metrics';
+import { MigratorService, TaskSink, WindowOutcome } from '../src/migration/migrator.service';
+
+jest.setTimeout(60_000);
+
+const W = 10 * 60_000; // 10-minute windows keep the seconds-level timer's fires few
+const T0 = Date.UTC(new Date().getUTCFullYear() + 1, 5, 1, 10, 0); // a window start
+const NOW = T0 + 4 * 60_000 + 321; // inside the first window
+const CALLBACK = { url: 'https://example.com/hook', method: 'POST' };
+
+describe('migrator against MariaDB and Redis', () => {
+  const id = uniqueId('mig');
+  const database = `timer_test_${id}`;
+  let admin: DataSource;
+  let db: DataSource;
+  let redis: Redis;
+  let prefix: string;
+  const redisClients: Redis[] = [];
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false); // the crash test logs an expected error
+    const base = new URL(testEnv().mysqlUrl);
+    const url = Object.assign(new URL(base.toString()), { pathname: `/${database}` }).toString();
+    admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
+    await admin.initialize();
+    await admin.query(`CREATE DATABASE \`${database}\``);
+    await runMigrations(url);
+    db = new DataSource(dataSourceOptions(url, 6));
+    await db.initialize();
+    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
+  });
+
+  beforeEach(async () => {
+    prefix = `${uniqueId('mig')}:`;
+    for (const t of ['tasks', 'timers', 'migrator_windows']) await db.query(`DELETE FROM ${t}`);
+  });
+
+  afterEach(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  });
+
+  afterAll(async () => {
+    Logger.overrideLogger(['error', 'warn', 'log']);
+    await Promise.all(redisClients.map((c) => c.quit()));
+    await redis?.quit();
+    await db?.destroy();
+    await admin?.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin?.destroy();
+  });
+
+  /** A migrator "process": its own Redis connection, lock and index, like a replica. */
+  function migrator(opts: { pageSize?: number; now?: number; tasks?: TaskSink } = {}): MigratorService {
+    const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
+    redisClients.push(client);
+    const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 });
+    return new MigratorService(
+      new MigratorWindowRepository(db),
+      new TimerRepository(db),
+      opts.tasks ?? new TaskRepository(db),
+      new SliceIndex(client, prefix),
+      new RedisLock(client, prefix),
+      { now: () => opts.now ?? NOW },
+      new MigratorConfig(env),
+      new MigratorMetrics(new Registry()),
+    );
+  }
+
+  async function enabled(name: string, schedule: { cron?: string; runAt?: number }): Promise<string> {
+    const t = await new TimerRepository(db).create({ app: 'mig-app', name, ...schedule, notifyHttpParam: CALLBACK, status: TimerStatus.Enabled });
+    return t.id;
+  }
+
+  async function rows(): Promise<string[]> {
+    const r: { timer_id: string | number; run_at: string | number; status: number }[] = await db.query('SELECT timer_id, run_at, status FROM tasks');
+    return r.map((x) => `${x.timer_id}-${x.run_at}`).sort();
+  }
+
+  /** Every index entry as `<slice key>|<member>`, with its score checked against the member. */
+  async function members(): Promise<string[]> {
+    const out: string[] = [];
+    for (const key of await redis.keys(`${prefix}slice:*`)) {
+      const z = await redis.zrange(key, 0, -1, 'WITHSCORES');
+      for (let i = 0; i < z.length; i += 2) {
+        expect(z[i].endsWith(`-${z[i + 1]}`)).toBe(true);
+        out.push(`${key}|${z[i]}`);
+      }
+    }
+    return out.sort();
+  }
+
+  function expectedMembers(fires: string[]): string[] {
+    const index = new SliceIndex(redis, prefix);
+    return fires
+      .map((f) => {
+        const [timerId, runAt] = f.split('-');
+        const minute = SliceIndex.minuteOf(Number(runAt));
+        return `${index.sliceKey(minute, index.bucketOf(timerId, 10))}|${f}`;
+      })
+      .sort();
+  }
+
+  function expectedFires(timers: Record<string, string>, from: number, to: number): string[] {
+    return Object.entries(timers)
+      .flatMap(([timerId, cron]) => fireTimesBetween({ cron, timeZone: 'UTC' }, from, to).map((t) => `${timerId}-${t}`))
+      .sort();
+  }
+
+  const statuses = (o: WindowOutcome[]) => o.map((x) => [(x.window.start - T0) / W, x.status]);
+
+  it('creates exactly the fires of a seconds-level and a minute-level timer for the current and next two windows; a second run adds nothing', async () => {
+    const sec = await enabled('every-10s', { cron: '*/10 * * * * *' });
+    const min = await enabled('every-minute', { cron: '* * * * *' });
+    const once = await enabled('one-shot', { runAt: T0 + W + 12_345 });
+    const late = await enabled('one-shot-beyond', { runAt: T0 + 3 * W + 1 });
+
+    const first = await migrator().tick();
+    expect(statuses(first)).toEqual([
+      [0, 'completed'],
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
+    const expected = [...expectedFires({ [sec]: '*/10 * * * * *', [min]: '* * * * *' }, T0, T0 + 3 * W), `${once}-${T0 + W + 12_345}`].sort();
+    expect(expected).toHaveLength(3 * 60 + 3 * 10 + 1);
+    expect(await rows()).toEqual(expected);
+    expect(await members()).toEqual(expectedMembers(expected));
+    expect((await rows()).some((r) => r.startsWith(`${late}-`))).toBe(false);
+    expect(first.reduce((n, o) => n + (o.status === 'completed' ? o.inserted : 0), 0)).toBe(expected.length);
+    const windows: { window_start: string | number }[] = await db.query('SELECT window_start FROM migrator_windows ORDER BY window_start');
+    expect(windows.map((w) => Number(w.window_start))).toEqual([T0, T0 + W, T0 + 2 * W]);
+
+    // Same time again (a restart, another tick): nothing to do, nothing added.
+    expect(await migrator().tick()).toEqual([]);
+    // Even a forced re-run of a completed window's work inserts nothing new.
+    await db.query('DELETE FROM migrator_windows WHERE window_start = ?', [T0 + W]);
+    const rerun = await migrator().tick();
+    expect(rerun).toEqual([expect.objectContaining({ status: 'completed', inserted: 0, fires: 60 + 10 + 1 })]);
+    expect(await rows()).toEqual(expected);
+    expect(await members()).toEqual(expectedMembers(expected));
+  });
+
+  it('skips a window recorded as completed', async () => {
+    const min = await enabled('every-minute', { cron: '* * * * *' });
+    await new MigratorWindowRepository(db).markCompleted(T0 + W, T0 + 2 * W);
+    const outcomes = await migrator().tick();
+    expect(statuses(outcomes)).toEqual([
+      [0, 'completed'],
+      [2, 'completed'],
+    ]);
+    const expected = [...expectedFires({ [min]: '* * * * *' }, T0, T0 + W), ...expectedFires({ [min]: '* * * * *' }, T0 + 2 * W, T0 + 3 * W)].sort();
+    expect(await rows()).toEqual(expected);
+    expect(await members()).toEqual(expectedMembers(expected));
+  });
+
+  it('a restart after a crash mid-window (after the first page) completes it without duplicates', async () => {
+    const crons: Record<string, string> = {};
+    for (let i = 0; i < 3; i++) crons[await enabled(`t${i}`, { cron: i === 0 ? '*/10 * * * * *' : '* * * * *' })] = i === 0 ? '*/10 * * * * *' : '* * * * *';
+    const real = new TaskRepository(db);
+    let calls = 0;
+    const crashing: TaskSink = {
+      insertIgnore: async (batch: NewTask[]) => {
+        if (++calls === 2) throw new Error('process died here (injected after the first page)');
+        return real.insertIgnore(batch);
+      },
+    };
+    const crashed = await migrator({ pageSize: 1, tasks: crashing }).migrateWindow({ start: T0, end: T0 + W });
+    expect(crashed.status).toBe('failed');
+    const [firstTimer] = Object.keys(crons);
+    const partial = await rows();
+    expect(partial).toEqual(expectedFires({ [firstTimer]: crons[firstTimer] }, T0, T0 + W));
+    expect(await new MigratorWindowRepository(db).isCompleted(T0)).toBe(false);
+    // The lock was released in `finally`: the restarted process takes the window at once.
+    expect(await redis.exists(`${prefix}lock:migrate:${T0}`)).toBe(0);
+
+    const restarted = await migrator({ pageSize: 1 }).tick();
+    expect(statuses(restarted)).toEqual([
+      [0, 'completed'],
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
+    const expected = expectedFires(crons, T0, T0 + 3 * W);
+    expect(restarted[0]).toMatchObject({ fires: 60 + 10 + 10, inserted: 20 });
+    expect(await rows()).toEqual(expected);
+    const [{ n, d }]: { n: number | string; d: number | string }[] = await db.query('SELECT COUNT(*) AS n, COUNT(DISTINCT timer_id, run_at) AS d FROM tasks');
+    expect(Number(n)).toBe(expected.length);
+    expect(Number(d)).toBe(expected.length);
+    expect(await members()).toEqual(expectedMembers(expected));
+  });
+
+  it('two migrators in parallel work each window once and create no duplicates', async () => {
+    const crons: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) crons[await enabled(`p${i}`, { cron: i % 2 === 0 ? '*/10 * * * * *' : '* * * * *' })] = i % 2 === 0 ? '*/10 * * * * *' : '* * * * *';
+    const [a, b] = await Promise.all([migrator({ pageSize: 4 }).tick(), migrator({ pageSize: 4 }).tick()]);
+    const expected = expectedFires(crons, T0, T0 + 3 * W);
+    for (let i = 0; i < 3; i++) {
+      const byWindow = [...a, ...b].filter((o) => o.window.start === T0 + i * W);
+      // Each window was worked by exactly one of them; the other found it locked or already completed.
+      expect(byWindow.filter((o) => o.status === 'completed')).toHaveLength(1);
+      expect(byWindow.every((o) => ['completed', 'busy', 'already-completed'].includes(o.status))).toBe(true);
+    }
+    const inserted = [...a, ...b].reduce((n, o) => n + (o.status === 'completed' ? o.inserted : 0), 0);
+    expect(inserted).toBe(expected.length);
+    expect(await rows()).toEqual(expected);
+    expect(await members()).toEqual(expectedMembers(expected));
+    // A window one of them found busy is completed by the next tick if it is not already.
+    expect(await migrator().tick()).toEqual([]);
+  });
+
+  it('does not create fires of a timer from before it was enabled when the current window runs late', async () => {
+    // The timer was enabled (updated_at) now, in real time; a migrator whose clock is in that same window
+    // creates its fires only from then on.
+    const realNow = Date.now();
+    const sec = await enabled('late-window', { cron: '* * * * * *' });
+    const windowStart = Math.floor(realNow / W) * W;
+    const outcome = await migrator({ now: realNow + 1000 }).migrateWindow({ start: windowStart, end: windowStart + W });
+    expect(outcome.status).toBe('completed');
+    const fires = (await rows()).map((r) => Number(r.split('-')[1]));
+    const [{ u }]: { u: Date }[] = await db.query('SELECT updated_at AS u FROM timers WHERE id = ?', [sec]);
+    expect(Math.min(...fires)).toBeGreaterThanOrEqual(new Date(u).getTime());
+    expect(Math.max(...fires)).toBeLessThan(windowStart + W);
+  });
+});

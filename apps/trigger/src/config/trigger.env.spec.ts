@@ -1,0 +1,25 @@
+import { ConfigError, loadConfig } from '@timer/platform';
+import { TRIGGER_VARIABLES, TriggerConfig, TriggerEnv } from './trigger.env';
+
+describe('TriggerEnv', () => {
+  it('has the documented defaults', () => {
+    const c = new TriggerConfig(loadConfig(TriggerEnv, {}));
+    expect([c.stepMs, c.leadMs, c.reconcileMs, c.concurrency, c.leaseMs]).toEqual([200, 500, 10_000, 32, 30_000]);
+  });
+
+  it('reads the variables as numbers', () => {
+    const c = new TriggerConfig(loadConfig(TriggerEnv, { TIMER_TRIGGER_STEP_MS: '100', TIMER_TRIGGER_LEAD_MS: '0', TIMER_SLICE_LEASE_MS: '5000' }));
+    expect([c.stepMs, c.leadMs, c.leaseMs]).toEqual([100, 0, 5_000]);
+  });
+
+  it('names a bad variable', () => {
+    expect(() => loadConfig(TriggerEnv, { TIMER_TRIGGER_STEP_MS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig(TriggerEnv, { TIMER_TRIGGER_CONCURRENCY: 'many' })).toThrow(/TIMER_TRIGGER_CONCURRENCY/);
+  });
+
+  it('lists its variables for bootstrapRole', () => {
+    expect(TRIGGER_VARIABLES).toEqual(
+      expect.arrayContaining(['TIMER_TRIGGER_STEP_MS', 'TIMER_TRIGGER_LEAD_MS', 'TIMER_TRIGGER_RECONCILE_MS', 'TIMER_TRIGGER_CONCURRENCY', 'TIMER_SLICE_LEASE_MS']),
+    );
+  });
+});

@@ -1,0 +1,56 @@
+import { IsInt, Max, Min } from 'class-validator';
+
+/**
+ * Settings of the trigger role only (the shared ones are in `@timer/platform`). Validated at boot by
+ * `AppModule.register`, so a bad value stops the process with a message naming the variable.
+ */
+// Explicit property types: `loadConfig` converts strings by the emitted design type, which a
+// transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
+export class TriggerEnv {
+  /** Width of one step of the minute walk: each step's fires are read and published together. */
+  @IsInt() @Min(10) @Max(60_000)
+  TIMER_TRIGGER_STEP_MS: number = 200;
+
+  /** How long before a step starts its task messages are published (absorbs broker and executor queueing). */
+  @IsInt() @Min(0) @Max(60_000)
+  TIMER_TRIGGER_LEAD_MS: number = 500;
+
+  /** How often a slice re-reads its pending rows from MySQL for the rest of the minute (also at slice start). */
+  @IsInt() @Min(100) @Max(600_000)
+  TIMER_TRIGGER_RECONCILE_MS: number = 10_000;
+
+  /** Slices walked at once by one process (2 minutes x buckets is the steady state, e.g. 20). */
+  @IsInt() @Min(1) @Max(1_000)
+  TIMER_TRIGGER_CONCURRENCY: number = 32;
+
+  /**
+   * Lease of the slice lock; must equal the scheduler's. The trigger extends it every lease/3 while it
+   * walks; a dead trigger's slice is offered again (with a new token) once the lease expired.
+   */
+  @IsInt() @Min(1_000) @Max(600_000)
+  TIMER_SLICE_LEASE_MS: number = 30_000;
+}
+
+/** The trigger's variable names, for `bootstrapRole({ extraVariables })` (so they are not reported as typos). */
+export const TRIGGER_VARIABLES: readonly string[] = Object.keys(new TriggerEnv());
+
+/** The validated trigger settings, injectable by class. */
+export class TriggerConfig {
+  constructor(readonly env: TriggerEnv) {}
+
+  get stepMs(): number {
+    return this.env.TIMER_TRIGGER_STEP_MS;
+  }
+  get leadMs(): number {
+    return this.env.TIMER_TRIGGER_LEAD_MS;
+  }
+  get reconcileMs(): number {
+    return this.env.TIMER_TRIGGER_RECONCILE_MS;
+  }
+  get concurrency(): number {
+    return this.env.TIMER_TRIGGER_CONCURRENCY;
+  }
+  get leaseMs(): number {
+    return this.env.TIMER_SLICE_LEASE_MS;
+  }
+}
