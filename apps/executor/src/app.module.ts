@@ -1,10 +1,42 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { FireRepository } from '@timer/dal';
 import { RoleConfig } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
+import { CLOCK, systemClock } from './common/clock';
+import { ExecutorConfig } from './config/executor.env';
+import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
+import { ExecutorMetrics } from './fire/executor.metrics';
+import { FirePublisher } from './fire/fire-publisher';
+import { FireService } from './fire/fire.service';
+import { OutcomeRecorder } from './fire/outcome-recorder.service';
+import { TaskHandler } from './fire/task.handler';
+import { TimerCache } from './fire/timer-cache.service';
 
+/** The executor role: task messages -> claim -> callback -> recorded outcome (docs/pipeline.md). */
 @Module({})
 export class AppModule {
-  static register(config: RoleConfig): DynamicModule {
-    return { module: AppModule, imports: [RoleRuntimeModule.forRole(config)] };
+  /**
+   * Validates the executor's own variables (a bad one throws `ConfigError`, which stops the boot) and
+   * builds the module. `env` is for tests; the process passes nothing and the environment is read.
+   */
+  static register(config: RoleConfig, env?: NodeJS.ProcessEnv): DynamicModule {
+    const executor = ExecutorConfig.load(env);
+    return {
+      module: AppModule,
+      imports: [RoleRuntimeModule.forRole(config)],
+      controllers: [TaskHandler],
+      providers: [
+        { provide: ExecutorConfig, useValue: executor },
+        { provide: CLOCK, useValue: systemClock },
+        FireRepository,
+        ExecutorMetrics,
+        TimerCache,
+        OutcomeRecorder,
+        FirePublisher,
+        callbackClientProvider,
+        CallbackClientCloser,
+        FireService,
+      ],
+    };
   }
 }

@@ -1,9 +1,9 @@
-import { TOPICS } from '@timer/contracts';
+import { SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, PulsarAdminError, PulsarClient, topicName } from '@timer/pulsar';
 import type { PeekedMessage } from '@timer/pulsar';
 
 /** The subscription operators read dead letters through; created at the earliest position. */
-export const OPS_SUBSCRIPTION = 'ops';
+export const OPS_SUBSCRIPTION = SUBSCRIPTIONS.ops;
 
 export interface SubscriptionRow {
   name: string;

@@ -25,4 +25,4 @@ export type {
 export { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName } from './lib/topic-name';
 export type { TopicDefaults } from './lib/topic-name';
 export { createPulsarServer, pulsarClientOptions } from './lib/pulsar-config';
-export { PulsarHealthCheck, PulsarModule } from './lib/pulsar.module';
+export { PULSAR_TOPOLOGY, PulsarHealthCheck, PulsarModule, PulsarTopology } from './lib/pulsar.module';

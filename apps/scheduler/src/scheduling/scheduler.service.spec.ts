@@ -106,6 +106,14 @@ describe('SchedulerService (fakes, fixed clock)', () => {
     expect(keys(r.offered.filter((m) => m.minute === T0 + M))).toEqual(['1:0', '1:1', '1:2']);
   });
 
+  it('publishes the current and next minute before the catch-up of past minutes, newest first', async () => {
+    const s = setup(T0 + 56_000, { TIMER_SCHEDULER_LEAD_MS: 5_000 });
+    await s.service.tick();
+    const order = s.publisher.sent.map((m) => (m.minute - T0) / M);
+    expect(order.slice(0, 6).sort()).toEqual([0, 0, 0, 1, 1, 1]);
+    expect(order.slice(6)).toEqual([-1, -1, -1, -2, -2, -2]);
+  });
+
   it('uses the recorded bucket count of a minute', async () => {
     const s = setup(T0);
     s.store.recorded.set(T0, 5);

@@ -93,26 +93,33 @@ export class SchedulerService {
     );
 
     const result: TickResult = { offered: [], held: 0, failed: 0, open: open.length };
+    const offer = async ({ minute, bucket, buckets }: (typeof open)[number]) => {
+      const lock = await this.locks.tryAcquire({ resource: sliceLockResource(minute, bucket), ttlMs: this.config.sliceLeaseMs });
+      if (!lock) {
+        result.held++;
+        return;
+      }
+      const message: SliceMessage = { minute, bucket, buckets, lockToken: lock.token };
+      try {
+        await this.publisher.publish(message);
+        result.offered.push(message);
+        this.metrics.slicesOffered.inc();
+      } catch (e) {
+        // Without a message nobody works the slice: free it so the next tick offers it again.
+        result.failed++;
+        this.metrics.publishFailures.inc();
+        this.logger.warn(`slice ${minute}:${bucket}: publish failed, lock released for the next tick: ${(e as Error).message}`);
+        await lock.release();
+      }
+    };
+    // Fires due now must not queue behind a catch-up: the current and next minute go out first (and
+    // reach the triggers first), then the past minutes, newest first.
+    await Promise.all(open.filter((o) => o.minute >= current).map(offer));
     await Promise.all(
-      open.map(async ({ minute, bucket, buckets }) => {
-        const lock = await this.locks.tryAcquire({ resource: sliceLockResource(minute, bucket), ttlMs: this.config.sliceLeaseMs });
-        if (!lock) {
-          result.held++;
-          return;
-        }
-        const message: SliceMessage = { minute, bucket, buckets, lockToken: lock.token };
-        try {
-          await this.publisher.publish(message);
-          result.offered.push(message);
-          this.metrics.slicesOffered.inc();
-        } catch (e) {
-          // Without a message nobody works the slice: free it so the next tick offers it again.
-          result.failed++;
-          this.metrics.publishFailures.inc();
-          this.logger.warn(`slice ${minute}:${bucket}: publish failed, lock released for the next tick: ${(e as Error).message}`);
-          await lock.release();
-        }
-      }),
+      open
+        .filter((o) => o.minute < current)
+        .sort((a, b) => b.minute - a.minute)
+        .map(offer),
     );
     if (result.offered.length > 0) {
       const late = result.offered.filter((m) => m.minute < current).length;

@@ -1,4 +1,4 @@
-import { fireId, TOPICS } from '../index';
+import { fireId, TOPICS, TOPOLOGY } from '../index';
 
 describe('contracts', () => {
   it('builds the fire id of the callback header contract: <timerId>-<runAtMs>', () => {
@@ -9,5 +9,10 @@ describe('contracts', () => {
     const names = Object.values(TOPICS);
     expect(new Set(names).size).toBe(names.length);
     for (const n of names) expect(n).toMatch(/^[a-z0-9-]+$/);
+  });
+
+  it('names a subscription for every topic, so no message is published into no subscription', () => {
+    expect(Object.keys(TOPOLOGY).sort()).toEqual(Object.values(TOPICS).sort());
+    for (const subs of Object.values(TOPOLOGY)) expect(subs.length).toBeGreaterThan(0);
   });
 });

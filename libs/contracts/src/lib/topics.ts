@@ -19,6 +19,22 @@ export const SUBSCRIPTIONS = {
   trigger: 'trigger',
   executor: 'executor',
   migrator: 'migrator',
+  /** Operators' view of the dead letters (`npm run ops -- peek|replay`). */
+  ops: 'ops',
 } as const;
+
+/**
+ * Every topic and the durable subscriptions that must exist on it before anything is published:
+ * Pulsar keeps a message only for the subscriptions that exist when it arrives, so a slice published
+ * before the trigger's subscription was created would be lost to it, and a dead letter with no
+ * subscription at all would be discarded. Every role creates these at start-up (idempotently).
+ */
+export const TOPOLOGY: Readonly<Record<string, readonly string[]>> = {
+  [TOPICS.slices]: [SUBSCRIPTIONS.trigger],
+  [TOPICS.tasks]: [SUBSCRIPTIONS.executor],
+  [TOPICS.retries]: [SUBSCRIPTIONS.executor],
+  [TOPICS.deadLetter]: [SUBSCRIPTIONS.ops],
+  [TOPICS.migrateRanges]: [SUBSCRIPTIONS.migrator],
+};
 
 export type TopicKey = keyof typeof TOPICS;

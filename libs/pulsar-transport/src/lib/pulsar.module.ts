@@ -1,5 +1,5 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PulsarAdmin, retryUntil } from '@timer/pulsar';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { PulsarAdmin, retryUntil, topicName } from '@timer/pulsar';
 import { DependencyCheck, RoleConfig } from '@timer/platform';
 import { ClientPulsar } from './client-pulsar';
 import { pulsarClientOptions } from './pulsar-config';
@@ -16,6 +16,10 @@ export class PulsarHealthCheck implements DependencyCheck {
     if (!health.healthy) throw new Error(health.detail);
   }
 }
+
+/** Topics (local names) and the durable subscriptions to create on each at start-up. */
+export type PulsarTopology = Readonly<Record<string, readonly string[]>>;
+export const PULSAR_TOPOLOGY = Symbol('PULSAR_TOPOLOGY');
 
 /**
  * The role's publishing side (`ClientPulsar`, emitting to the configured tenant/namespace), the
@@ -47,16 +51,32 @@ export class PulsarModule implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(RoleConfig) private readonly config: RoleConfig,
     private readonly admin: PulsarAdmin,
     private readonly client: ClientPulsar,
+    @Optional() @Inject(PULSAR_TOPOLOGY) private readonly topology: PulsarTopology = {},
   ) {}
+
+  /** The module with a topology to create at start-up (every topic and its subscriptions). */
+  static forRoot(options: { topology: PulsarTopology }): DynamicModule {
+    return { module: PulsarModule, providers: [{ provide: PULSAR_TOPOLOGY, useValue: options.topology }] };
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const p = this.config.pulsar;
     if (!p.TIMER_PULSAR_PROVISION) return;
     const namespace = `${p.TIMER_PULSAR_TENANT}/${p.TIMER_PULSAR_NAMESPACE}`;
+    const topics = Object.entries(this.topology).map(([local, subs]) => ({
+      topic: topicName(p.TIMER_PULSAR_TENANT, p.TIMER_PULSAR_NAMESPACE, local),
+      subs,
+    }));
     await retryUntil(
       async () => {
         await this.admin.ensureTenant(p.TIMER_PULSAR_TENANT);
         await this.admin.ensureNamespace(namespace);
+        // Subscriptions before any publish: a message is kept only for subscriptions that exist
+        // when it arrives. Earliest, so a subscription created late still sees what was kept.
+        for (const { topic, subs } of topics) {
+          await this.admin.ensureTopic(topic);
+          for (const sub of subs) await this.admin.ensureSubscription(topic, sub, 'Earliest');
+        }
       },
       { what: `provisioning Pulsar namespace ${namespace}`, timeoutMs: p.TIMER_PULSAR_STARTUP_TIMEOUT_MS, logger: this.logger },
     );

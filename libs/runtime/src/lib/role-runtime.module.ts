@@ -1,13 +1,16 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
+import { TOPOLOGY } from '@timer/contracts';
 import { DalModule, MysqlHealthCheck } from '@timer/dal';
 import { ConfigModule, DependencyCheck, HealthModule, MetricsModule, RoleConfig } from '@timer/platform';
 import { PulsarHealthCheck, PulsarModule } from '@timer/pulsar-transport';
 import { RedisHealthCheck, RedisModule } from '@timer/redis';
 
-const INFRA: Record<'mysql' | 'redis' | 'pulsar', { module: Type<unknown>; check: Type<DependencyCheck> }> = {
+const INFRA: Record<'mysql' | 'redis' | 'pulsar', { module: Type<unknown> | DynamicModule; check: Type<DependencyCheck> }> = {
   mysql: { module: DalModule, check: MysqlHealthCheck },
   redis: { module: RedisModule, check: RedisHealthCheck },
-  pulsar: { module: PulsarModule, check: PulsarHealthCheck },
+  // Every role creates every topic and subscription, so whichever starts first, nothing is published
+  // into a topic its consumer's subscription does not exist on yet.
+  pulsar: { module: PulsarModule.forRoot({ topology: TOPOLOGY }), check: PulsarHealthCheck },
 };
 
 /**

@@ -1,0 +1,102 @@
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
+
+/**
+ * Settings of the executor role only (the shared ones are in `@timer/platform`). Validated at boot by
+ * `AppModule.register`, so a bad value stops the process with a message naming the variable.
+ */
+// Explicit property types: `loadConfig` converts strings by the emitted design type, which a
+// transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
+export class ExecutorEnv {
+  /** Task messages handled at the same time per topic (tasks, retries). */
+  @IsInt() @Min(1) @Max(10_000)
+  TIMER_EXECUTOR_CONCURRENCY: number = 256;
+
+  /** How long a claim holds a fire; after it another executor may take the fire over (crash recovery). */
+  @IsInt() @Min(10_000) @Max(3_600_000)
+  TIMER_EXECUTOR_CLAIM_LEASE_MS: number = 60_000;
+
+  /** How long a cached timer definition is used: a disable or delete stops fires within this. */
+  @IsInt() @Min(0) @Max(600_000)
+  TIMER_EXECUTOR_CACHE_TTL_MS: number = 2_000;
+
+  /** step2: the look-ahead whose timers' definitions are prefetched (0 = no prefetch). */
+  @IsInt() @Min(0) @Max(3_600_000)
+  TIMER_EXECUTOR_PREFETCH_MS: number = 60_000;
+
+  /** Largest number of definitions one prefetch loads. */
+  @IsInt() @Min(1) @Max(1_000_000)
+  TIMER_EXECUTOR_PREFETCH_LIMIT: number = 10_000;
+
+  /** Outcome rows wait at most this long to be written together (batch, up to 500 rows per statement). */
+  @IsInt() @Min(0) @Max(10_000)
+  TIMER_EXECUTOR_FLUSH_MS: number = 50;
+
+  /** An early message waits in process until run_at when it is at most this early; else it is re-published for run_at. */
+  @IsInt() @Min(0) @Max(60_000)
+  TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: number = 5_000;
+
+  /** fire_late policy: a fire is still delivered when at most this late, else recorded missed. */
+  @IsInt() @Min(0) @Max(7 * 24 * 3_600_000)
+  TIMER_MISFIRE_WINDOW_MS: number = 3_600_000;
+
+  /** Time a callback may take (connect, headers, body). */
+  @IsInt() @Min(100) @Max(120_000)
+  TIMER_CALLBACK_TIMEOUT_MS: number = 5_000;
+
+  /** Allow callbacks to loopback/private/link-local addresses (tests, local demos). */
+  @EnvBoolean() @IsBoolean()
+  TIMER_CALLBACK_ALLOW_PRIVATE: boolean = false;
+}
+
+/** The executor's variable names, for `bootstrapRole({ extraVariables })`. */
+export const EXECUTOR_VARIABLES: readonly string[] = Object.keys(new ExecutorEnv());
+
+/** The validated executor settings, injectable by class. */
+export class ExecutorConfig {
+  constructor(readonly env: ExecutorEnv) {}
+
+  /** Loads and cross-checks the settings; throws `ConfigError` naming the variables. */
+  static load(env?: NodeJS.ProcessEnv): ExecutorConfig {
+    const e = loadConfig(ExecutorEnv, env);
+    // The lease must outlast one held delivery: waiting for run_at, the callback, and writing its outcome.
+    const minLease = e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + e.TIMER_CALLBACK_TIMEOUT_MS + 5_000;
+    if (e.TIMER_EXECUTOR_CLAIM_LEASE_MS < minLease) {
+      throw new ConfigError([
+        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + TIMER_CALLBACK_TIMEOUT_MS + 5000 = ${minLease} (got ${e.TIMER_EXECUTOR_CLAIM_LEASE_MS})`,
+      ]);
+    }
+    return new ExecutorConfig(e);
+  }
+
+  get concurrency(): number {
+    return this.env.TIMER_EXECUTOR_CONCURRENCY;
+  }
+  get leaseMs(): number {
+    return this.env.TIMER_EXECUTOR_CLAIM_LEASE_MS;
+  }
+  get cacheTtlMs(): number {
+    return this.env.TIMER_EXECUTOR_CACHE_TTL_MS;
+  }
+  get prefetchMs(): number {
+    return this.env.TIMER_EXECUTOR_PREFETCH_MS;
+  }
+  get prefetchLimit(): number {
+    return this.env.TIMER_EXECUTOR_PREFETCH_LIMIT;
+  }
+  get flushMs(): number {
+    return this.env.TIMER_EXECUTOR_FLUSH_MS;
+  }
+  get maxEarlyWaitMs(): number {
+    return this.env.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS;
+  }
+  get misfireWindowMs(): number {
+    return this.env.TIMER_MISFIRE_WINDOW_MS;
+  }
+  get callbackTimeoutMs(): number {
+    return this.env.TIMER_CALLBACK_TIMEOUT_MS;
+  }
+  get allowPrivate(): boolean {
+    return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;
+  }
+}

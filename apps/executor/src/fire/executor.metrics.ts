@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
+import { MetricsService } from '@timer/platform';
+
+export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed';
+export type DuplicateReason = 'settled' | 'in_flight' | 'stale';
+export type MissedReason = 'late' | 'timer_disabled' | 'timer_deleted' | 'timer_not_found';
+
+/** The executor's Prometheus metrics (registered on the role's registry, served at /metrics). */
+@Injectable()
+export class ExecutorMetrics {
+  readonly deliveries: Counter<'outcome'>;
+  readonly lateness: Histogram;
+  readonly callbackDuration: Histogram;
+  readonly duplicates: Counter<'reason'>;
+  readonly missed: Counter<'reason'>;
+  readonly retries: Counter;
+  readonly deadLettered: Counter;
+  readonly deferred: Counter<'reason'>;
+  readonly fenced: Counter;
+  readonly invalid: Counter;
+  readonly flushSize: Histogram;
+  readonly flushDuration: Histogram;
+  readonly prefetched: Counter;
+
+  constructor(metrics: MetricsService) {
+    const registers = [metrics.registry];
+    this.deliveries = new Counter({
+      name: 'timer_deliveries_total',
+      help: 'Callback deliveries by outcome: succeeded, retry (failed, another attempt scheduled), failed (final)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.lateness = new Histogram({
+      name: 'timer_fire_lateness_ms',
+      help: 'Callback start minus the fire time (ms)',
+      buckets: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000],
+      registers,
+    });
+    this.callbackDuration = new Histogram({
+      name: 'timer_callback_duration_ms',
+      help: 'Duration of a callback request (ms)',
+      buckets: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000],
+      registers,
+    });
+    this.duplicates = new Counter({
+      name: 'timer_duplicate_deliveries_total',
+      help: 'Task messages not delivered because the claim fence refused them (settled, held by another executor, or a stale attempt)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.missed = new Counter({
+      name: 'timer_missed_fires_total',
+      help: 'Fires recorded missed (not called) by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.retries = new Counter({ name: 'timer_retries_total', help: 'Retry attempts scheduled on the retries topic', registers });
+    this.deadLettered = new Counter({ name: 'timer_dead_lettered_total', help: 'Fires published to the dead-letter topic', registers });
+    this.deferred = new Counter({
+      name: 'timer_executor_deferred_total',
+      help: 'Task messages re-published for later: early (run_at too far ahead) or held (recheck after the holder lease)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.fenced = new Counter({
+      name: 'timer_fenced_outcomes_total',
+      help: 'Outcomes not written because the claim had passed to another executor (lease expired)',
+      registers,
+    });
+    this.invalid = new Counter({ name: 'timer_invalid_task_messages_total', help: 'Task messages that are not a valid TaskMessage (acked and logged)', registers });
+    this.flushSize = new Histogram({
+      name: 'timer_executor_flush_rows',
+      help: 'Outcome rows written per batch flush',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    });
+    this.flushDuration = new Histogram({
+      name: 'timer_executor_flush_duration_ms',
+      help: 'Duration of one outcome batch flush (ms)',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000],
+      registers,
+    });
+    this.prefetched = new Counter({ name: 'timer_executor_prefetched_definitions_total', help: 'Timer definitions loaded by the prefetch', registers });
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { lastValueFrom } from 'rxjs';
+import { TaskMessage, TOPICS } from '@timer/contracts';
+import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
+
+/** Message property that marks a re-published message as a recheck (it is not counted as a duplicate again). */
+export const RECHECK_PROPERTY = 'x-timer-recheck';
+/** Correlation id of every message the executor publishes: the fire id. */
+export const FIRE_ID_PROPERTY = 'x-timer-fire-id';
+
+/** What the executor publishes; every method resolves once the broker has persisted the message. */
+@Injectable()
+export class FirePublisher {
+  constructor(private readonly client: ClientPulsar) {}
+
+  /** The next attempt, on the retries topic, delivered at `at`. */
+  async retry(message: TaskMessage, at: number): Promise<void> {
+    await this.emit(TOPICS.retries, message, { [FIRE_ID_PROPERTY]: message.fireId }, at);
+  }
+
+  /**
+   * The same message again at `at` (on the retries topic, which the executor also consumes): an
+   * early message, or a recheck of a fire another executor holds.
+   */
+  async defer(message: TaskMessage, at: number, recheck: boolean): Promise<void> {
+    const props: Record<string, string> = { [FIRE_ID_PROPERTY]: message.fireId };
+    if (recheck) props[RECHECK_PROPERTY] = '1';
+    await this.emit(TOPICS.retries, message, props, at);
+  }
+
+  /** A fire that failed for good, with why in the properties. */
+  async deadLetter(message: TaskMessage, properties: Record<string, string>): Promise<void> {
+    await this.emit(TOPICS.deadLetter, message, { ...properties, [FIRE_ID_PROPERTY]: message.fireId });
+  }
+
+  private async emit(topic: string, message: TaskMessage, properties: Record<string, string>, deliverAt?: number): Promise<void> {
+    const b = new PulsarRecordBuilder<TaskMessage>(message).setKey(message.timerId).setProperties(properties);
+    if (deliverAt !== undefined) b.setDeliverAt(deliverAt);
+    await lastValueFrom(this.client.emit(topic, b.build()), { defaultValue: undefined });
+  }
+}

@@ -1,0 +1,324 @@
+import { Logger } from '@nestjs/common';
+import { Registry, Counter } from 'prom-client';
+import type { CallbackClient } from '@timer/callback';
+import type { FireRepository, TaskRepository } from '@timer/dal';
+import { TaskStatus, TimerStatus } from '@timer/dal';
+import type { MetricsService } from '@timer/platform';
+import type { BloomFilter } from '@timer/redis';
+import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
+import { ExecutorConfig } from '../config/executor.env';
+import { ExecutorMetrics } from './executor.metrics';
+import type { FirePublisher } from './fire-publisher';
+import { FireService, RECHECK_MARGIN_MS } from './fire.service';
+import { OutcomeRecorder } from './outcome-recorder.service';
+import { TimerCache } from './timer-cache.service';
+
+const T0 = Date.UTC(2030, 0, 1, 12);
+const LEASE = 60_000;
+
+async function value(counter: Counter<string>, labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await counter.get();
+  const hit = values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  return hit?.value ?? 0;
+}
+
+function setup(env: NodeJS.ProcessEnv = {}) {
+  const clock = new FakeClock(T0);
+  const fires = new FakeFires();
+  const callback = new FakeCallback();
+  const publisher = new FakePublisher();
+  const bloom = new FakeBloom();
+  const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: '0', ...env });
+  const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
+  const repo = fires as unknown as FireRepository;
+  const cache = new TimerCache(repo, config, metrics, clock);
+  const recorder = new OutcomeRecorder(repo, config, metrics, clock);
+  const service = new FireService(
+    repo,
+    fires as unknown as TaskRepository,
+    cache,
+    recorder,
+    publisher as unknown as FirePublisher,
+    callback as unknown as CallbackClient,
+    bloom as unknown as BloomFilter,
+    config,
+    metrics,
+    clock,
+  );
+  fires.defs.set('7', timerDef('7'));
+  const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg };
+}
+
+describe('FireService', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']));
+
+  describe('claim outcomes', () => {
+    it('delivers a pending fire once and records it succeeded with its lateness', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 - 30);
+      expect(await s.service.handle(s.msg(T0 - 30))).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0 - 30, attempt: 1 });
+      expect(s.callback.calls[0].req).toMatchObject({ url: 'http://127.0.0.1:1/hook', method: 'POST', body: '{"x":1}' });
+      const row = s.fires.row('7', T0 - 30)!;
+      expect(row).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1, httpStatus: 200, latenessMs: 30, output: 'ok', claimedUntil: null });
+      expect(row.claimedBy).toMatch(/:\d+$/);
+      expect(s.bloom.items.has(`7-${T0 - 30}`)).toBe(true);
+      expect(await value(s.metrics.deliveries, { outcome: 'succeeded' })).toBe(1);
+    });
+
+    it('passes the app signing secret to the callback', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', {}, 'sekrit'));
+      s.fires.addRow('7', T0);
+      await s.service.handle(s.msg(T0));
+      expect(s.callback.calls[0].secret).toBe('sekrit');
+    });
+
+    it('acks a second message of a settled fire as a duplicate without calling (bloom says maybe: a read, no claim)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      await s.service.handle(s.msg(T0));
+      const claims = s.fires.claims;
+      expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.fires.claims).toBe(claims);
+      expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
+    });
+
+    it('still refuses a settled fire the bloom filter does not know (the claim is the fence)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1 });
+      s.bloom.fail = true;
+      expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(0);
+      expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
+    });
+
+    it('skips the status read before the claim when the bloom filter has certainly not seen the fire', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      await s.service.handle(s.msg(T0));
+      expect(s.fires.stateReads).toBe(0);
+    });
+
+    it('does not deliver a fire another executor holds, counts it and rechecks it after the lease', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'other', claimedUntil: T0 + 40_000 });
+      expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
+      expect(s.callback.calls).toHaveLength(0);
+      expect(s.publisher.deferred).toEqual([{ message: s.msg(T0), at: T0 + 40_000 + RECHECK_MARGIN_MS, recheck: true }]);
+      expect(await value(s.metrics.duplicates, { reason: 'in_flight' })).toBe(1);
+      // The recheck finds it settled: acked, not counted twice.
+      s.fires.row('7', T0)!.status = TaskStatus.Succeeded;
+      s.clock.current = T0 + 41_000;
+      expect(await s.service.handle(s.msg(T0), { 'x-timer-recheck': '1' })).toBe('duplicate');
+      expect(await value(s.metrics.duplicates, { reason: 'in_flight' })).toBe(1);
+      expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(0);
+    });
+
+    it('takes over a fire whose holder died mid-callback (claim expired) and delivers it once more', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 - 70_000, { status: TaskStatus.Running, attempt: 1, claimedBy: 'dead', claimedUntil: T0 - 10_000 });
+      expect(await s.service.handle(s.msg(T0 - 70_000))).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.fires.row('7', T0 - 70_000)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+    });
+
+    it('acks a stale attempt (the fire moved on) as a duplicate', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 3, claimedBy: 'x', claimedUntil: T0 + 1_000 });
+      expect(await s.service.handle(s.msg(T0, 2))).toBe('duplicate');
+      expect(await value(s.metrics.duplicates, { reason: 'stale' })).toBe(1);
+      expect(s.publisher.deferred).toHaveLength(0);
+    });
+
+    it('re-creates a missing row (INSERT IGNORE) and then claims it', async () => {
+      const s = setup();
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, app: 'app' });
+    });
+
+    it('counts a fire of a timer that does not exist at all as missed (no row to record it in)', async () => {
+      const s = setup();
+      expect(await s.service.handle({ timerId: '99', runAt: T0, fireId: 'x', attempt: 1 })).toBe('missed');
+      expect(await value(s.metrics.missed, { reason: 'timer_not_found' })).toBe(1);
+    });
+
+    it('drops what is not a TaskMessage, counted', async () => {
+      const s = setup();
+      expect(await s.service.handle({ timerId: 'abc', runAt: 1 })).toBe('invalid');
+      expect(await s.service.handle('junk')).toBe('invalid');
+      expect(await value(s.metrics.invalid)).toBe(2);
+    });
+  });
+
+  describe('missed and misfire', () => {
+    it('records a disabled timer missed without calling', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(s.callback.calls).toHaveLength(0);
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'timer disabled' });
+      expect(await value(s.metrics.missed, { reason: 'timer_disabled' })).toBe(1);
+    });
+
+    it('records a deleted timer missed without calling', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { deletedAt: T0 - 5, status: TimerStatus.Disabled }));
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'timer deleted' });
+    });
+
+    it('fire_late: delivers within the window, records a fire 2 h late missed with the lateness', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 - 3_599_000);
+      expect(await s.service.handle(s.msg(T0 - 3_599_000))).toBe('succeeded');
+      s.fires.addRow('7', T0 - 7_200_000);
+      expect(await s.service.handle(s.msg(T0 - 7_200_000))).toBe('missed');
+      expect(s.fires.row('7', T0 - 7_200_000)).toMatchObject({ status: TaskStatus.Missed, error: 'late by 7200000 ms', latenessMs: 7_200_000 });
+      expect(s.callback.calls).toHaveLength(1);
+    });
+
+    it('skip: records a fire more than 5 s late missed', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { misfirePolicy: 'skip' }));
+      s.fires.addRow('7', T0 - 4_000);
+      s.fires.addRow('7', T0 - 6_000);
+      expect(await s.service.handle(s.msg(T0 - 4_000))).toBe('succeeded');
+      expect(await s.service.handle(s.msg(T0 - 6_000))).toBe('missed');
+      expect(await value(s.metrics.missed, { reason: 'late' })).toBe(1);
+    });
+
+    it('does not apply the misfire policy to retries (they are late by their backoff)', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { misfirePolicy: 'skip' }));
+      s.fires.addRow('7', T0 - 60_000, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + LEASE });
+      expect(await s.service.handle(s.msg(T0 - 60_000, 2))).toBe('succeeded');
+    });
+  });
+
+  describe('early messages', () => {
+    it('waits until run_at when at most TIMER_EXECUTOR_MAX_EARLY_WAIT_MS early', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 + 3_000);
+      expect(await s.service.handle(s.msg(T0 + 3_000))).toBe('succeeded');
+      expect(s.clock.sleeps).toEqual([3_000]);
+      expect(s.fires.row('7', T0 + 3_000)!.latenessMs).toBe(0);
+    });
+
+    it('re-publishes a message further ahead for just before run_at, without claiming', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 + 60_000);
+      expect(await s.service.handle(s.msg(T0 + 60_000))).toBe('deferred-early');
+      expect(s.publisher.deferred).toEqual([{ message: s.msg(T0 + 60_000), at: T0 + 59_000, recheck: false }]);
+      expect(s.fires.claims).toBe(0);
+      expect(s.callback.calls).toHaveLength(0);
+    });
+  });
+
+  describe('failures', () => {
+    const fail500 = { ok: false, status: 500, costMs: 2, error: 'HTTP 500', output: 'boom', retryable: true };
+
+    it('schedules the next attempt with backoff and keeps the row running, waiting for it', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      s.callback.results = [fail500];
+      expect(await s.service.handle(s.msg(T0))).toBe('retry');
+      expect(s.publisher.retries).toHaveLength(1);
+      const { message, at } = s.publisher.retries[0];
+      expect(message).toEqual(s.msg(T0, 2));
+      expect(at).toBeGreaterThanOrEqual(T0 + 800);
+      expect(at).toBeLessThanOrEqual(T0 + 1_200);
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: at + LEASE, httpStatus: 500, error: 'HTTP 500' });
+      // A duplicate of attempt 1 cannot take it meanwhile; attempt 2 can.
+      expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
+      s.clock.current = at;
+      s.callback.results = [fail500];
+      expect(await s.service.handle(s.msg(T0, 2))).toBe('retry');
+      const second = s.publisher.retries[1].at - at;
+      expect(second).toBeGreaterThanOrEqual(1_600);
+      expect(second).toBeLessThanOrEqual(2_400);
+    });
+
+    it('dead-letters and records failed after the last attempt', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 2, claimedBy: null, claimedUntil: T0 + LEASE });
+      s.callback.results = [fail500];
+      expect(await s.service.handle(s.msg(T0, 3))).toBe('failed');
+      expect(s.publisher.retries).toHaveLength(0);
+      expect(s.publisher.deadLetters).toHaveLength(1);
+      expect(s.publisher.deadLetters[0].message).toEqual(s.msg(T0, 3));
+      expect(s.publisher.deadLetters[0].properties).toMatchObject({ 'x-timer-error': 'HTTP 500', 'x-timer-attempts': '3', 'x-timer-http-status': '500' });
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Failed, attempt: 3 });
+      expect(await value(s.metrics.deadLettered)).toBe(1);
+    });
+
+    it('does not retry a non-retryable failure (4xx, refused private address)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      s.callback.results = [{ ok: false, costMs: 0, error: 'refusing private address 127.0.0.1', retryable: false }];
+      expect(await s.service.handle(s.msg(T0))).toBe('failed');
+      expect(s.publisher.retries).toHaveLength(0);
+      expect(s.publisher.deadLetters[0].properties['x-timer-reason']).toBe('not retryable');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Failed, attempt: 1 });
+    });
+
+    it('drops its outcome when the claim passed to another executor (fenced)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      const steal = s.fires.recordOutcomes.bind(s.fires);
+      s.fires.recordOutcomes = async (os) => {
+        s.fires.row('7', T0)!.claimedBy = 'thief';
+        return steal(os);
+      };
+      expect(await s.service.handle(s.msg(T0))).toBe('fenced');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Running, claimedBy: 'thief' });
+      expect(await value(s.metrics.fenced)).toBe(1);
+    });
+  });
+
+  describe('definition cache', () => {
+    it('uses a cached definition within the TTL and reloads it after', async () => {
+      const s = setup();
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.clock.current += 1_999;
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
+      s.clock.current += 1;
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled);
+    });
+
+    it('shares one load among concurrent misses', async () => {
+      const s = setup();
+      let loads = 0;
+      const orig = s.fires.definition.bind(s.fires);
+      s.fires.definition = async (id) => {
+        loads++;
+        return orig(id);
+      };
+      await Promise.all([s.cache.get('7'), s.cache.get('7'), s.cache.get('7')]);
+      expect(loads).toBe(1);
+    });
+
+    it('prefetches the timers with pending fires due within step2', async () => {
+      const s = setup();
+      s.fires.defs.set('8', timerDef('8'));
+      s.fires.defs.set('9', timerDef('9'));
+      s.fires.addRow('8', T0 + 30_000);
+      s.fires.addRow('9', T0 + 90_000);
+      expect(await s.cache.prefetch()).toBe(1);
+      let loads = 0;
+      s.fires.definition = async () => {
+        loads++;
+        return null;
+      };
+      expect((await s.cache.get('8'))?.timer.id).toBe('8');
+      expect(loads).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,91 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { FireOutcome, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
+import { Clock, CLOCK } from '../common/clock';
+import { ExecutorConfig } from '../config/executor.env';
+import { ExecutorMetrics } from './executor.metrics';
+
+interface Pending {
+  outcome: FireOutcome;
+  resolve: (applied: boolean) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Attempts of one batch write before its callers get the error (their messages are then nacked). */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Writes fire outcomes in batches: a batch is written `TIMER_EXECUTOR_FLUSH_MS` after its first row,
+ * or at once when it reaches 500 rows (one statement). `record` resolves only once the row is written
+ * (with whether the claim still held), so a message is acked only after its outcome is durable.
+ */
+@Injectable()
+export class OutcomeRecorder implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutcomeRecorder.name);
+  private buffer: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly writing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly fires: FireRepository,
+    private readonly config: ExecutorConfig,
+    private readonly metrics: ExecutorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Queues the outcome; resolves true once written, false when the claim had passed to someone else. */
+  record(outcome: FireOutcome): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.buffer.push({ outcome, resolve, reject });
+      if (this.buffer.length >= OUTCOME_CHUNK) this.flushNow();
+      else if (!this.timer) this.timer = setTimeout(() => this.flushNow(), this.config.flushMs);
+    });
+  }
+
+  /** Writes what is queued and waits for every write in progress. */
+  async flush(): Promise<void> {
+    if (this.buffer.length > 0) this.flushNow();
+    while (this.writing.size > 0) await Promise.allSettled([...this.writing]);
+  }
+
+  /** Rows queued and not yet handed to a write. */
+  get queued(): number {
+    return this.buffer.length;
+  }
+
+  // The transport drains in-flight handlers (each waits for its row) before Nest shuts down; this
+  // covers anything still queued, before the DataSource closes (it closes in onApplicationShutdown).
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private flushNow(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, OUTCOME_CHUNK);
+      const w = this.write(batch).finally(() => this.writing.delete(w));
+      this.writing.add(w);
+    }
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    const started = this.clock.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const applied = await this.fires.recordOutcomes(batch.map((p) => p.outcome));
+        this.metrics.flushSize.observe(batch.length);
+        this.metrics.flushDuration.observe(this.clock.now() - started);
+        batch.forEach((p, i) => p.resolve(applied[i] ?? false));
+        return;
+      } catch (e) {
+        if (attempt >= WRITE_ATTEMPTS) {
+          this.logger.error(`writing ${batch.length} fire outcomes failed ${attempt} times; their messages are nacked: ${(e as Error).message}`);
+          batch.forEach((p) => p.reject(e));
+          return;
+        }
+        this.logger.warn(`writing ${batch.length} fire outcomes failed (attempt ${attempt}), retrying: ${(e as Error).message}`);
+        await this.clock.sleep(100 * 2 ** attempt);
+      }
+    }
+  }
+}

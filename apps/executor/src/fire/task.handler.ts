@@ -1,0 +1,25 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { TOPICS } from '@timer/contracts';
+import { PulsarContext } from '@timer/pulsar-transport';
+import { FireService } from './fire.service';
+
+/**
+ * Task messages from the trigger (`timer-tasks`) and the executor's own retries and rechecks
+ * (`timer-task-retries`). The transport acks when the returned promise resolves (the outcome is
+ * written) and nacks when it rejects.
+ */
+@Controller()
+export class TaskHandler {
+  constructor(private readonly fires: FireService) {}
+
+  @EventPattern(TOPICS.tasks)
+  async onTask(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
+    await this.fires.handle(data, ctx.getProperties());
+  }
+
+  @EventPattern(TOPICS.retries)
+  async onRetry(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
+    await this.fires.handle(data, ctx.getProperties());
+  }
+}

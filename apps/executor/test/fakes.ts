@@ -1,0 +1,187 @@
+import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
+import type { TaskMessage } from '@timer/contracts';
+import { FireClaimRequest, FireKey, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
+import type { Clock } from '../src/common/clock';
+
+/** A clock the test moves by hand; `sleep` advances it instead of waiting. */
+export class FakeClock implements Clock {
+  readonly sleeps: number[] = [];
+  constructor(public current: number) {}
+  now(): number {
+    return this.current;
+  }
+  async sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    this.current += Math.max(0, ms);
+  }
+}
+
+export interface FakeRow extends FireState {
+  app: string;
+  timerId: string;
+  runAt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  latenessMs: number | null;
+  error: string | null;
+  output: string | null;
+}
+
+const key = (k: FireKey) => `${k.timerId}-${k.runAt}`;
+
+/**
+ * The tasks table in memory, with the same claim and fenced-write rules as FireRepository's SQL
+ * (libs/dal/test/fire.repository.int-spec.ts checks the SQL against MariaDB).
+ */
+export class FakeFires {
+  readonly rows = new Map<string, FakeRow>();
+  readonly defs = new Map<string, TimerDefinition>();
+  claims = 0;
+  stateReads = 0;
+
+  addRow(timerId: string, runAt: number, patch: Partial<FakeRow> = {}): FakeRow {
+    const row: FakeRow = {
+      app: 'app',
+      timerId,
+      runAt,
+      status: TaskStatus.Pending,
+      attempt: 0,
+      claimedBy: null,
+      claimedUntil: null,
+      httpStatus: null,
+      costMs: null,
+      latenessMs: null,
+      error: null,
+      output: null,
+      ...patch,
+    };
+    this.rows.set(key(row), row);
+    return row;
+  }
+
+  row(timerId: string, runAt: number): FakeRow | undefined {
+    return this.rows.get(key({ timerId, runAt }));
+  }
+
+  async claim(c: FireClaimRequest): Promise<boolean> {
+    this.claims++;
+    const r = this.rows.get(key(c));
+    if (!r) return false;
+    const m = c.attempt;
+    const until = r.claimedUntil ?? 0;
+    const ok =
+      (r.status === TaskStatus.Pending && r.attempt === m - 1) ||
+      (r.status === TaskStatus.Running && r.attempt === m - 1 && (r.claimedBy === null || until < c.nowMs)) ||
+      (r.status === TaskStatus.Running && r.attempt === m && until < c.nowMs);
+    if (ok) Object.assign(r, { status: TaskStatus.Running, attempt: m, claimedBy: c.token, claimedUntil: c.nowMs + c.leaseMs });
+    return ok;
+  }
+
+  async state(k: FireKey): Promise<FireState | null> {
+    this.stateReads++;
+    const r = this.rows.get(key(k));
+    return r ? { status: r.status, attempt: r.attempt, claimedBy: r.claimedBy, claimedUntil: r.claimedUntil } : null;
+  }
+
+  async recordOutcomes(os: FireOutcome[]): Promise<boolean[]> {
+    return os.map((o) => {
+      const r = this.rows.get(key(o));
+      if (!r || r.claimedBy !== o.token || r.attempt !== o.attempt) return false;
+      Object.assign(r, {
+        status: o.status,
+        httpStatus: o.httpStatus,
+        costMs: o.costMs,
+        latenessMs: o.latenessMs,
+        error: o.error,
+        output: o.output,
+        claimedBy: o.claimedBy,
+        claimedUntil: o.claimedUntil,
+      });
+      return true;
+    });
+  }
+
+  async definition(id: string): Promise<TimerDefinition | null> {
+    return this.defs.get(id) ?? null;
+  }
+
+  async definitionsDueBetween(from: number, to: number): Promise<TimerDefinition[]> {
+    const ids = new Set([...this.rows.values()].filter((r) => r.status === TaskStatus.Pending && r.runAt >= from && r.runAt < to).map((r) => r.timerId));
+    return [...ids].map((id) => this.defs.get(id)).filter((d): d is TimerDefinition => d !== undefined);
+  }
+
+  /** TaskRepository.insertIgnore */
+  async insertIgnore(rows: NewTask[]): Promise<number> {
+    let n = 0;
+    for (const r of rows) {
+      if (this.rows.has(key(r))) continue;
+      this.addRow(r.timerId, r.runAt, { app: r.app });
+      n++;
+    }
+    return n;
+  }
+}
+
+export function timerDef(id: string, patch: Partial<TimerEntity> = {}, signingSecret: string | null = null): TimerDefinition {
+  const timer = Object.assign(new TimerEntity(), {
+    id,
+    app: 'app',
+    name: `t${id}`,
+    liveName: `t${id}`,
+    cron: '* * * * * *',
+    runAt: null,
+    timeZone: 'UTC',
+    notifyHttpParam: { url: 'http://127.0.0.1:1/hook', method: 'POST', body: '{"x":1}' },
+    status: TimerStatus.Enabled,
+    maxAttempts: 3,
+    backoffMs: 1000,
+    misfirePolicy: 'fire_late',
+    version: 1,
+    deletedAt: null,
+    ...patch,
+  });
+  return { timer, signingSecret };
+}
+
+export class FakeCallback {
+  readonly calls: { req: CallbackRequest; fire: FireIdentity; secret?: string }[] = [];
+  results: CallbackResult[] = [];
+  fallback: CallbackResult = { ok: true, status: 200, costMs: 3, output: 'ok', retryable: false };
+
+  async deliver(req: CallbackRequest, fire: FireIdentity, secret?: string): Promise<CallbackResult> {
+    this.calls.push({ req, fire, secret });
+    return this.results.shift() ?? this.fallback;
+  }
+}
+
+export class FakePublisher {
+  readonly retries: { message: TaskMessage; at: number }[] = [];
+  readonly deferred: { message: TaskMessage; at: number; recheck: boolean }[] = [];
+  readonly deadLetters: { message: TaskMessage; properties: Record<string, string> }[] = [];
+
+  async retry(message: TaskMessage, at: number): Promise<void> {
+    this.retries.push({ message, at });
+  }
+  async defer(message: TaskMessage, at: number, recheck: boolean): Promise<void> {
+    this.deferred.push({ message, at, recheck });
+  }
+  async deadLetter(message: TaskMessage, properties: Record<string, string>): Promise<void> {
+    this.deadLetters.push({ message, properties });
+  }
+}
+
+export class FakeBloom {
+  readonly items = new Set<string>();
+  fail = false;
+  async add(item: string): Promise<boolean> {
+    const had = this.items.has(item);
+    this.items.add(item);
+    return had;
+  }
+  async mightContain(item: string): Promise<boolean> {
+    if (this.fail) throw new Error('redis down');
+    return this.items.has(item);
+  }
+}
+
+export type StatusValue = TaskStatusValue;

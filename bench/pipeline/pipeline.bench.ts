@@ -1,0 +1,519 @@
+/**
+ * Firing-pipeline benchmark (a command, not a test).
+ *
+ *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
+ *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
+ *        [--ceiling-seconds 5] [--skip ours,bullmq,ceiling]
+ *
+ * Starts its own stack (the five built roles as processes, a fresh database, Redis key prefix and
+ * Pulsar namespace; see e2e/support/stack.ts) and a local receiver, then:
+ *  1. ours: R every-second timers ("* * * * * *"), so R fires/s, all due on whole seconds (a burst
+ *     of R callbacks every second). `--setup api` creates and enables them through the REST API
+ *     (enable pre-creates the fires); `--setup bulk` inserts enabled timer rows in MySQL before the
+ *     roles start and lets the migrator expand them (for rates where the API setup is slow). Measures
+ *     S seconds of fires after a warm-up: lateness (receive - X-Timer-Scheduled-At), duplicates,
+ *     missed = expected - delivered, CPU seconds per role and per server process.
+ *  2. bullmq: the same schedule through BullMQ 5 on the same Redis (own prefix): one delayed job per
+ *     fire (jobId `<timer>-<runAt>`, delay to its second), added before the window, worked by
+ *     --bullmq-workers child processes (concurrency --bullmq-concurrency each) making the same HTTP
+ *     call (same X-Timer-* headers, undici keep-alive). Same accounting.
+ *  3. ceiling: a bare keep-alive HTTP loop (64 connections, child process) to the same receiver.
+ * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import Redis from 'ioredis';
+import { Agent, request } from 'undici';
+import { Delivery, infra, nextSecond, percentiles, Percentiles, procCpuSeconds, Receiver, shortId, sleep, sleepUntil, Stack } from '../../e2e/support';
+import { drawLineChart } from './chart';
+
+const ROOT = join(__dirname, '..', '..').replace(/[\\/]dist$/, '');
+const RESULTS = join(ROOT, 'bench', 'results');
+
+interface Args {
+  rate: number;
+  duration: number;
+  warmup: number;
+  setup: 'api' | 'bulk';
+  windowMinutes: number;
+  bullmqWorkers: number;
+  bullmqConcurrency: number;
+  ceilingSeconds: number;
+  skip: Set<string>;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, skip: new Set() };
+  let setupGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new Error(`missing value for ${flag}`);
+    const num = () => {
+      const n = Number(value);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`bad ${flag} ${value}`);
+      return n;
+    };
+    switch (flag) {
+      case '--rate': a.rate = Math.round(num()); break;
+      case '--duration': a.duration = num(); break;
+      case '--warmup': a.warmup = num(); break;
+      case '--window-minutes': a.windowMinutes = num(); break;
+      case '--bullmq-workers': a.bullmqWorkers = num(); break;
+      case '--bullmq-concurrency': a.bullmqConcurrency = num(); break;
+      case '--ceiling-seconds': a.ceilingSeconds = num(); break;
+      case '--skip': a.skip = new Set(value.split(',')); break;
+      case '--setup':
+        if (value !== 'api' && value !== 'bulk') throw new Error(`bad --setup ${value}`);
+        a.setup = value;
+        setupGiven = true;
+        break;
+      default:
+        throw new Error(`unknown argument ${flag}`);
+    }
+  }
+  if (!setupGiven && a.rate > 2000) a.setup = 'bulk';
+  if (a.rate < 1 || a.duration < 1) throw new Error('--rate and --duration must be >= 1');
+  return a;
+}
+
+const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+const round = (n: number, d = 1) => (Number.isFinite(n) ? Number(n.toFixed(d)) : null);
+
+/** Accounting of the deliveries of one schedule: R timers x every second of [from, to). */
+class Collector {
+  readonly seen = new Map<string, number>();
+  readonly lateness: number[] = [];
+  readonly perSecond: number[][];
+  early = 0;
+  outside = 0;
+  received = 0;
+  lastAt = 0;
+  intervalLate: number[] = [];
+
+  constructor(
+    readonly from: number,
+    readonly to: number,
+    readonly rate: number,
+  ) {
+    this.perSecond = Array.from({ length: Math.ceil((to - from) / 1000) }, () => []);
+  }
+
+  add(d: Delivery): void {
+    this.received++;
+    this.lastAt = d.receivedAt;
+    if (!(d.scheduledAt >= this.from && d.scheduledAt < this.to)) {
+      this.outside++;
+      return;
+    }
+    const n = this.seen.get(d.fireId) ?? 0;
+    this.seen.set(d.fireId, n + 1);
+    if (n > 0) return;
+    const late = d.receivedAt - d.scheduledAt;
+    if (late < 0) this.early++;
+    this.lateness.push(late);
+    this.intervalLate.push(late);
+    this.perSecond[Math.floor((d.scheduledAt - this.from) / 1000)].push(late);
+  }
+
+  get expected(): number {
+    return this.rate * this.perSecond.length;
+  }
+  get delivered(): number {
+    return this.seen.size;
+  }
+  get duplicates(): number {
+    let n = 0;
+    for (const c of this.seen.values()) n += c - 1;
+    return n;
+  }
+
+  result(): RunResult {
+    return {
+      rate_per_s: this.rate,
+      window_s: this.perSecond.length,
+      expected: this.expected,
+      delivered: this.delivered,
+      missed: this.expected - this.delivered,
+      duplicates: this.duplicates,
+      early: this.early,
+      delivered_per_s: round(this.delivered / this.perSecond.length),
+      lateness_ms: roundP(percentiles(this.lateness)),
+      lateness_by_second: this.perSecond.map((l) => {
+        const p = percentiles(l);
+        return { n: l.length, p50: round(p.p50, 0), p99: round(p.p99, 0), max: round(p.max, 0) };
+      }),
+    };
+  }
+}
+
+interface RunResult {
+  rate_per_s: number;
+  window_s: number;
+  expected: number;
+  delivered: number;
+  missed: number;
+  duplicates: number;
+  early: number;
+  delivered_per_s: number | null;
+  lateness_ms: Record<keyof Percentiles, number | null>;
+  lateness_by_second: { n: number; p50: number | null; p99: number | null; max: number | null }[];
+  cpu_s_by_role?: Record<string, number>;
+  cpu_s_by_server?: Record<string, number>;
+  notes?: string[];
+}
+
+const roundP = (p: Percentiles) => ({ p50: round(p.p50), p95: round(p.p95), p99: round(p.p99), max: round(p.max) });
+
+/** PIDs of the shared servers on this machine, for CPU accounting (MariaDB, Redis, the Pulsar JVM). */
+function serverPids(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') out.mariadb = Number(entry);
+      else if (comm === 'redis-server') out.redis = Number(entry);
+      else if (comm === 'java' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('PulsarStandaloneStarter')) out.pulsar = Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+class CpuMeter {
+  private readonly start: Record<string, number> = {};
+  constructor(private readonly sources: () => Record<string, number | undefined>) {
+    Object.assign(this.start, this.read());
+  }
+  read(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(this.sources())) if (v !== undefined) out[k] = v;
+    return out;
+  }
+  since(): Record<string, number> {
+    const now = this.read();
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(now)) out[k] = Number((v - (this.start[k] ?? 0)).toFixed(2));
+    return out;
+  }
+}
+
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** Progress every 2 s until `until`; then waits until deliveries stop (3 s quiet) or `maxSettleMs`. */
+async function watch(label: string, c: Collector, until: number, maxSettleMs: number): Promise<void> {
+  let last = c.received;
+  let lastT = Date.now();
+  const tick = () => {
+    const now = Date.now();
+    const due = Math.max(0, Math.min(c.perSecond.length, Math.floor((now - 500 - c.from) / 1000))) * c.rate;
+    const p = percentiles(c.intervalLate);
+    c.intervalLate = [];
+    log(
+      `${label}: ${Math.round(((c.received - last) * 1000) / (now - lastT))}/s received, window ${c.delivered}/${c.expected} delivered, ` +
+        `behind ${Math.max(0, due - c.delivered)}, dup ${c.duplicates}, lateness p50 ${round(p.p50, 0)} p99 ${round(p.p99, 0)} ms, load ${loadavg()[0].toFixed(2)}`,
+    );
+    last = c.received;
+    lastT = now;
+  };
+  while (Date.now() < until) {
+    await sleep(Math.min(2000, until - Date.now()));
+    tick();
+  }
+  const deadline = Date.now() + maxSettleMs;
+  while (c.delivered < c.expected && Date.now() < deadline && Date.now() - c.lastAt < 3000) {
+    await sleep(1000);
+  }
+  await sleep(2000);
+  tick();
+}
+
+async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
+  const notes: string[] = [];
+  const hook = { url: receiver.url('/ours'), method: 'POST', body: '{"bench":true}' };
+  const app = 'bench';
+  log(`ours: starting the stack (setup ${args.setup}, window ${args.windowMinutes} min)`);
+  const stack = await Stack.start({
+    id: shortId('bench'),
+    env: { TIMER_WINDOW_MINUTES: String(args.windowMinutes), TIMER_LOG_LEVEL: 'warn' },
+    beforeRoles:
+      args.setup === 'bulk'
+        ? async (s) => {
+            const t0 = Date.now();
+            await s.sql('INSERT IGNORE INTO apps (app) VALUES (?)', [app]);
+            for (let i = 0; i < args.rate; i += 1000) {
+              const rows = [];
+              for (let k = i; k < Math.min(args.rate, i + 1000); k++) rows.push([app, `t${k}`, `t${k}`, '* * * * * *', 'UTC', JSON.stringify(hook), 2]);
+              await s.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
+            }
+            notes.push(`bulk-inserted ${args.rate} enabled timers in ${Date.now() - t0} ms; the migrator expanded them`);
+          }
+        : undefined,
+  });
+  try {
+    log(`ours: roles healthy (logs in ${stack.logDir})`);
+    if (args.setup === 'api') {
+      const t0 = Date.now();
+      let next = 0;
+      let done = 0;
+      const worker = async () => {
+        for (;;) {
+          const i = next++;
+          if (i >= args.rate) return;
+          await stack.api.createEnabled({ app, name: `t${i}`, cron: '* * * * * *', notifyHTTPParam: hook });
+          if (++done % 500 === 0) log(`ours: ${done}/${args.rate} timers created and enabled`);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+      const ms = Date.now() - t0;
+      notes.push(`created+enabled ${args.rate} timers through the API in ${ms} ms (${Math.round((args.rate * 1000) / ms)} timers/s, 16 concurrent clients)`);
+      log(`ours: ${notes[notes.length - 1]}`);
+    }
+    // Wait until the fires of the whole window exist (enable pre-creates them; bulk: the migrator).
+    let from = 0;
+    let to = 0;
+    const ready = Date.now() + 300_000;
+    for (;;) {
+      from = nextSecond(args.warmup * 1000);
+      to = from + args.duration * 1000;
+      const [a] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [from]);
+      const [b] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [to - 1000]);
+      if (Number(a.n) >= args.rate && Number(b.n) >= args.rate) break;
+      if (Date.now() > ready) throw new Error(`fires of the window not created within 5 min (${a.n}/${b.n} of ${args.rate})`);
+      log(`ours: waiting for the fires of the window to exist (${a.n} and ${b.n} of ${args.rate})`);
+      await sleep(3000);
+    }
+    const c = new Collector(from, to, args.rate);
+    onDelivery.fn = (d) => c.add(d);
+    await sleepUntil(from - 100);
+    const servers = serverPids();
+    const cpu = new CpuMeter(() => ({ ...stack.cpuSeconds(), receiver: selfCpu() }));
+    const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
+    log(`ours: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s`);
+    await watch('ours', c, to + 500, 60_000);
+    const res = c.result();
+    res.cpu_s_by_role = cpu.since();
+    res.cpu_s_by_server = srvCpu.since();
+    res.notes = notes;
+    // Where the time goes: the executor's own numbers (records), and the broker topics.
+    const [rec] = await stack.sql<Record<string, number>>(
+      'SELECT COUNT(*) AS n, AVG(lateness_ms) AS avg_late, MAX(lateness_ms) AS max_late, AVG(cost_ms) AS avg_cost, SUM(status = 2) AS ok, SUM(status = 4) AS missed, SUM(status = 0) AS pending FROM tasks WHERE run_at >= ? AND run_at < ?',
+      [from, to],
+    );
+    notes.push(`task records of the window: ${JSON.stringify(Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, v === null ? null : Number(v)])))}`);
+    onDelivery.fn = undefined;
+    return res;
+  } finally {
+    log('ours: stopping the stack');
+    await stack.stop();
+  }
+}
+
+async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
+  const redisUrl = infra().redisUrl;
+  const prefix = `bull-${shortId('b')}`;
+  const queueName = 'fires';
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue(queueName, { connection, prefix });
+  const workers: ChildProcess[] = [];
+  const notes: string[] = [];
+  try {
+    const total = args.rate * args.duration;
+    const estimateMs = Math.ceil(total / 10) + 3000; // ~10k jobs/s when adding in bulk
+    const from = nextSecond(Math.max(args.warmup * 1000, estimateMs));
+    const to = from + args.duration * 1000;
+    log(`bullmq: adding ${total} delayed jobs (one per fire) under prefix ${prefix}`);
+    const t0 = Date.now();
+    for (let s = from; s < to; s += 1000) {
+      for (let i = 0; i < args.rate; i += 1000) {
+        const jobs = [];
+        for (let k = i; k < Math.min(args.rate, i + 1000); k++) {
+          jobs.push({ name: 'fire', data: { timerId: `b${k}`, runAt: s }, opts: { jobId: `b${k}-${s}`, delay: Math.max(0, s - Date.now()), removeOnComplete: true, removeOnFail: true } });
+        }
+        await queue.addBulk(jobs);
+      }
+    }
+    const addMs = Date.now() - t0;
+    notes.push(`added ${total} delayed jobs in ${addMs} ms (${Math.round((total * 1000) / addMs)} jobs/s)`);
+    if (Date.now() > from) notes.push(`adding overran the window start by ${Date.now() - from} ms: the first fires were late from the start`);
+    log(`bullmq: ${notes.join('; ')}`);
+    for (let w = 0; w < args.bullmqWorkers; w++) {
+      workers.push(fork(__filename, ['--as', 'bullmq-worker', redisUrl, prefix, queueName, String(args.bullmqConcurrency), receiver.url('/bullmq')], { stdio: 'inherit' }));
+    }
+    const c = new Collector(from, to, args.rate);
+    onDelivery.fn = (d) => c.add(d);
+    await sleepUntil(from - 100);
+    const servers = serverPids();
+    const cpu = new CpuMeter(() => ({ ...Object.fromEntries(workers.map((w, i) => [`bullmq-worker-${i}`, procCpuSeconds(w.pid)])), receiver: selfCpu() }));
+    const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
+    log(`bullmq: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s (${args.bullmqWorkers} workers x concurrency ${args.bullmqConcurrency})`);
+    await watch('bullmq', c, to + 500, 60_000);
+    const res = c.result();
+    res.cpu_s_by_role = cpu.since();
+    res.cpu_s_by_server = srvCpu.since();
+    res.notes = notes;
+    onDelivery.fn = undefined;
+    return res;
+  } finally {
+    for (const w of workers) w.kill('SIGTERM');
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+async function runCeiling(args: Args, receiver: Receiver): Promise<{ rate_per_s: number; connections: number; seconds: number }> {
+  const connections = 64;
+  const child = fork(__filename, ['--as', 'ceiling', receiver.url('/ceiling'), String(args.ceilingSeconds + 1), String(connections)], { stdio: 'inherit' });
+  await sleep(1000); // let it connect
+  const start = receiver.requests;
+  const t0 = Date.now();
+  await sleep(args.ceilingSeconds * 1000);
+  const n = receiver.requests - start;
+  const secs = (Date.now() - t0) / 1000;
+  await new Promise((r) => child.once('exit', r));
+  return { rate_per_s: Math.round(n / secs), connections, seconds: args.ceilingSeconds };
+}
+
+// ---- child processes -------------------------------------------------------------------------
+
+async function bullmqWorker(redisUrl: string, prefix: string, queueName: string, concurrency: number, url: string): Promise<void> {
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const worker = new Worker(
+    queueName,
+    async (job) => {
+      const { timerId, runAt } = job.data as { timerId: string; runAt: number };
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        body: '{"bench":true}',
+        headers: {
+          'x-timer-id': timerId,
+          'x-timer-fire-id': `${timerId}-${runAt}`,
+          'x-timer-scheduled-at': String(runAt),
+          'x-timer-attempt': String(job.attemptsMade + 1),
+        },
+      });
+      await res.body.dump();
+      if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
+    },
+    { connection, prefix, concurrency, drainDelay: 1 },
+  );
+  process.once('SIGTERM', () => {
+    void worker.close().finally(() => process.exit(0));
+  });
+}
+
+async function ceilingLoop(url: string, seconds: number, connections: number): Promise<void> {
+  const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
+  const end = Date.now() + seconds * 1000;
+  const loop = async () => {
+    while (Date.now() < end) {
+      const res = await request(url, { method: 'POST', body: '{"bench":true}', dispatcher: agent });
+      await res.body.dump();
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  await agent.close();
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult, ceiling?: { rate_per_s: number }): string {
+  const row = (name: string, x?: RunResult) =>
+    x
+      ? `| ${name} | ${x.rate_per_s} | ${x.delivered_per_s} | ${x.expected} | ${x.delivered} | ${x.missed} | ${x.duplicates} | ${x.early} | ${x.lateness_ms.p50} | ${x.lateness_ms.p95} | ${x.lateness_ms.p99} | ${x.lateness_ms.max} | ${Object.values(x.cpu_s_by_role ?? {}).reduce((a, b) => a + b, 0).toFixed(1)} |`
+      : `| ${name} | not run | | | | | | | | | | | |`;
+  const cpuTable = (x?: RunResult) =>
+    x ? Object.entries({ ...x.cpu_s_by_role, ...x.cpu_s_by_server }).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ') : '';
+  return [
+    `# Pipeline benchmark ${r.timestamp}`,
+    '',
+    `${r.machine}; schedule: ${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s.`,
+    '',
+    '| system | rate/s | delivered/s | expected | delivered | missed | duplicates | early | p50 ms | p95 ms | p99 ms | max ms | client CPU s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    row('ours', ours),
+    row('bullmq', bull),
+    `| ceiling (bare HTTP loop) | ${ceiling?.rate_per_s ?? 'not run'} | | | | | | | | | | | |`,
+    '',
+    `CPU seconds during the window, ours: ${cpuTable(ours)}`,
+    '',
+    `CPU seconds during the window, bullmq: ${cpuTable(bull)}`,
+    '',
+    ...(ours?.notes ?? []).map((n) => `- ours: ${n}`),
+    ...(bull?.notes ?? []).map((n) => `- bullmq: ${n}`),
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--as') {
+    if (argv[1] === 'bullmq-worker') return bullmqWorker(argv[2], argv[3], argv[4], Number(argv[5]), argv[6]);
+    if (argv[1] === 'ceiling') return ceilingLoop(argv[2], Number(argv[3]), Number(argv[4]));
+    throw new Error(`unknown child ${argv[1]}`);
+  }
+  const args = parseArgs(argv);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const hooks: { fn?: (d: Delivery) => void } = {};
+  const receiver = await Receiver.start({ record: false, onDelivery: (d) => hooks.fn?.(d) });
+  log(`receiver on ${receiver.url()}; rate ${args.rate}/s, duration ${args.duration} s, ${cpus().length} cores, load ${loadavg()[0].toFixed(2)}`);
+  let ours: RunResult | undefined;
+  let bull: RunResult | undefined;
+  let ceiling: { rate_per_s: number; connections: number; seconds: number } | undefined;
+  const errors: string[] = [];
+  try {
+    if (!args.skip.has('ours')) ours = await runOurs(args, receiver, hooks).catch((e: Error) => (errors.push(`ours: ${e.message}`), undefined));
+    if (!args.skip.has('bullmq')) bull = await runBullmq(args, receiver, hooks).catch((e: Error) => (errors.push(`bullmq: ${e.message}`), undefined));
+    if (!args.skip.has('ceiling')) ceiling = await runCeiling(args, receiver);
+  } finally {
+    await receiver.close();
+  }
+  const strip = (x?: RunResult) => x && { ...x, lateness_by_second: x.lateness_by_second };
+  const result = {
+    timestamp: stamp,
+    machine: `${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`,
+    rate_per_s: args.rate,
+    duration_s: args.duration,
+    setup: args.setup,
+    window_minutes: args.windowMinutes,
+    ...(ours ?? {}),
+    peers: { bullmq: strip(bull) ?? null, ceiling: ceiling ?? null },
+    errors,
+  };
+  mkdirSync(RESULTS, { recursive: true });
+  const base = join(RESULTS, `pipeline-${stamp}`);
+  writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(`${base}.md`, markdown(result, ours, bull, ceiling));
+  const series = [];
+  if (ours) {
+    series.push({ label: 'ours p50', color: [30, 90, 200] as [number, number, number], values: ours.lateness_by_second.map((s) => s.p50 ?? NaN) });
+    series.push({ label: 'ours p99', color: [200, 40, 40] as [number, number, number], values: ours.lateness_by_second.map((s) => s.p99 ?? NaN) });
+  }
+  if (bull) {
+    series.push({ label: 'bullmq p50', color: [30, 150, 60] as [number, number, number], values: bull.lateness_by_second.map((s) => s.p50 ?? NaN), dashed: true });
+    series.push({ label: 'bullmq p99', color: [220, 130, 0] as [number, number, number], values: bull.lateness_by_second.map((s) => s.p99 ?? NaN), dashed: true });
+  }
+  drawLineChart(`${base}.png`, `lateness per second at ${args.rate}/s`, 'second of the window', 'ms', series);
+  log(`wrote ${base}.json, .md, .png`);
+  process.stdout.write(markdown(result, ours, bull, ceiling));
+  if (errors.length) {
+    process.stderr.write(`errors:\n${errors.join('\n')}\n`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`pipeline bench: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+/** Request bodies of the public API (seed 4.6 plus the extensions the API role adds). */
+export interface NotifyHttpParam {
+  url: string;
+  method: string;
+  header?: Record<string, string[]>;
+  body?: string;
+}
+
+export interface NewTimer {
+  app: string;
+  name: string;
+  cron?: string;
+  /** One-shot instant, epoch ms. */
+  runAt?: number;
+  timeZone?: string;
+  notifyHTTPParam: NotifyHttpParam;
+  retryPolicy?: { maxAttempts?: number; backoffMs?: number };
+  misfirePolicy?: 'fire_late' | 'skip';
+}
+
+export interface TaskRecord {
+  fireId: string;
+  timerID: number;
+  app: string;
+  runAt: number;
+  /** 0 pending, 1 running, 2 succeeded, 3 failed, 4 missed. */
+  status: number;
+  attempt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  latenessMs: number | null;
+  error: string | null;
+  output: string | null;
+}
+
+export class ApiCallError extends Error {
+  constructor(
+    readonly route: string,
+    readonly httpStatus: number,
+    readonly body: unknown,
+  ) {
+    super(`${route}: HTTP ${httpStatus} ${JSON.stringify(body)}`);
+  }
+}
+
+/** A small client of the timer REST API (`code` 0 is success; anything else throws ApiCallError). */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token?: string,
+  ) {}
+
+  async createTimer(t: NewTimer): Promise<string> {
+    const res = await this.call<{ id: number | string }>('POST', '/api/timer/v1/def', t);
+    return String(res.id);
+  }
+
+  async enable(app: string, id: string): Promise<{ changed: boolean; fires: number; until: number }> {
+    return (await this.call<{ data: { changed: boolean; fires: number; until: number } }>('POST', '/api/timer/v1/enable', { id, app })).data;
+  }
+
+  async unable(app: string, id: string): Promise<void> {
+    await this.call('POST', '/api/timer/v1/unable', { id, app });
+  }
+
+  async deleteTimer(app: string, id: string): Promise<void> {
+    await this.call('DELETE', '/api/timer/v1/def', { id, app });
+  }
+
+  async getTimer(app: string, id: string): Promise<Record<string, unknown>> {
+    return (await this.call<{ data: Record<string, unknown> }>('GET', `/api/timer/v1/def?${new URLSearchParams({ id, app })}`)).data;
+  }
+
+  /** One page of a timer's fire records, latest run time first. */
+  async records(app: string, timerId: string, opts: { status?: number; pageIndex?: number; pageSize?: number } = {}): Promise<{ data: TaskRecord[]; total: number }> {
+    const q = new URLSearchParams({ app, timerID: timerId, pageIndex: String(opts.pageIndex ?? 1), pageSize: String(opts.pageSize ?? 100) });
+    if (opts.status !== undefined) q.set('status', String(opts.status));
+    return this.call<{ data: TaskRecord[]; total: number }>('GET', `/api/task/v1/records?${q}`);
+  }
+
+  /** Creates and enables a timer; returns its id. */
+  async createEnabled(t: NewTimer): Promise<string> {
+    const id = await this.createTimer(t);
+    await this.enable(t.app, id);
+    return id;
+  }
+
+  async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    const code = (parsed as { code?: unknown } | null)?.code;
+    if (!res.ok || code !== 0) throw new ApiCallError(`${method} ${path.split('?')[0]}`, res.status, parsed);
+    return parsed as T;
+  }
+}

@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppEntity } from '../entities/app.entity';
+import { TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { TimerEntity } from '../entities/timer.entity';
+import { truncateUtf8 } from '../truncate';
+import { affectedRows, isId } from './query-helpers';
+
+/** A fire's identity. */
+export interface FireKey {
+  timerId: string;
+  /** Epoch ms. */
+  runAt: number;
+}
+
+/** What the executor asks for when it takes a fire for one delivery attempt. */
+export interface FireClaimRequest extends FireKey {
+  /** 1-based attempt the claimer is about to deliver. */
+  attempt: number;
+  /** Unique per claim (not just per process): the fence every later write of this claim carries. */
+  token: string;
+  nowMs: number;
+  /** The claim is held until nowMs + leaseMs; after that another executor may take it over. */
+  leaseMs: number;
+}
+
+/** The claim-relevant columns of a fire. */
+export interface FireState {
+  status: TaskStatusValue;
+  attempt: number;
+  claimedBy: string | null;
+  claimedUntil: number | null;
+}
+
+/**
+ * The outcome of one claimed attempt, written only while the claim is still the writer's (fenced on
+ * `token` and `attempt`). `status` Running means "waiting for the next attempt".
+ */
+export interface FireOutcome extends FireKey {
+  token: string;
+  attempt: number;
+  status: TaskStatusValue;
+  httpStatus: number | null;
+  costMs: number | null;
+  latenessMs: number | null;
+  /** Cut to TASK_ERROR_MAX bytes here; any length may be passed. */
+  error: string | null;
+  /** Cut to TASK_OUTPUT_MAX bytes here; any length may be passed. */
+  output: string | null;
+  /** New claimed_by: the token for a settled fire (who settled it), null while waiting for a retry. */
+  claimedBy: string | null;
+  /** New claimed_until: null for a settled fire, retry time + lease while waiting for a retry. */
+  claimedUntil: number | null;
+}
+
+/** A timer definition as the executor needs it: deleted and disabled ones included, with its app's secret. */
+export interface TimerDefinition {
+  timer: TimerEntity;
+  /** The app's callback signing secret, null when callbacks are not signed. */
+  signingSecret: string | null;
+}
+
+/** Most rows one outcome statement carries. */
+export const OUTCOME_CHUNK = 500;
+
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
+
+/** A value that fits an INT / SMALLINT column, so a wild number never fails the write. */
+function clampInt(v: number | null, min = INT_MIN, max = INT_MAX): number | null {
+  if (v === null || !Number.isFinite(v)) return null;
+  return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+/**
+ * The executor's view of the `tasks` table: the claim that fences duplicate deliveries, batched
+ * outcome writes fenced by the claim, and the timer definitions it calls back with.
+ */
+@Injectable()
+export class FireRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Takes the fire for delivery attempt `attempt` (m) in one atomic UPDATE. It succeeds when the row is
+   * - pending with attempt m-1 (first delivery: m = 1, attempt 0);
+   * - running attempt m-1 and either waiting for this retry (claimed_by NULL, written by the
+   *   previous attempt's outcome) or left by a holder whose lease expired;
+   * - running attempt m with an expired lease: the holder died mid-delivery, this is its redelivery.
+   * Returns false when the fire is settled, held (unexpired) by someone else, or not at this attempt.
+   */
+  async claim(c: FireClaimRequest): Promise<boolean> {
+    if (!isId(c.timerId) || !Number.isSafeInteger(c.runAt) || !Number.isSafeInteger(c.attempt) || c.attempt < 1) return false;
+    const until = c.nowMs + c.leaseMs;
+    const result = await this.dataSource.query(
+      `UPDATE tasks SET status = ?, attempt = ?, claimed_by = ?, claimed_until = ?
+       WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND (
+         (status = ? AND attempt = ?)
+         OR (status = ? AND attempt = ? AND (claimed_by IS NULL OR COALESCE(claimed_until, 0) < ?))
+         OR (status = ? AND attempt = ? AND COALESCE(claimed_until, 0) < ?)
+       )`,
+      [
+        TaskStatus.Running,
+        c.attempt,
+        c.token,
+        until,
+        c.timerId,
+        c.runAt,
+        TaskStatus.Pending,
+        c.attempt - 1,
+        TaskStatus.Running,
+        c.attempt - 1,
+        c.nowMs,
+        TaskStatus.Running,
+        c.attempt,
+        c.nowMs,
+      ],
+    );
+    return affectedRows(result) > 0;
+  }
+
+  /** The claim-relevant state of the fire, or null when it has no row. */
+  async state(key: FireKey): Promise<FireState | null> {
+    if (!isId(key.timerId) || !Number.isSafeInteger(key.runAt)) return null;
+    const rows = (await this.dataSource.query(
+      'SELECT status, attempt, claimed_by, claimed_until FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ?',
+      [key.timerId, key.runAt],
+    )) as { status: number; attempt: number; claimed_by: string | null; claimed_until: string | number | null }[];
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      status: Number(r.status) as TaskStatusValue,
+      attempt: Number(r.attempt),
+      claimedBy: r.claimed_by,
+      claimedUntil: r.claimed_until === null ? null : Number(r.claimed_until),
+    };
+  }
+
+  /**
+   * Writes outcomes, {@link OUTCOME_CHUNK} rows per statement, each only where the row is still held
+   * by the outcome's claim (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
+   * order, whether it was written (false: the claim was lost to another executor meanwhile).
+   * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
+   */
+  async recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
+    const applied: boolean[] = [];
+    for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
+      applied.push(...(await this.recordChunk(outcomes.slice(i, i + OUTCOME_CHUNK))));
+    }
+    return applied;
+  }
+
+  private async recordChunk(chunk: FireOutcome[]): Promise<boolean[]> {
+    const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
+    const rows = chunk.filter((_, i) => valid[i]);
+    if (rows.length === 0) return chunk.map(() => false);
+    const params: unknown[] = [];
+    const selects = rows.map((o, i) => {
+      params.push(
+        o.timerId,
+        o.runAt,
+        o.token,
+        o.attempt,
+        o.status,
+        clampInt(o.httpStatus, -32_768, 32_767),
+        clampInt(o.costMs),
+        clampInt(o.latenessMs),
+        truncateUtf8(o.error, TASK_ERROR_MAX),
+        truncateUtf8(o.output, TASK_OUTPUT_MAX),
+        o.claimedBy,
+        o.claimedUntil,
+      );
+      return i === 0
+        ? `SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at, ? AS token, ? AS attempt, ? AS status, ? AS http_status,
+             ? AS cost_ms, ? AS lateness_ms, ? AS error, ? AS output, ? AS claimed_by, ? AS claimed_until`
+        : 'SELECT CAST(? AS UNSIGNED), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+    });
+    // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
+    const result = await this.dataSource.query(
+      `UPDATE tasks t JOIN (${selects.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+       SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
+           t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by
+       WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
+      params,
+    );
+    let rowApplied: boolean[];
+    // mysql2 connects with CLIENT_FOUND_ROWS: affectedRows counts matched rows, changed or not.
+    if (affectedRows(result) >= rows.length) {
+      rowApplied = rows.map(() => true);
+    } else {
+      // Some claim was lost (rare): find out which rows now carry what this batch wrote.
+      rowApplied = await Promise.all(
+        rows.map(async (o) => {
+          const s = await this.state(o);
+          return (
+            s !== null &&
+            s.status === o.status &&
+            s.attempt === o.attempt &&
+            s.claimedBy === o.claimedBy &&
+            s.claimedUntil === o.claimedUntil
+          );
+        }),
+      );
+    }
+    let k = 0;
+    return chunk.map((_, i) => (valid[i] ? rowApplied[k++] : false));
+  }
+
+  /** The timer `id` with its app's signing secret, deleted and disabled timers included; null when absent. */
+  async definition(id: string): Promise<TimerDefinition | null> {
+    if (!isId(id)) return null;
+    const found = await this.definitionsWhere('t.id = CAST(:id AS UNSIGNED)', { id });
+    return found[0] ?? null;
+  }
+
+  /**
+   * Definitions (with secrets) of the timers that have pending fires with run_at in [fromMs, toMs),
+   * at most `limit`, in one query: the executor's prefetch of what it will call soon.
+   */
+  async definitionsDueBetween(fromMs: number, toMs: number, limit: number): Promise<TimerDefinition[]> {
+    if (!Number.isSafeInteger(fromMs) || !Number.isSafeInteger(toMs)) throw new RangeError('fromMs and toMs must be integers of epoch ms');
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    return this.definitionsWhere(
+      't.id IN (SELECT k.timer_id FROM tasks k WHERE k.run_at >= :fromMs AND k.run_at < :toMs AND k.status = :pending)',
+      { fromMs, toMs, pending: TaskStatus.Pending },
+      limit,
+    );
+  }
+
+  private async definitionsWhere(where: string, params: Record<string, unknown>, limit?: number): Promise<TimerDefinition[]> {
+    const q = this.dataSource.manager
+      .createQueryBuilder(TimerEntity, 't')
+      .leftJoin(AppEntity, 'a', 'a.app = t.app')
+      .addSelect('a.signing_secret', 'signing_secret')
+      .where(where, params);
+    if (limit !== undefined) q.limit(limit);
+    const { entities, raw } = await q.getRawAndEntities<{ signing_secret: string | null }>();
+    return entities.map((timer, i) => ({ timer, signingSecret: raw[i]?.signing_secret ?? null }));
+  }
+}

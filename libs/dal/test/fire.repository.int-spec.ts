@@ -1,0 +1,177 @@
+import { AppRepository, FireOutcome, FireRepository, TaskRepository, TaskStatus, TimerRepository, TimerStatus, TASK_ERROR_MAX, TASK_OUTPUT_MAX } from '../src';
+import { FreshDatabase, freshDatabase } from './fresh-database';
+
+jest.setTimeout(30_000);
+
+describe('FireRepository against a real MariaDB', () => {
+  let db: FreshDatabase;
+  let fires: FireRepository;
+  let tasks: TaskRepository;
+  let timers: TimerRepository;
+  let timerId: string;
+  const NOW = 1_900_000_000_000;
+  const LEASE = 60_000;
+  let nextRunAt = NOW;
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    fires = new FireRepository(db.dataSource);
+    tasks = new TaskRepository(db.dataSource);
+    timers = new TimerRepository(db.dataSource);
+    const t = await timers.create({ app: 'a', name: 'n', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' }, status: TimerStatus.Enabled });
+    timerId = t.id;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  async function fire(): Promise<number> {
+    const runAt = (nextRunAt += 1_000);
+    await tasks.insertIgnore([{ app: 'a', timerId, runAt }]);
+    return runAt;
+  }
+  const claim = (runAt: number, attempt: number, token: string, nowMs = NOW) => fires.claim({ timerId, runAt, attempt, token, nowMs, leaseMs: LEASE });
+  const outcome = (runAt: number, token: string, attempt: number, patch: Partial<FireOutcome> = {}): FireOutcome => ({
+    timerId,
+    runAt,
+    token,
+    attempt,
+    status: TaskStatus.Succeeded,
+    httpStatus: 200,
+    costMs: 12,
+    latenessMs: 3,
+    error: null,
+    output: 'ok',
+    claimedBy: token,
+    claimedUntil: null,
+    ...patch,
+  });
+
+  describe('claim', () => {
+    it('takes a pending fire once: a second claim of the same attempt is refused while the lease runs', async () => {
+      const runAt = await fire();
+      expect(await claim(runAt, 1, 'A')).toBe(true);
+      expect(await fires.state({ timerId, runAt })).toEqual({ status: TaskStatus.Running, attempt: 1, claimedBy: 'A', claimedUntil: NOW + LEASE });
+      expect(await claim(runAt, 1, 'B', NOW + LEASE - 1)).toBe(false);
+    });
+
+    it('lets exactly one of many concurrent claims win', async () => {
+      const runAt = await fire();
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(runAt, 1, `C${i}`)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('hands a fire whose lease expired to the redelivery of the same attempt', async () => {
+      const runAt = await fire();
+      expect(await claim(runAt, 1, 'A')).toBe(true);
+      expect(await claim(runAt, 1, 'B', NOW + LEASE + 1)).toBe(true);
+      expect((await fires.state({ timerId, runAt }))?.claimedBy).toBe('B');
+    });
+
+    it('refuses settled fires and attempts that are not the next one', async () => {
+      const runAt = await fire();
+      expect(await claim(runAt, 2, 'A')).toBe(false); // pending attempt 0: only attempt 1 may take it
+      expect(await claim(runAt, 1, 'A')).toBe(true);
+      expect(await fires.recordOutcomes([outcome(runAt, 'A', 1)])).toEqual([true]);
+      expect(await claim(runAt, 1, 'B', NOW + 10 * LEASE)).toBe(false);
+      expect(await claim(runAt, 2, 'B', NOW + 10 * LEASE)).toBe(false);
+    });
+
+    it('gives a fire waiting for its retry to the next attempt only, before the retry lease ends', async () => {
+      const runAt = await fire();
+      expect(await claim(runAt, 1, 'A')).toBe(true);
+      const retryAt = NOW + 1_000;
+      expect(await fires.recordOutcomes([outcome(runAt, 'A', 1, { status: TaskStatus.Running, httpStatus: 500, claimedBy: null, claimedUntil: retryAt + LEASE })])).toEqual([true]);
+      expect(await claim(runAt, 1, 'dup', retryAt)).toBe(false);
+      expect(await claim(runAt, 3, 'far', retryAt)).toBe(false);
+      expect(await claim(runAt, 2, 'B', retryAt)).toBe(true);
+      expect(await fires.state({ timerId, runAt })).toMatchObject({ status: TaskStatus.Running, attempt: 2, claimedBy: 'B' });
+    });
+
+    it('is false for a fire without a row and for invalid ids', async () => {
+      expect(await claim(NOW - 1, 1, 'A')).toBe(false);
+      expect(await fires.claim({ timerId: '12abc', runAt: NOW, attempt: 1, token: 'A', nowMs: NOW, leaseMs: LEASE })).toBe(false);
+      expect(await fires.state({ timerId, runAt: NOW - 1 })).toBeNull();
+    });
+  });
+
+  describe('recordOutcomes', () => {
+    it('writes a batch in one statement and reports each row applied', async () => {
+      const runAts = await Promise.all([fire(), fire(), fire()]);
+      for (const r of runAts) expect(await claim(r, 1, `T${r}`)).toBe(true);
+      const applied = await fires.recordOutcomes(runAts.map((r, i) => outcome(r, `T${r}`, 1, { status: i === 2 ? TaskStatus.Missed : TaskStatus.Succeeded })));
+      expect(applied).toEqual([true, true, true]);
+      const row = await tasks.find(timerId, runAts[0]);
+      expect(row).toMatchObject({ status: TaskStatus.Succeeded, httpStatus: 200, costMs: 12, latenessMs: 3, output: 'ok', claimedBy: `T${runAts[0]}`, claimedUntil: null });
+      expect((await tasks.find(timerId, runAts[2]))?.status).toBe(TaskStatus.Missed);
+    });
+
+    it('skips, and reports, rows whose claim another executor took meanwhile (fencing)', async () => {
+      const [a, b] = [await fire(), await fire()];
+      expect(await claim(a, 1, 'old')).toBe(true);
+      expect(await claim(b, 1, 'mine')).toBe(true);
+      expect(await claim(a, 1, 'new', NOW + LEASE + 1)).toBe(true); // old's lease expired; new took it
+      expect(await fires.recordOutcomes([outcome(a, 'old', 1), outcome(b, 'mine', 1)])).toEqual([false, true]);
+      expect(await fires.state({ timerId, runAt: a })).toMatchObject({ status: TaskStatus.Running, claimedBy: 'new' });
+    });
+
+    it('never fails on long text, multi-byte characters or out-of-range numbers', async () => {
+      const runAt = await fire();
+      expect(await claim(runAt, 1, 'L')).toBe(true);
+      const applied = await fires.recordOutcomes([
+        outcome(runAt, 'L', 1, { status: TaskStatus.Failed, error: 'é'.repeat(5_000), output: '😀'.repeat(5_000), latenessMs: 1e13, costMs: -1e12, httpStatus: 99_999 }),
+      ]);
+      expect(applied).toEqual([true]);
+      const row = await tasks.find(timerId, runAt);
+      expect(Buffer.byteLength(row!.error!, 'utf8')).toBeLessThanOrEqual(TASK_ERROR_MAX);
+      expect(Buffer.byteLength(row!.output!, 'utf8')).toBeLessThanOrEqual(TASK_OUTPUT_MAX);
+      expect(row!.error!.length).toBeGreaterThan(100);
+      expect(row!.latenessMs).toBe(2_147_483_647);
+      expect(row!.costMs).toBe(-2_147_483_648);
+      expect(row!.httpStatus).toBe(32_767);
+    });
+
+    it('writes more than one statement of rows (chunks of 500)', async () => {
+      const runAts: number[] = [];
+      for (let i = 0; i < 510; i++) runAts.push((nextRunAt += 1_000));
+      await tasks.insertIgnore(runAts.map((runAt) => ({ app: 'a', timerId, runAt })));
+      await db.dataSource.query('UPDATE tasks SET status = 1, attempt = 1, claimed_by = CONCAT(\'K\', run_at), claimed_until = ? WHERE timer_id = ? AND run_at >= ?', [
+        NOW + LEASE,
+        timerId,
+        runAts[0],
+      ]);
+      const applied = await fires.recordOutcomes(runAts.map((r) => outcome(r, `K${r}`, 1)));
+      expect(applied.every(Boolean)).toBe(true);
+      const [{ n }] = (await db.dataSource.query('SELECT COUNT(*) AS n FROM tasks WHERE timer_id = ? AND run_at >= ? AND status = 2', [timerId, runAts[0]])) as { n: string }[];
+      expect(Number(n)).toBe(510);
+    });
+  });
+
+  describe('definitions', () => {
+    it('reads a timer with its app secret, deleted ones included', async () => {
+      const secret = await new AppRepository(db.dataSource).rotateSecret('a');
+      const def = await fires.definition(timerId);
+      expect(def?.timer.id).toBe(timerId);
+      expect(def?.signingSecret).toBe(secret);
+      const gone = await timers.create({ app: 'nosecret', name: 'g', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
+      await timers.softDelete('nosecret', gone.id, undefined, NOW);
+      const d2 = await fires.definition(gone.id);
+      expect(d2?.timer.deletedAt).toBe(NOW);
+      expect(d2?.signingSecret).toBeNull();
+      expect(await fires.definition('999999')).toBeNull();
+    });
+
+    it('lists the timers with pending fires due in a range, once each', async () => {
+      const other = await timers.create({ app: 'a', name: 'other', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
+      const base = 2_000_000_000_000;
+      await tasks.insertIgnore([
+        { app: 'a', timerId: other.id, runAt: base + 1 },
+        { app: 'a', timerId: other.id, runAt: base + 2 },
+        { app: 'a', timerId, runAt: base + 100_000 },
+      ]);
+      const defs = await fires.definitionsDueBetween(base, base + 60_000, 100);
+      expect(defs.map((d) => d.timer.id)).toEqual([other.id]);
+      expect(defs[0].signingSecret).not.toBeNull();
+    });
+  });
+});
