@@ -24,7 +24,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { Queue, Worker } from 'bullmq';
+import { loadBullmq } from './bullmq-peer';
 import Redis from 'ioredis';
 import { Agent, request } from 'undici';
 import { Delivery, infra, nextSecond, percentiles, Percentiles, procCpuSeconds, Receiver, shortId, sleep, sleepUntil, Stack } from '../../e2e/support';
@@ -322,6 +322,7 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
   const prefix = `bull-${shortId('b')}`;
   const queueName = 'fires';
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const { Queue } = loadBullmq(ROOT);
   const queue = new Queue(queueName, { connection, prefix });
   const workers: ChildProcess[] = [];
   const notes: string[] = [];
@@ -388,6 +389,7 @@ async function runCeiling(args: Args, receiver: Receiver): Promise<{ rate_per_s:
 async function bullmqWorker(redisUrl: string, prefix: string, queueName: string, concurrency: number, url: string): Promise<void> {
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const { Worker } = loadBullmq(ROOT);
   const worker = new Worker(
     queueName,
     async (job) => {

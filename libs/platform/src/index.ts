@@ -3,6 +3,7 @@ export { EnvBoolean, MysqlEnv, PulsarEnv, RedisEnv, RoleEnv } from './lib/config
 export { Dependency, RoleDefinition, RoleName, ROLES } from './lib/config/roles';
 export { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from './lib/config/role-config';
 export { ConfigModule } from './lib/config/config.module';
+export { ROLE_SPECIFIC_VARIABLES } from './lib/config/role-variables';
 export { DEPENDENCY_CHECKS, DependencyCheck } from './lib/health/dependency-check';
 export { HealthModule } from './lib/health/health.module';
 export { LifecycleService } from './lib/health/lifecycle.service';

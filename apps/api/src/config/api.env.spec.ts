@@ -1,3 +1,4 @@
+import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError, loadConfig, loadRoleConfig } from '@timer/platform';
 import { AppModule } from '../app.module';
 import { API_VARIABLES, ApiEnv } from './api.env';
@@ -36,5 +37,11 @@ describe('ApiEnv', () => {
       const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
       expect(names).toEqual(['TIMER_ADMIN_TOKEN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']);
     }
+  });
+});
+
+describe('API_VARIABLES', () => {
+  it('are known to every role, so a shared environment does not read as typos', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...API_VARIABLES]));
   });
 });

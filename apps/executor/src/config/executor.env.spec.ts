@@ -1,3 +1,4 @@
+import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError } from '@timer/platform';
 import { ExecutorConfig, EXECUTOR_VARIABLES } from './executor.env';
 
@@ -38,5 +39,11 @@ describe('ExecutorConfig', () => {
   it('lists its variables for bootstrapRole', () => {
     expect(EXECUTOR_VARIABLES).toContain('TIMER_EXECUTOR_FLUSH_MS');
     expect(EXECUTOR_VARIABLES).toContain('TIMER_CALLBACK_ALLOW_PRIVATE');
+  });
+});
+
+describe('EXECUTOR_VARIABLES', () => {
+  it('are known to every role, so a shared environment does not read as typos', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...EXECUTOR_VARIABLES]));
   });
 });

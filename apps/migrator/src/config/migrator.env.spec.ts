@@ -1,3 +1,4 @@
+import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError, loadConfig, loadRoleConfig } from '@timer/platform';
 import { AppModule } from '../app.module';
 import { MIGRATOR_VARIABLES, MigratorConfig, MigratorEnv } from './migrator.env';
@@ -25,5 +26,11 @@ describe('MigratorEnv', () => {
       const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
       expect(names).toEqual(['TIMER_MIGRATOR_PAGE_SIZE', 'TIMER_WINDOW_MINUTES']);
     }
+  });
+});
+
+describe('MIGRATOR_VARIABLES', () => {
+  it('are known to every role, so a shared environment does not read as typos', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...MIGRATOR_VARIABLES]));
   });
 });

@@ -1,3 +1,4 @@
+import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError, loadConfig, loadRoleConfig } from '@timer/platform';
 import { AppModule } from '../app.module';
 import { SCHEDULER_VARIABLES, SchedulerEnv } from './scheduler.env';
@@ -18,5 +19,11 @@ describe('SchedulerEnv', () => {
       const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
       expect(names).toEqual(['TIMER_SCHEDULER_LOOKBACK_MINUTES', 'TIMER_SCHEDULER_TICK_MS']);
     }
+  });
+});
+
+describe('SCHEDULER_VARIABLES', () => {
+  it('are known to every role, so a shared environment does not read as typos', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...SCHEDULER_VARIABLES]));
   });
 });

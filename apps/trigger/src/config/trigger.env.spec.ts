@@ -1,3 +1,4 @@
+import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError, loadConfig } from '@timer/platform';
 import { TRIGGER_VARIABLES, TriggerConfig, TriggerEnv } from './trigger.env';
 
@@ -21,5 +22,11 @@ describe('TriggerEnv', () => {
     expect(TRIGGER_VARIABLES).toEqual(
       expect.arrayContaining(['TIMER_TRIGGER_STEP_MS', 'TIMER_TRIGGER_LEAD_MS', 'TIMER_TRIGGER_RECONCILE_MS', 'TIMER_TRIGGER_CONCURRENCY', 'TIMER_SLICE_LEASE_MS']),
     );
+  });
+});
+
+describe('TRIGGER_VARIABLES', () => {
+  it('are known to every role, so a shared environment does not read as typos', () => {
+    expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...TRIGGER_VARIABLES]));
   });
 });

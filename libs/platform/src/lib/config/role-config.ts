@@ -1,11 +1,12 @@
 import { ConfigError, loadConfig } from './load-config';
 import { MysqlEnv, PulsarEnv, RedisEnv, RoleEnv } from './env.config';
 import { Dependency, RoleDefinition, RoleName, ROLES } from './roles';
+import { ROLE_SPECIFIC_VARIABLES } from './role-variables';
 
 const ENV_CLASSES = [RoleEnv, MysqlEnv, RedisEnv, PulsarEnv] as const;
 
-/** Every `TIMER_*` name some config class declares; role-specific classes add theirs via `extraKnown`. */
-export const KNOWN_VARIABLES: readonly string[] = ENV_CLASSES.flatMap((c) => Object.keys(new c()));
+/** Every `TIMER_*` name a role reads: the shared config classes' and every role's own. */
+export const KNOWN_VARIABLES: readonly string[] = [...ENV_CLASSES.flatMap((c) => Object.keys(new c())), ...ROLE_SPECIFIC_VARIABLES];
 
 /**
  * The validated configuration of one role process. Built once at boot, before Nest starts, so a bad
