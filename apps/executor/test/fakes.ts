@@ -77,6 +77,13 @@ export class FakeFires {
     return ok;
   }
 
+  async reopenFailed(k: FireKey): Promise<boolean> {
+    const r = this.rows.get(key(k));
+    if (!r || r.status !== TaskStatus.Failed) return false;
+    Object.assign(r, { status: TaskStatus.Pending, attempt: 0, claimedBy: null, claimedUntil: null });
+    return true;
+  }
+
   async state(k: FireKey): Promise<FireState | null> {
     this.stateReads++;
     const r = this.rows.get(key(k));

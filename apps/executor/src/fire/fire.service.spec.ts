@@ -127,6 +127,20 @@ describe('FireService', () => {
       expect(s.fires.row('7', T0 - 70_000)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
     });
 
+    it('delivers a replayed dead letter as a first attempt, however late, and only once', async () => {
+      const s = setup();
+      const old = T0 - 7_200_000; // beyond the 1 h misfire window: a replay is late on purpose
+      s.fires.addRow('7', old, { status: TaskStatus.Failed, attempt: 3, error: 'HTTP 500' });
+      s.bloom.items.add(`7-${old}`);
+      const replay = { 'replayed-from': 'persistent://t/n/timer-tasks-dlq' };
+      expect(await s.service.handle(s.msg(old, 3), replay)).toBe('succeeded');
+      expect(s.callback.calls.map((c) => c.fire)).toEqual([{ timerId: '7', runAt: old, attempt: 1 }]);
+      expect(s.fires.row('7', old)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+      // Replaying the same dead letter again finds the fire settled.
+      expect(await s.service.handle(s.msg(old, 3), replay)).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(1);
+    });
+
     it('acks a stale attempt (the fire moved on) as a duplicate', async () => {
       const s = setup();
       s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 3, claimedBy: 'x', claimedUntil: T0 + 1_000 });

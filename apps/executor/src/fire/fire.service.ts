@@ -69,13 +69,21 @@ export class FireService {
   ) {}
 
   async handle(raw: unknown, properties: Record<string, string> = {}): Promise<FireResult> {
-    const msg = parseTaskMessage(raw);
+    let msg = parseTaskMessage(raw);
     if (!msg) {
       this.metrics.invalid.inc();
       this.logger.error(`dropping a message that is not a TaskMessage: ${safeJson(raw)}`);
       return 'invalid';
     }
     const recheck = properties['x-timer-recheck'] === '1';
+    // An operator replayed this dead letter (`npm run ops -- replay`): its failed row is reopened and
+    // the fire delivered as a first attempt, without the misfire check (late is what was asked for).
+    // A second replay finds the row no longer failed, and the claim treats it as a duplicate.
+    const replayed = properties['replayed-from'] !== undefined;
+    if (replayed) {
+      await this.fires.reopenFailed(msg);
+      msg = { ...msg, attempt: 1 };
+    }
 
     // Far ahead: hand it back to the broker for later instead of holding a worker (and a claim) for long.
     const ahead = msg.runAt - this.clock.now();
@@ -107,7 +115,7 @@ export class FireService {
       }
       if (!claimed) return this.notClaimed(msg, state, recheck);
     }
-    return this.deliverClaimed(msg, token);
+    return this.deliverClaimed(msg, token, replayed);
   }
 
   private claim(msg: TaskMessage, token: string): Promise<boolean> {
@@ -143,7 +151,7 @@ export class FireService {
   }
 
   /** Runs one claimed attempt to its recorded outcome. */
-  private async deliverClaimed(msg: TaskMessage, token: string): Promise<FireResult> {
+  private async deliverClaimed(msg: TaskMessage, token: string, replayed = false): Promise<FireResult> {
     const wait = msg.runAt - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait);
 
@@ -155,7 +163,7 @@ export class FireService {
     const start = this.clock.now();
     const lateness = start - msg.runAt;
     // Retries are late by design (their backoff); the misfire policy judges the first attempt.
-    if (msg.attempt === 1) {
+    if (msg.attempt === 1 && !replayed) {
       const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
       if (!decision.deliver) return this.missed(msg, token, 'late', decision.reason, lateness);
     }

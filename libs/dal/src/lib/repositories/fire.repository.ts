@@ -119,6 +119,21 @@ export class FireRepository {
   }
 
   /** The claim-relevant state of the fire, or null when it has no row. */
+  /**
+   * An operator replays a dead letter: its failed row becomes pending again at attempt 0, so the
+   * replayed message claims it as a first attempt. Returns false when the row is not failed (already
+   * replayed and delivered, or never failed): the claim then treats the message as a duplicate.
+   */
+  async reopenFailed(key: FireKey): Promise<boolean> {
+    if (!isId(key.timerId) || !Number.isSafeInteger(key.runAt)) return false;
+    const result = await this.dataSource.query(
+      `UPDATE tasks SET status = ?, attempt = 0, claimed_by = NULL, claimed_until = NULL
+       WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND status = ?`,
+      [TaskStatus.Pending, key.timerId, key.runAt, TaskStatus.Failed],
+    );
+    return affectedRows(result) > 0;
+  }
+
   async state(key: FireKey): Promise<FireState | null> {
     if (!isId(key.timerId) || !Number.isSafeInteger(key.runAt)) return null;
     const rows = (await this.dataSource.query(
