@@ -243,7 +243,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
   log(`ours: starting the stack (setup ${args.setup}, window ${args.windowMinutes} min)`);
   const stack = await Stack.start({
     id: shortId('bench'),
-    env: { TIMER_WINDOW_MINUTES: String(args.windowMinutes), TIMER_LOG_LEVEL: 'warn' },
+    env: { TIMER_WINDOW_MINUTES: String(args.windowMinutes), TIMER_LOG_LEVEL: 'warn', ...tuning() },
     beforeRoles:
       args.setup === 'bulk'
         ? async (s) => {
@@ -315,6 +315,17 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     log('ours: stopping the stack');
     await stack.stop();
   }
+}
+
+/**
+ * Role settings given to the benchmark (e.g. `TIMER_EXECUTOR_CONCURRENCY=1000 npm run bench`) reach
+ * the roles it starts; where the servers are is the stack's own business.
+ */
+function tuning(): Record<string, string> {
+  const infra = /^TIMER_(MYSQL_URL|REDIS_URL|REDIS_KEY_PREFIX|PULSAR_URL|PULSAR_TENANT|PULSAR_NAMESPACE|HTTP_PORT|HTTP_HOST)$/;
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('TIMER_') && !e[0].startsWith('TIMER_LOCAL_') && !infra.test(e[0]) && e[1] !== undefined),
+  );
 }
 
 async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {

@@ -5,7 +5,7 @@ import { ExecutorConfig, EXECUTOR_VARIABLES } from './executor.env';
 describe('ExecutorConfig', () => {
   it('has the documented defaults', () => {
     const c = ExecutorConfig.load({});
-    expect(c.concurrency).toBe(256);
+    expect(c.concurrency).toBe(1_000);
     expect(c.leaseMs).toBe(60_000);
     expect(c.cacheTtlMs).toBe(2_000);
     expect(c.prefetchMs).toBe(60_000);

@@ -2,11 +2,12 @@ import { Injectable, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { CallbackClient } from '@timer/callback';
 import { ExecutorConfig } from '../config/executor.env';
 
-/** The callback client from the executor's settings (timeout, private addresses). */
+/** The callback client from the executor's settings (timeout, private addresses, pool size). */
 export const callbackClientProvider: Provider = {
   provide: CallbackClient,
   inject: [ExecutorConfig],
-  useFactory: (c: ExecutorConfig) => new CallbackClient({ timeoutMs: c.callbackTimeoutMs, allowPrivate: c.allowPrivate }),
+  useFactory: (c: ExecutorConfig) =>
+    new CallbackClient({ timeoutMs: c.callbackTimeoutMs, allowPrivate: c.allowPrivate, connectionsPerOrigin: c.callbackConnectionsPerOrigin }),
 };
 
 /** Closes the callback client's connection pool once no handler runs any more. */
