@@ -53,6 +53,18 @@ describe('PulsarAdmin (real broker)', () => {
     expect((await admin.topicStats(topic)).subscriptions.audit.msgBacklog).toBe(2);
   }, 30_000);
 
+  it('lets several processes create the same subscriptions at the same time (roles at start-up)', async () => {
+    await admin.ensureTenant(tenant);
+    await admin.ensureNamespace(namespace);
+    await admin.ensureTopic(topic);
+    for (let round = 0; round < 3; round++) {
+      const sub = `race-${round}`;
+      await expect(Promise.all(Array.from({ length: 8 }, () => newAdmin().ensureSubscription(topic, sub, 'Earliest')))).resolves.toHaveLength(8);
+      const res = await fetch(`${PULSAR_URL}/admin/v2/persistent/${namespace}/due/subscriptions`);
+      expect((await res.json()) as string[]).toContain(sub);
+    }
+  });
+
   it('fails with status and reason for what does not exist', async () => {
     const error = await admin.topicStats(topicName(tenant, 'nope', 'x')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PulsarAdminError);

@@ -100,7 +100,15 @@ export class PulsarAdmin {
   async ensureSubscription(topic: TopicName, subscription: string, position: 'Earliest' | 'Latest' = 'Latest'): Promise<void> {
     // Earliest is MessageId (-1, -1); without a body the broker starts at the latest message.
     const body = position === 'Earliest' ? { ledgerId: -1, entryId: -1 } : undefined;
-    await this.call('PUT', `${this.subscriptionPath(topic, subscription)}`, [204, 409], body);
+    try {
+      await this.call('PUT', `${this.subscriptionPath(topic, subscription)}`, [204, 409], body);
+    } catch (error) {
+      // Several roles create the same subscriptions at start-up; the loser of a concurrent create
+      // gets 412 "Subscription Busy". The subscription then exists, which is all that was asked.
+      if (!(error instanceof PulsarAdminError) || error.status !== 412) throw error;
+      const res = await this.call('GET', `/admin/v2/${topicUrlPath(topic)}/subscriptions`, [200]);
+      if (!(JSON.parse(res.body.toString('utf8')) as string[]).includes(subscription)) throw error;
+    }
   }
 
   async topicStats(topic: TopicName): Promise<TopicStats> {

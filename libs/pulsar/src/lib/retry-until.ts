@@ -13,12 +13,13 @@ export interface RetryUntilOptions {
 }
 
 /**
- * Whether an error may heal by waiting: no answer, a 5xx / 408 / 429, or anything not from this
+ * Whether an error may heal by waiting: no answer, a 5xx / 408 / 412 / 429, or anything not from this
  * library (a network error). A 4xx is a wrong request and fails at once.
  */
 export function isTransient(error: unknown): boolean {
   if (error instanceof PulsarConnectError) return error.retryable;
-  if (error instanceof PulsarAdminError) return error.status === 0 || error.status >= 500 || error.status === 408 || error.status === 429;
+  // 412: the broker refused a concurrent change of the same resource (e.g. a subscription being created).
+  if (error instanceof PulsarAdminError) return error.status === 0 || error.status >= 500 || [408, 412, 429].includes(error.status);
   return true;
 }
 
