@@ -10,3 +10,4 @@ export { LifecycleService } from './lib/health/lifecycle.service';
 export { MetricsModule } from './lib/metrics/metrics.module';
 export { MetricsService } from './lib/metrics/metrics.service';
 export { bootstrapRole, exitOnBootFailure, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';
+export { TickLoop } from './lib/schedule/tick-loop';

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { TickLoop } from '../common/tick-loop';
+import { TickLoop } from '@timer/platform';
 import { SchedulerConfig } from '../config/scheduler.env';
 import { SchedulerService } from './scheduler.service';
 
