@@ -1,6 +1,9 @@
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-export const sleepUntil = (epochMs: number): Promise<void> => sleep(epochMs - Date.now());
+// Timers run on the monotonic clock and may wake a millisecond before the wall clock reaches the target.
+export async function sleepUntil(epochMs: number): Promise<void> {
+  while (Date.now() < epochMs) await sleep(epochMs - Date.now());
+}
 
 /** The first whole second at least `leadMs` from now. */
 export const nextSecond = (leadMs = 0): number => Math.ceil((Date.now() + leadMs) / 1000) * 1000;
