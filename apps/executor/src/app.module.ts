@@ -5,6 +5,7 @@ import { RoleRuntimeModule } from '@timer/runtime';
 import { CLOCK, systemClock } from './common/clock';
 import { ExecutorConfig } from './config/executor.env';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
+import { ClaimBatcher } from './fire/claim-batcher.service';
 import { ExecutorMetrics } from './fire/executor.metrics';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireService } from './fire/fire.service';
@@ -32,6 +33,7 @@ export class AppModule {
         ExecutorMetrics,
         TimerCache,
         OutcomeRecorder,
+        ClaimBatcher,
         FirePublisher,
         callbackClientProvider,
         CallbackClientCloser,

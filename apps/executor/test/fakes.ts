@@ -1,6 +1,6 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
 import type { TaskMessage } from '@timer/contracts';
-import { FireClaimRequest, FireKey, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
+import { ClaimResult, DefinitionChanges, FireClaimRequest, FireKey, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 import type { Clock } from '../src/common/clock';
 
 /** A clock the test moves by hand; `sleep` advances it instead of waiting. */
@@ -77,6 +77,21 @@ export class FakeFires {
     return ok;
   }
 
+  /** FireRepository.claimMany: a refused claim reports the row's state (no extra read, as in SQL). */
+  async claimMany(cs: FireClaimRequest[]): Promise<ClaimResult[]> {
+    const out: ClaimResult[] = [];
+    for (const c of cs) {
+      if (await this.claim(c)) out.push({ claimed: true });
+      else out.push({ claimed: false, state: this.peek(c) });
+    }
+    return out;
+  }
+
+  private peek(k: FireKey): FireState | null {
+    const r = this.rows.get(key(k));
+    return r ? { status: r.status, attempt: r.attempt, claimedBy: r.claimedBy, claimedUntil: r.claimedUntil } : null;
+  }
+
   async reopenFailed(k: FireKey): Promise<boolean> {
     const r = this.rows.get(key(k));
     if (!r || r.status !== TaskStatus.Failed) return false;
@@ -86,8 +101,7 @@ export class FakeFires {
 
   async state(k: FireKey): Promise<FireState | null> {
     this.stateReads++;
-    const r = this.rows.get(key(k));
-    return r ? { status: r.status, attempt: r.attempt, claimedBy: r.claimedBy, claimedUntil: r.claimedUntil } : null;
+    return this.peek(k);
   }
 
   async recordOutcomes(os: FireOutcome[]): Promise<boolean[]> {
@@ -106,6 +120,25 @@ export class FakeFires {
       });
       return true;
     });
+  }
+
+  /** Change log for changesSince: what tests changed (a timer id or `app:<app>`), in order. */
+  readonly changeLog: string[] = [];
+  failChanges = false;
+
+  /** Records a change of a timer (or, with `app:` prefix, an app) as its updated_at would. */
+  touch(what: string): void {
+    this.changeLog.push(what);
+  }
+
+  /** FireRepository.changesSince, with the log position as the watermark. */
+  async changesSince(since: string | null, limit: number): Promise<DefinitionChanges> {
+    if (this.failChanges) throw new Error('changes poll failed');
+    const watermark = String(this.changeLog.length);
+    if (since === null) return { watermark, timerIds: [], apps: [] };
+    const seen = this.changeLog.slice(Number(since));
+    const ids = seen.filter((c) => !c.startsWith('app:'));
+    return { watermark, timerIds: ids.length > limit ? null : ids, apps: seen.filter((c) => c.startsWith('app:')).map((c) => c.slice(4)) };
   }
 
   async definition(id: string): Promise<TimerDefinition | null> {

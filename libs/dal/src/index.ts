@@ -16,4 +16,4 @@ export { truncateUtf8 } from './lib/truncate';
 export { runInTransaction } from './lib/transaction';
 export { MigratorWindowRepository } from './lib/repositories/migrator-window.repository';
 export { PendingFire, SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
-export { FireClaimRequest, FireKey, FireOutcome, FireRepository, FireState, OUTCOME_CHUNK, TimerDefinition } from './lib/repositories/fire.repository';
+export { ClaimResult, DefinitionChanges, FireClaimRequest, FireKey, FireOutcome, FireRepository, FireState, OUTCOME_CHUNK, TimerDefinition } from './lib/repositories/fire.repository';

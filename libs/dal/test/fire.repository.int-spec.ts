@@ -95,6 +95,67 @@ describe('FireRepository against a real MariaDB', () => {
     });
   });
 
+  describe('claimMany', () => {
+    const req = (runAt: number, token: string, attempt = 1, nowMs = NOW) => ({ timerId, runAt, attempt, token, nowMs, leaseMs: LEASE });
+
+    it('takes every free fire of a batch in one statement, in the order asked', async () => {
+      const runAts: number[] = [];
+      for (let i = 0; i < 600; i++) runAts.push(await fire()); // more than one statement's 500 rows
+      const shuffled = [...runAts].reverse();
+      const results = await fires.claimMany(shuffled.map((r) => req(r, `T${r}`)));
+      expect(results.every((r) => r.claimed)).toBe(true);
+      for (const r of [runAts[0], runAts[599]]) expect((await fires.state({ timerId, runAt: r }))?.claimedBy).toBe(`T${r}`);
+    });
+
+    it('reports refused claims with the state found, and lets one of two claims of a fire in one batch win', async () => {
+      const free = await fire();
+      const held = await fire();
+      const twice = await fire();
+      expect(await claim(held, 1, 'other')).toBe(true);
+      const results = await fires.claimMany([req(free, 'A'), req(held, 'B'), req(twice, 'C1'), req(twice, 'C2'), req(NOW - 5, 'D'), { ...req(free, 'E'), timerId: 'x' }]);
+      expect(results[0]).toEqual({ claimed: true });
+      expect(results[1]).toEqual({ claimed: false, state: { status: TaskStatus.Running, attempt: 1, claimedBy: 'other', claimedUntil: NOW + LEASE } });
+      const winners = [results[2], results[3]].filter((r) => r.claimed);
+      expect(winners).toHaveLength(1);
+      const winner = results[2].claimed ? 'C1' : 'C2';
+      expect((await fires.state({ timerId, runAt: twice }))?.claimedBy).toBe(winner);
+      expect([results[2], results[3]].find((r) => !r.claimed)).toEqual({ claimed: false, state: { status: TaskStatus.Running, attempt: 1, claimedBy: winner, claimedUntil: NOW + LEASE } });
+      expect(results[4]).toEqual({ claimed: false, state: null });
+      expect(results[5]).toEqual({ claimed: false, state: null });
+    });
+
+    it('does not deadlock when concurrent batches claim overlapping fires in opposite orders', async () => {
+      const runAts: number[] = [];
+      for (let i = 0; i < 200; i++) runAts.push(await fire());
+      const batches = Array.from({ length: 6 }, (_, b) => (b % 2 ? [...runAts].reverse() : runAts).map((r) => req(r, `B${b}-${r}`)));
+      const results = await Promise.all(batches.map((batch) => fires.claimMany(batch)));
+      // Each fire is taken by exactly one batch.
+      for (let i = 0; i < runAts.length; i++) {
+        const idx = (b: number) => (b % 2 ? runAts.length - 1 - i : i);
+        expect(results.filter((r, b) => r[idx(b)].claimed)).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('changesSince', () => {
+    it('lists the timers and apps changed since the watermark, by the database clock', async () => {
+      const other = await timers.create({ app: 'b', name: 'quiet', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' }, status: TimerStatus.Enabled });
+      const first = await fires.changesSince(null, 100);
+      expect(first).toEqual({ watermark: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+$/), timerIds: [], apps: [] });
+      // Move the quiet timer's updated_at out of the look-back, as if it changed long ago.
+      await db.dataSource.query('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 HOUR WHERE id = ?', [other.id]);
+      await db.dataSource.query('UPDATE apps SET updated_at = NOW(3) - INTERVAL 1 HOUR');
+      expect(await timers.setStatus('a', timerId, TimerStatus.Disabled)).toBe(true);
+      await new AppRepository(db.dataSource).rotateSecret('a');
+      const next = await fires.changesSince(first.watermark, 100);
+      expect(next.timerIds).toContain(timerId);
+      expect(next.timerIds).not.toContain(other.id);
+      expect(next.apps).toEqual(['a']);
+      expect(await fires.changesSince(first.watermark, 0)).toMatchObject({ timerIds: null });
+      await timers.setStatus('a', timerId, TimerStatus.Enabled);
+    });
+  });
+
   describe('recordOutcomes', () => {
     it('writes a batch in one statement and reports each row applied', async () => {
       const runAts = await Promise.all([fire(), fire(), fire()]);

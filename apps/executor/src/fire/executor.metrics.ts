@@ -21,6 +21,7 @@ export class ExecutorMetrics {
   readonly invalid: Counter;
   readonly flushSize: Histogram;
   readonly flushDuration: Histogram;
+  readonly claimBatchSize: Histogram;
   readonly prefetched: Counter;
 
   constructor(metrics: MetricsService) {
@@ -79,6 +80,12 @@ export class ExecutorMetrics {
       name: 'timer_executor_flush_duration_ms',
       help: 'Duration of one outcome batch flush (ms)',
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000],
+      registers,
+    });
+    this.claimBatchSize = new Histogram({
+      name: 'timer_executor_claim_batch_rows',
+      help: 'Claims taken per batched claim statement',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
       registers,
     });
     this.prefetched = new Counter({ name: 'timer_executor_prefetched_definitions_total', help: 'Timer definitions loaded by the prefetch', registers });

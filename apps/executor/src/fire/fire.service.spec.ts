@@ -7,6 +7,7 @@ import type { MetricsService } from '@timer/platform';
 import type { BloomFilter } from '@timer/redis';
 import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
+import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics } from './executor.metrics';
 import type { FirePublisher } from './fire-publisher';
 import { FireService, RECHECK_MARGIN_MS } from './fire.service';
@@ -35,6 +36,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const recorder = new OutcomeRecorder(repo, config, metrics, clock);
   const service = new FireService(
     repo,
+    new ClaimBatcher(repo, metrics, clock),
     fires as unknown as TaskRepository,
     cache,
     recorder,
@@ -305,6 +307,68 @@ describe('FireService', () => {
       expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
       s.clock.current += 1;
       expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled);
+    });
+
+    it('keeps a definition past the TTL while change polls see no change, and drops it at the poll after a change', async () => {
+      const s = setup();
+      await s.cache.pollChanges(); // sets the watermark
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.clock.current += 10_000;
+      await s.cache.pollChanges(); // nothing touched: the entry stays current
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
+      s.fires.touch('7');
+      await s.cache.pollChanges();
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled);
+    });
+
+    it('drops the definitions of an app whose signing secret changed', async () => {
+      const s = setup();
+      await s.cache.pollChanges();
+      expect((await s.cache.get('7'))?.signingSecret).toBeNull();
+      s.fires.defs.set('7', timerDef('7', {}, 'new-secret'));
+      s.fires.touch('app:other');
+      await s.cache.pollChanges();
+      expect((await s.cache.get('7'))?.signingSecret).toBeNull();
+      s.fires.touch('app:app');
+      await s.cache.pollChanges();
+      expect((await s.cache.get('7'))?.signingSecret).toBe('new-secret');
+    });
+
+    it('falls back to the TTL when change polls fail or stop', async () => {
+      const s = setup();
+      await s.cache.pollChanges();
+      await s.cache.pollChanges();
+      await s.cache.get('7');
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.fires.failChanges = true;
+      s.clock.current += 1_999;
+      await s.cache.pollChanges();
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Enabled);
+      s.clock.current += 1; // the last good poll is now a TTL old
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled);
+    });
+
+    it('does not put back a definition whose load began before a poll that dropped it', async () => {
+      const s = setup();
+      await s.cache.pollChanges();
+      let release: () => void = () => undefined;
+      const orig = s.fires.definition.bind(s.fires);
+      s.fires.definition = async (id) => {
+        const def = await orig(id); // read before the change
+        await new Promise<void>((r) => (release = r));
+        return def;
+      };
+      const loading = s.cache.get('7');
+      await Promise.resolve();
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.fires.touch('7');
+      s.clock.current += 1;
+      await s.cache.pollChanges();
+      release();
+      expect((await loading)?.timer.status).toBe(TimerStatus.Enabled); // that caller got what it read
+      s.fires.definition = orig;
+      expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled); // but it was not cached
     });
 
     it('shares one load among concurrent misses', async () => {

@@ -3,11 +3,13 @@ import { hostname } from 'os';
 import { randomBytes } from 'crypto';
 import { CallbackClient, CallbackMethod, CallbackResult } from '@timer/callback';
 import { fireId, TaskMessage } from '@timer/contracts';
-import { FINISHED_TASK_STATUSES, FireRepository, FireState, TaskRepository, TaskStatus, TimerDefinition, TimerStatus } from '@timer/dal';
+import { ClaimResult, FINISHED_TASK_STATUSES, FireRepository, FireState, TaskRepository, TaskStatus, TimerDefinition, TimerStatus } from '@timer/dal';
 import { BloomFilter } from '@timer/redis';
 import { Clock, CLOCK } from '../common/clock';
+
 import { ExecutorConfig } from '../config/executor.env';
 import { retryDelayMs } from './backoff';
+import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics, MissedReason } from './executor.metrics';
 import { FirePublisher } from './fire-publisher';
 import { misfireDecision } from './misfire';
@@ -57,6 +59,7 @@ export class FireService {
 
   constructor(
     private readonly fires: FireRepository,
+    private readonly claims: ClaimBatcher,
     private readonly tasks: TaskRepository,
     private readonly cache: TimerCache,
     private readonly recorder: OutcomeRecorder,
@@ -101,25 +104,21 @@ export class FireService {
     }
 
     const token = `${this.tokenPrefix}:${(this.seq = (this.seq + 1) % 1e12)}`;
-    let claimed = await this.claim(msg, token);
-    if (!claimed) {
-      let state = await this.fires.state(msg);
-      if (state === null) {
-        // Rows precede messages, so this should not happen (a delete removed pending rows after the
-        // message was published, or a manual clean-up): re-create the row so the fire is recorded.
-        const def = await this.cache.get(msg.timerId, true);
-        if (!def) return this.missedWithoutRow(msg, 'timer_not_found', 'timer not found');
-        await this.tasks.insertIgnore([{ app: def.timer.app, timerId: msg.timerId, runAt: msg.runAt }]);
-        claimed = await this.claim(msg, token);
-        if (!claimed) state = await this.fires.state(msg);
-      }
-      if (!claimed) return this.notClaimed(msg, state, recheck);
+    let claim = await this.claim(msg, token);
+    if (!claim.claimed && claim.state === null) {
+      // Rows precede messages, so this should not happen (a delete removed pending rows after the
+      // message was published, or a manual clean-up): re-create the row so the fire is recorded.
+      const def = await this.cache.get(msg.timerId, true);
+      if (!def) return this.missedWithoutRow(msg, 'timer_not_found', 'timer not found');
+      await this.tasks.insertIgnore([{ app: def.timer.app, timerId: msg.timerId, runAt: msg.runAt }]);
+      claim = await this.claim(msg, token);
     }
+    if (!claim.claimed) return this.notClaimed(msg, claim.state, recheck);
     return this.deliverClaimed(msg, token, replayed);
   }
 
-  private claim(msg: TaskMessage, token: string): Promise<boolean> {
-    return this.fires.claim({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: this.clock.now(), leaseMs: this.config.leaseMs });
+  private claim(msg: TaskMessage, token: string): Promise<ClaimResult> {
+    return this.claims.claim({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: this.clock.now(), leaseMs: this.config.leaseMs });
   }
 
   /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */

@@ -10,19 +10,34 @@ interface Entry {
   at: number;
 }
 
+/** A cached definition is reloaded after this long even when no change was seen (a safety net). */
+export const CACHE_MAX_AGE_MS = 5 * 60_000;
+/** More changed timers than this in one poll drop the whole cache instead of listing them. */
+const CHANGE_LIST_LIMIT = 10_000;
+
 /**
- * Timer definitions (with the app's signing secret) by id, each used for at most
- * `TIMER_EXECUTOR_CACHE_TTL_MS`, so a disable or delete stops fires within that time; deleted and
- * disabled timers are cached too (the executor records their fires missed). Concurrent misses of
- * one id share one query. A prefetch loop (every TTL) loads in one query the definitions of timers
- * with pending fires due within step2 (`TIMER_EXECUTOR_PREFETCH_MS`), so fires rarely wait for MySQL.
+ * Timer definitions (with the app's signing secret) by id; deleted and disabled timers are cached too
+ * (the executor records their fires missed). Concurrent misses of one id share one query.
+ *
+ * Freshness: every half `TIMER_EXECUTOR_CACHE_TTL_MS` one indexed query lists the timers and apps
+ * changed since the last poll (FireRepository.changesSince) and drops their entries, so a disable,
+ * delete or secret rotation is seen within the TTL while unchanged definitions stay cached (up to
+ * {@link CACHE_MAX_AGE_MS}). When polls fail, entries older than the TTL are reloaded one by one, the
+ * same guarantee at a higher cost. A prefetch (every half step2, `TIMER_EXECUTOR_PREFETCH_MS`) loads
+ * in one query the definitions of timers with fires due within step2, so fires rarely wait for MySQL.
  */
 @Injectable()
 export class TimerCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(TimerCache.name);
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<TimerDefinition | null>>();
-  private interval: NodeJS.Timeout | undefined;
+  /** When each id was last dropped for a change: a load that started before must not put it back. */
+  private readonly invalidated = new Map<string, number>();
+  private timers: NodeJS.Timeout[] = [];
+  private watermark: string | null = null;
+  /** Start of the last successful change poll (0: none yet). */
+  private polledAt = 0;
+  private polling = false;
   private prefetching = false;
 
   constructor(
@@ -33,21 +48,26 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    const period = Math.max(500, this.config.cacheTtlMs);
-    this.interval = setInterval(() => void this.maintain(), period);
-    this.interval.unref();
-    void this.maintain();
+    if (this.config.cacheTtlMs <= 0) return;
+    const every = (ms: number, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn(), ms);
+      t.unref();
+      this.timers.push(t);
+      void fn();
+    };
+    every(Math.max(250, Math.floor(this.config.cacheTtlMs / 2)), () => this.pollChanges());
+    if (this.config.prefetchMs > 0) every(Math.max(1_000, Math.floor(this.config.prefetchMs / 2)), () => this.maintain());
   }
 
   onModuleDestroy(): void {
-    if (this.interval) clearInterval(this.interval);
-    this.interval = undefined;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
   }
 
-  /** The definition, from the cache when younger than the TTL (unless `fresh`), else from MySQL. */
+  /** The definition, from the cache while it is known current (unless `fresh`), else from MySQL. */
   async get(id: string, fresh = false): Promise<TimerDefinition | null> {
     const e = this.entries.get(id);
-    if (!fresh && e && this.clock.now() - e.at < this.config.cacheTtlMs) return e.def;
+    if (!fresh && e && this.isCurrent(e)) return e.def;
     let p = this.loading.get(id);
     if (!p) {
       p = this.load(id).finally(() => this.loading.delete(id));
@@ -66,14 +86,63 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
     return defs.length;
   }
 
-  /** Drops entries nobody refreshed for a while, so the map does not grow with every timer ever seen. */
+  /**
+   * Drops the entries of timers and apps changed since the previous poll. The first poll only sets
+   * the watermark: entries loaded before it are judged by their age until the next poll has run.
+   */
+  async pollChanges(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    const started = this.clock.now();
+    try {
+      const changes = await this.fires.changesSince(this.watermark, CHANGE_LIST_LIMIT);
+      if (this.watermark !== null) {
+        if (changes.timerIds === null) {
+          for (const id of this.entries.keys()) this.invalidate(id, started);
+        } else {
+          for (const id of changes.timerIds) this.invalidate(id, started);
+        }
+        if (changes.apps.length > 0) {
+          const apps = new Set(changes.apps);
+          for (const [id, e] of this.entries) if (e.def && apps.has(e.def.timer.app)) this.invalidate(id, started);
+        }
+        this.polledAt = started;
+      }
+      this.watermark = changes.watermark;
+    } catch (e) {
+      this.logger.warn(`polling timer changes failed (definitions older than the TTL are reloaded): ${(e as Error).message}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Drops entries past the maximum age, so the map does not grow with every timer ever seen. */
   evict(): void {
-    const cutoff = this.clock.now() - Math.max(10 * this.config.cacheTtlMs, 60_000);
-    for (const [id, e] of this.entries) if (e.at < cutoff) this.entries.delete(id);
+    const now = this.clock.now();
+    for (const [id, e] of this.entries) if (now - e.at >= CACHE_MAX_AGE_MS) this.entries.delete(id);
+    const cutoff = now - 2 * this.config.cacheTtlMs - 60_000;
+    for (const [id, at] of this.invalidated) if (at < cutoff) this.invalidated.delete(id);
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Current when younger than the TTL, or (change polls running) loaded before the last poll began
+   * or after it, younger than the maximum age, and that poll is younger than the TTL: any change
+   * older than the TTL has then been seen and would have dropped the entry.
+   */
+  private isCurrent(e: Entry): boolean {
+    const now = this.clock.now();
+    const ttl = this.config.cacheTtlMs;
+    if (now - e.at < ttl) return true;
+    return this.polledAt > 0 && now - this.polledAt < ttl && now - e.at < CACHE_MAX_AGE_MS;
+  }
+
+  private invalidate(id: string, at: number): void {
+    this.entries.delete(id);
+    this.invalidated.set(id, at);
   }
 
   private async maintain(): Promise<void> {
@@ -97,6 +166,8 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private put(id: string, def: TimerDefinition | null, at: number): void {
+    // A change poll that started after this load began may have seen a change the load missed.
+    if ((this.invalidated.get(id) ?? -Infinity) >= at) return;
     const e = this.entries.get(id);
     if (!e || e.at <= at) this.entries.set(id, { def, at });
   }

@@ -60,6 +60,49 @@ export interface TimerDefinition {
   signingSecret: string | null;
 }
 
+/** What one claim found: taken, or refused with the fire's state then (null: the fire has no row). */
+export type ClaimResult = { claimed: true } | { claimed: false; state: FireState | null };
+
+interface StateRow {
+  timer_id?: string | number;
+  run_at?: string | number;
+  status: number;
+  attempt: number;
+  claimed_by: string | null;
+  claimed_until: string | number | null;
+}
+
+function toState(r: StateRow): FireState {
+  return {
+    status: Number(r.status) as TaskStatusValue,
+    attempt: Number(r.attempt),
+    claimedBy: r.claimed_by,
+    claimedUntil: r.claimed_until === null ? null : Number(r.claimed_until),
+  };
+}
+
+const keyOf = (k: FireKey): string => `${BigInt(k.timerId)}:${k.runAt}`;
+
+/** Key order (numeric timer id, then run_at): the order batches lock rows in. */
+export function compareKeys(a: FireKey, b: FireKey): number {
+  const x = BigInt(a.timerId);
+  const y = BigInt(b.timerId);
+  return x < y ? -1 : x > y ? 1 : a.runAt - b.runAt;
+}
+
+/** See {@link FireRepository.changesSince}. */
+export interface DefinitionChanges {
+  /** Pass back as `since` next time. */
+  watermark: string;
+  /** Ids of changed timers; null when there were too many to list. */
+  timerIds: string[] | null;
+  /** Apps whose signing secret (or anything else) changed. */
+  apps: string[];
+}
+
+/** How far back each change poll looks again, for statements that committed after they ran. */
+export const CHANGE_SLACK_SECONDS = 5;
+
 /** Most rows one outcome statement carries. */
 export const OUTCOME_CHUNK = 500;
 
@@ -81,7 +124,7 @@ export class FireRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Takes the fire for delivery attempt `attempt` (m) in one atomic UPDATE. It succeeds when the row is
+   * Takes the fire for delivery attempt `attempt` (m). It succeeds when the row is
    * - pending with attempt m-1 (first delivery: m = 1, attempt 0);
    * - running attempt m-1 and either waiting for this retry (claimed_by NULL, written by the
    *   previous attempt's outcome) or left by a holder whose lease expired;
@@ -89,33 +132,74 @@ export class FireRepository {
    * Returns false when the fire is settled, held (unexpired) by someone else, or not at this attempt.
    */
   async claim(c: FireClaimRequest): Promise<boolean> {
-    if (!isId(c.timerId) || !Number.isSafeInteger(c.runAt) || !Number.isSafeInteger(c.attempt) || c.attempt < 1) return false;
-    const until = c.nowMs + c.leaseMs;
-    const result = await this.dataSource.query(
-      `UPDATE tasks SET status = ?, attempt = ?, claimed_by = ?, claimed_until = ?
-       WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND (
-         (status = ? AND attempt = ?)
-         OR (status = ? AND attempt = ? AND (claimed_by IS NULL OR COALESCE(claimed_until, 0) < ?))
-         OR (status = ? AND attempt = ? AND COALESCE(claimed_until, 0) < ?)
-       )`,
-      [
-        TaskStatus.Running,
-        c.attempt,
-        c.token,
-        until,
-        c.timerId,
-        c.runAt,
-        TaskStatus.Pending,
-        c.attempt - 1,
-        TaskStatus.Running,
-        c.attempt - 1,
-        c.nowMs,
-        TaskStatus.Running,
-        c.attempt,
-        c.nowMs,
-      ],
-    );
-    return affectedRows(result) > 0;
+    const [result] = await this.claimMany([c]);
+    return result.claimed;
+  }
+
+  /**
+   * {@link claim} for many fires, {@link OUTCOME_CHUNK} per statement: one multi-table UPDATE joined to
+   * the batch's values, rows locked in key order (so concurrent batches cannot deadlock each other).
+   * When fewer rows matched than were asked for, one SELECT tells which claims hold (claimed_by is
+   * the claim's unique token) and returns the state of the others, so the caller needs no extra read.
+   */
+  async claimMany(claims: FireClaimRequest[]): Promise<ClaimResult[]> {
+    const results: ClaimResult[] = [];
+    for (let i = 0; i < claims.length; i += OUTCOME_CHUNK) {
+      results.push(...(await this.claimChunk(claims.slice(i, i + OUTCOME_CHUNK))));
+    }
+    return results;
+  }
+
+  private async claimChunk(chunk: FireClaimRequest[]): Promise<ClaimResult[]> {
+    const valid = chunk.filter((c) => isId(c.timerId) && Number.isSafeInteger(c.runAt) && Number.isSafeInteger(c.attempt) && c.attempt >= 1);
+    const byRequest = new Map<FireClaimRequest, ClaimResult>();
+    const notValid: ClaimResult = { claimed: false, state: null };
+    if (valid.length > 0) {
+      const rows = [...valid].sort(compareKeys);
+      const params: unknown[] = [];
+      const selects = rows.map((c, i) => {
+        params.push(c.timerId, c.runAt, c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs);
+        return i === 0
+          ? 'SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at, ? AS attempt, ? AS token, ? AS claimed_until, ? AS now_ms'
+          : 'SELECT CAST(? AS UNSIGNED), ?, ?, ?, ?, ?';
+      });
+      const result = await this.dataSource.query(
+        `UPDATE (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+         SET t.status = ${TaskStatus.Running}, t.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until
+         WHERE (t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1)
+            OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt - 1 AND (t.claimed_by IS NULL OR COALESCE(t.claimed_until, 0) < v.now_ms))
+            OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt AND COALESCE(t.claimed_until, 0) < v.now_ms)`,
+        params,
+      );
+      // mysql2 connects with CLIENT_FOUND_ROWS: every row of the batch matched at most once, so a
+      // full count means every claim holds (a fire twice in one batch can match only once).
+      if (affectedRows(result) >= rows.length) {
+        for (const c of rows) byRequest.set(c, { claimed: true });
+      } else {
+        const states = await this.states(rows);
+        for (const c of rows) {
+          const s = states.get(keyOf(c)) ?? null;
+          const claimed = s !== null && s.claimedBy === c.token && s.attempt === c.attempt && s.status === TaskStatus.Running;
+          byRequest.set(c, claimed ? { claimed: true } : { claimed: false, state: s });
+        }
+      }
+    }
+    return chunk.map((c) => byRequest.get(c) ?? notValid);
+  }
+
+  /** Claim-relevant states of many fires in one query, by `timerId:runAt`; absent rows are missing. */
+  private async states(keys: FireKey[]): Promise<Map<string, FireState>> {
+    const params: unknown[] = [];
+    const selects = keys.map((k, i) => {
+      params.push(k.timerId, k.runAt);
+      return i === 0 ? 'SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at' : 'SELECT CAST(? AS UNSIGNED), ?';
+    });
+    const rows = (await this.dataSource.query(
+      `SELECT DISTINCT t.timer_id, t.run_at, t.status, t.attempt, t.claimed_by, t.claimed_until
+       FROM (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at`,
+      params,
+    )) as StateRow[];
+    return new Map(rows.map((r) => [`${BigInt(String(r.timer_id))}:${Number(r.run_at)}`, toState(r)]));
   }
 
   /** The claim-relevant state of the fire, or null when it has no row. */
@@ -139,15 +223,8 @@ export class FireRepository {
     const rows = (await this.dataSource.query(
       'SELECT status, attempt, claimed_by, claimed_until FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ?',
       [key.timerId, key.runAt],
-    )) as { status: number; attempt: number; claimed_by: string | null; claimed_until: string | number | null }[];
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      status: Number(r.status) as TaskStatusValue,
-      attempt: Number(r.attempt),
-      claimedBy: r.claimed_by,
-      claimedUntil: r.claimed_until === null ? null : Number(r.claimed_until),
-    };
+    )) as StateRow[];
+    return rows[0] ? toState(rows[0]) : null;
   }
 
   /**
@@ -166,7 +243,8 @@ export class FireRepository {
 
   private async recordChunk(chunk: FireOutcome[]): Promise<boolean[]> {
     const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
-    const rows = chunk.filter((_, i) => valid[i]);
+    // Key order, as claims lock rows, so an outcome batch and a claim batch cannot deadlock.
+    const rows = chunk.filter((_, i) => valid[i]).sort(compareKeys);
     if (rows.length === 0) return chunk.map(() => false);
     const params: unknown[] = [];
     const selects = rows.map((o, i) => {
@@ -191,7 +269,7 @@ export class FireRepository {
     });
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
     const result = await this.dataSource.query(
-      `UPDATE tasks t JOIN (${selects.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+      `UPDATE (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
        SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
            t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by
        WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
@@ -216,8 +294,31 @@ export class FireRepository {
         }),
       );
     }
-    let k = 0;
-    return chunk.map((_, i) => (valid[i] ? rowApplied[k++] : false));
+    const appliedByOutcome = new Map(rows.map((o, i) => [o, rowApplied[i]]));
+    return chunk.map((o) => appliedByOutcome.get(o) ?? false);
+  }
+
+  /**
+   * What changed since `since` (a watermark this method returned before; null on the first call):
+   * timers (status, deletion) and apps (signing secret) whose updated_at is at or after it. Both
+   * columns are set by the database clock, and the next watermark is the database's now minus
+   * {@link CHANGE_SLACK_SECONDS}, so a statement that committed late is still seen. Returns null
+   * for `timerIds` when more than `limit` timers changed (the caller should drop everything).
+   */
+  async changesSince(since: string | null, limit: number): Promise<DefinitionChanges> {
+    const [{ watermark }] = (await this.dataSource.query(
+      `SELECT DATE_FORMAT(NOW(3) - INTERVAL ${CHANGE_SLACK_SECONDS} SECOND, '%Y-%m-%d %H:%i:%s.%f') AS watermark`,
+    )) as { watermark: string }[];
+    if (since === null) return { watermark, timerIds: [], apps: [] };
+    const timers = (await this.dataSource.query('SELECT id FROM timers WHERE updated_at >= ? ORDER BY updated_at LIMIT ?', [since, limit + 1])) as {
+      id: string | number;
+    }[];
+    const apps = (await this.dataSource.query('SELECT app FROM apps WHERE updated_at >= ?', [since])) as { app: string }[];
+    return {
+      watermark,
+      timerIds: timers.length > limit ? null : timers.map((r) => String(r.id)),
+      apps: apps.map((r) => r.app),
+    };
   }
 
   /** The timer `id` with its app's signing secret, deleted and disabled timers included; null when absent. */

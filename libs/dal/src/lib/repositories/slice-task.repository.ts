@@ -26,7 +26,8 @@ export class SliceTaskRepository {
 
   /**
    * Pending fires (status 0) with fromMs <= run_at < toMs in the bucket, ascending by run_at. The
-   * range narrows on `idx_run_at`; the bucket and status are filtered on those rows.
+   * range narrows on `idx_run_at_status_timer`, which also holds status and timer_id: the index alone
+   * answers it.
    */
   async pendingInSlice({ fromMs, toMs, bucket, buckets }: SliceRange): Promise<PendingFire[]> {
     if (!Number.isSafeInteger(fromMs) || !Number.isSafeInteger(toMs)) throw new RangeError('fromMs and toMs must be integers of epoch ms');

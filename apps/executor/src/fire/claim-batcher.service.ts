@@ -1,0 +1,81 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ClaimResult, FireClaimRequest, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
+import { Clock, CLOCK } from '../common/clock';
+import { ExecutorMetrics } from './executor.metrics';
+
+interface Pending {
+  request: FireClaimRequest;
+  resolve: (r: ClaimResult) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Claim statements in flight at once; what arrives meanwhile waits and goes in the next one. */
+const MAX_IN_FLIGHT = 2;
+/** Attempts of one batch (a deadlock or a dropped connection rolls the statement back whole). */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * Groups claims into one statement per batch (FireRepository.claimMany). There is no timer: a claim
+ * goes out on the next turn of the event loop when a statement slot is free, so a lone message pays
+ * no added wait, and under load everything that arrived while the slots were busy shares the next
+ * statement. At 5,000 fires/s this turns 5,000 single-row UPDATEs a second into a few dozen.
+ */
+@Injectable()
+export class ClaimBatcher {
+  private readonly logger = new Logger(ClaimBatcher.name);
+  private queue: Pending[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly fires: FireRepository,
+    private readonly metrics: ExecutorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  claim(request: FireClaimRequest): Promise<ClaimResult> {
+    return new Promise<ClaimResult>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      const batch = this.queue.splice(0, OUTCOME_CHUNK);
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    }
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const results = await this.fires.claimMany(batch.map((p) => p.request));
+        this.metrics.claimBatchSize.observe(batch.length);
+        batch.forEach((p, i) => p.resolve(results[i]));
+        return;
+      } catch (e) {
+        if (attempt >= CLAIM_ATTEMPTS) {
+          this.logger.error(`claiming ${batch.length} fires failed ${attempt} times; their messages are nacked: ${(e as Error).message}`);
+          batch.forEach((p) => p.reject(e));
+          return;
+        }
+        this.logger.warn(`claiming ${batch.length} fires failed (attempt ${attempt}), retrying: ${(e as Error).message}`);
+        await this.clock.sleep(50 * 2 ** attempt);
+      }
+    }
+  }
+}
