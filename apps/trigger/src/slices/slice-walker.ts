@@ -126,6 +126,8 @@ class SliceRun {
   private runStart = 0;
   private nextExtendAt = 0;
   private nextReconcileAt = 0;
+  /** End of the range the last reconcile read: the walk reconciles again before it passes it. */
+  private reconciledUntil = 0;
 
   constructor(
     private readonly slice: SliceMessage,
@@ -153,7 +155,7 @@ class SliceRun {
     for (let t = this.runStart; t < this.minuteEnd; ) {
       const end = Math.min(t + this.options.stepMs, this.minuteEnd);
       await this.pause(t - this.options.leadMs);
-      if (this.now >= this.nextReconcileAt) await this.reconcile(t);
+      if (this.now >= this.nextReconcileAt || t >= this.reconciledUntil) await this.reconcile(t);
       const fires = await this.readStep(t, end);
       if (fires.length > 0) {
         await this.publishAll(fires);
@@ -230,14 +232,20 @@ class SliceRun {
     }
   }
 
-  /** Adds the pending rows of [fromMs, minuteEnd) to the plan. A failure is logged and retried soon. */
+  /**
+   * Adds the pending rows of [fromMs, fromMs + reconcileMs) (within the minute) to the plan; the walk
+   * reconciles again every reconcileMs and before it passes that range, so each reconcile reads about
+   * reconcileMs of fires, not the rest of the minute. A failure is logged and retried soon.
+   */
   private async reconcile(fromMs: number): Promise<void> {
     const { bucket, buckets } = this.slice;
+    const toMs = Math.min(this.minuteEnd, fromMs + this.options.reconcileMs);
     try {
-      const rows = await this.deps.mysql.pendingInSlice({ fromMs, toMs: this.minuteEnd, bucket, buckets });
+      const rows = await this.deps.mysql.pendingInSlice({ fromMs, toMs, bucket, buckets });
+      this.reconciledUntil = toMs;
       for (const row of rows) {
         const id = fireId(row.timerId, row.runAt);
-        if (row.runAt < fromMs || row.runAt >= this.minuteEnd || this.published.has(id) || this.planned.has(id)) continue;
+        if (row.runAt < fromMs || row.runAt >= toMs || this.published.has(id) || this.planned.has(id)) continue;
         const step = Math.floor((row.runAt - this.runStart) / this.options.stepMs);
         let fires = this.plan.get(step);
         if (!fires) this.plan.set(step, (fires = []));
