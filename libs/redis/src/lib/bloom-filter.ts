@@ -9,6 +9,17 @@ for i = 2, #ARGV do before = before + redis.call('setbit', KEYS[1], ARGV[i], 1) 
 if redis.call('pttl', KEYS[1]) < 0 then redis.call('pexpire', KEYS[1], ARGV[1]) end
 return before`;
 
+// True (1) when every one of the k bits is set: one command instead of k GETBITs.
+const CONTAINS = `
+for i = 1, #ARGV do if redis.call('getbit', KEYS[1], ARGV[i]) == 0 then return 0 end end
+return 1`;
+
+/** The scripts as ioredis commands: sent by SHA (EVALSHA), the body only when Redis lacks it. */
+interface BloomCommands {
+  timerBloomAdd(key: string, ttlMs: number, ...offsets: number[]): Promise<number>;
+  timerBloomContains(key: string, ...offsets: number[]): Promise<number>;
+}
+
 export interface BloomFilterOptions {
   /** Bits per daily bitmap (memory = bits / 8 bytes per day). */
   bits: number;
@@ -35,7 +46,14 @@ export class BloomFilter {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly options: BloomFilterOptions = DEFAULT_BLOOM,
-  ) {}
+  ) {
+    redis.defineCommand('timerBloomAdd', { numberOfKeys: 1, lua: ADD });
+    redis.defineCommand('timerBloomContains', { numberOfKeys: 1, lua: CONTAINS });
+  }
+
+  private get commands(): BloomCommands {
+    return this.redis as unknown as BloomCommands;
+  }
 
   /** Bit offsets by double hashing (Kirsch-Mitzenmacher) of SHA-256. */
   offsets(item: string): number[] {
@@ -50,20 +68,13 @@ export class BloomFilter {
 
   /** Adds the item; resolves true when it was (probably) there already. */
   async add(item: string, atMs: number): Promise<boolean> {
-    const before = (await this.redis.eval(ADD, 1, this.key(atMs), this.options.ttlMs, ...this.offsets(item))) as number;
-    return before === this.options.hashes;
+    const before = await this.commands.timerBloomAdd(this.key(atMs), this.options.ttlMs, ...this.offsets(item));
+    return Number(before) === this.options.hashes;
   }
 
   /** True when the item may have been added; false when it certainly was not. */
   async mightContain(item: string, atMs: number): Promise<boolean> {
-    const key = this.key(atMs);
-    const pipeline = this.redis.pipeline();
-    for (const o of this.offsets(item)) pipeline.getbit(key, o);
-    const results = (await pipeline.exec()) ?? [];
-    return results.every(([err, bit]) => {
-      if (err) throw err;
-      return bit === 1;
-    });
+    return Number(await this.commands.timerBloomContains(this.key(atMs), ...this.offsets(item))) === 1;
   }
 
   private key(atMs: number): string {
