@@ -172,7 +172,9 @@ export class Stack {
   spawn(role: Role): ChildProcess {
     const prev = this.processes.get(role);
     if (prev && prev.child.exitCode === null && prev.child.signalCode === null) throw new Error(`${role} is still running`);
-    const child = spawn(process.execPath, ['-r', './scripts/register-paths.js', `dist/apps/${role}/src/main.js`], {
+    // STACK_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the roles of a benchmark run.
+    const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, '-r', './scripts/register-paths.js', `dist/apps/${role}/src/main.js`], {
       cwd: ROOT_DIR,
       env: this.env(role),
       stdio: ['ignore', 'pipe', 'pipe'],
