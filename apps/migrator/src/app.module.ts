@@ -6,9 +6,14 @@ import { CLOCK, systemClock } from './common/clock';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
-import { MigratorService } from './migration/migrator.service';
+import { MigratorService, RANGE_COORDINATION } from './migration/migrator.service';
+import { RangeCoordinator } from './migration/range-coordinator';
+import { RangeHandler } from './migration/range.handler';
 
-/** The migrator role: expands enabled timers into task rows and the slice index, window by window. */
+/**
+ * The migrator role: expands enabled timers into task rows and the slice index, window by window;
+ * large windows are split into ranges that every replica takes from `timer-migrate-ranges`.
+ */
 @Module({})
 export class AppModule {
   /**
@@ -20,12 +25,15 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
+      controllers: [RangeHandler],
       providers: [
         { provide: MigratorConfig, useValue: migrator },
         { provide: CLOCK, useValue: systemClock },
         { provide: MigratorMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new MigratorMetrics(m.registry) },
         // The DataSource comes from DalModule (global, via RoleRuntimeModule).
         MigratorWindowRepository,
+        RangeCoordinator,
+        { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         MigratorService,
         MigratorLoop,
       ],

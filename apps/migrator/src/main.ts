@@ -1,13 +1,18 @@
 import 'reflect-metadata';
 import { bootstrapRole, exitOnBootFailure } from '@timer/platform';
+import { SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { createPulsarServer } from '@timer/pulsar-transport';
 import { AppModule } from './app.module';
 import { MIGRATOR_VARIABLES } from './config/migrator.env';
 
-// Hybrid app: HTTP serves /health and /metrics; the migration loop runs on a timer (MigratorLoop).
+// Hybrid app: HTTP serves /health and /metrics; the migration loop runs on a timer (MigratorLoop);
+// range messages of split windows arrive over Pulsar, one at a time per replica so they spread out.
 bootstrapRole({
   role: 'migrator',
   module: (config) => AppModule.register(config),
-  microservice: (_app, config) => createPulsarServer(config),
+  microservice: (_app, config) =>
+    createPulsarServer(config, {
+      [TOPICS.migrateRanges]: { subscription: SUBSCRIPTIONS.migrator, subscriptionType: 'Shared', concurrency: 1, receiverQueueSize: 1, negativeAckRedeliveryDelayMs: 5_000 },
+    }),
   extraVariables: MIGRATOR_VARIABLES,
 }).catch(exitOnBootFailure('migrator'));

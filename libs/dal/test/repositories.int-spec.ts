@@ -184,6 +184,19 @@ describe('repositories against a real MariaDB', () => {
       expect(mine).toEqual([ids[0], ids[2], ids[4]]);
       expect([...seen].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))).toEqual(seen); // ascending
     });
+
+    it('cuts the enabled timers into ranges of n by id (numeric order) and pages within a range', async () => {
+      for (let i = 0; i < 12; i++) await timers.create(newTimer('app-ranges', `r${i}`, { status: TimerStatus.Enabled }));
+      const all = ((await db.dataSource.query('SELECT CAST(id AS CHAR) AS v FROM timers WHERE status = 2 ORDER BY id')) as { v: string }[]).map((r) => r.v);
+      expect(all.length).toBeGreaterThan(12);
+      const expected: string[] = [];
+      for (let i = 4; i < all.length - 1; i += 5) expected.push(all[i]);
+      expect(await timers.enabledBoundaries(5, 1_000)).toEqual(expected);
+      expect(await timers.enabledBoundaries(5, 1)).toEqual(expected.slice(0, 1));
+      expect(await timers.enabledBoundaries(all.length, 1_000)).toEqual([]); // all fit one range
+      const inRange = await timers.enabledPage(expected[0], 100, expected[1]);
+      expect(inRange.map((t) => t.id)).toEqual(all.slice(5, 10));
+    });
   });
 
   describe('TaskRepository', () => {

@@ -28,6 +28,13 @@ export class MigratorEnv {
    */
   @IsInt() @Min(0) @Max(10_080)
   TIMER_MIGRATOR_CATCHUP_MINUTES: number = 60;
+
+  /**
+   * A window with more enabled timers than this is split into ranges of this many timers, published
+   * on `timer-migrate-ranges` and expanded by every migrator replica; 0 = never split.
+   */
+  @IsInt() @Min(0) @Max(100_000_000)
+  TIMER_MIGRATOR_RANGE_TIMERS: number = 50_000;
 }
 
 /** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -48,6 +55,9 @@ export class MigratorConfig {
   }
   get lockLeaseMs(): number {
     return this.env.TIMER_MIGRATOR_LOCK_LEASE_MS;
+  }
+  get rangeTimers(): number {
+    return this.env.TIMER_MIGRATOR_RANGE_TIMERS;
   }
   get catchUpMs(): number {
     return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * 60_000;

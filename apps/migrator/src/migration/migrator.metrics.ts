@@ -7,6 +7,7 @@ export class MigratorMetrics {
   readonly firesCreated: Counter;
   readonly lastCompletedWindow: Gauge;
   readonly windowDuration: Histogram;
+  readonly rangesMigrated: Counter;
 
   constructor(registry: Registry) {
     this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
@@ -15,6 +16,12 @@ export class MigratorMetrics {
     this.lastCompletedWindow = new Gauge({
       name: 'timer_migrator_last_completed_window_start_seconds',
       help: 'Start (unix seconds) of the latest window this process completed',
+      registers: [registry],
+    });
+    this.rangesMigrated = new Counter({
+      name: 'timer_migrator_ranges_total',
+      help: 'Window ranges (timer-migrate-ranges messages) by outcome: migrated here, skipped (already done), failed (redelivered)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.windowDuration = new Histogram({

@@ -1,10 +1,35 @@
 import { Logger } from '@nestjs/common';
+import { MigrateRangeMessage } from '@timer/contracts';
 import { NewTask, TimerEntity } from '@timer/dal';
 import { FireRef, HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
-import { FireIndex, Locks, MigratorService, TaskSink, TimerSource, WindowStore } from './migrator.service';
+import { ExpandCounts, FireIndex, Locks, MigratorService, RangeCoordination, TaskSink, TimerSource, WindowStore } from './migrator.service';
+
+/** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */
+class FakeRanges implements RangeCoordination {
+  queue: MigrateRangeMessage[] = [];
+  published: MigrateRangeMessage[] = [];
+  readonly doneMap = new Map<string, ExpandCounts>();
+  constructor(private readonly timers: TimerEntity[]) {}
+  async boundaries(size: number) {
+    const ids = this.timers.map((t) => t.id);
+    const out: string[] = [];
+    for (let i = size - 1; i < ids.length - 1; i += size) out.push(ids[i]);
+    return out;
+  }
+  async publish(r: MigrateRangeMessage) {
+    this.queue.push(r);
+    this.published.push(r);
+  }
+  async done(r: MigrateRangeMessage) {
+    return this.doneMap.get(JSON.stringify(r)) ?? null;
+  }
+  async markDone(r: MigrateRangeMessage, counts: ExpandCounts) {
+    this.doneMap.set(JSON.stringify(r), counts);
+  }
+}
 
 const H = 3_600_000;
 const T0 = Date.UTC(2030, 0, 1, 10, 0);
@@ -30,9 +55,9 @@ class FakeWindows implements WindowStore {
 class FakeTimers implements TimerSource {
   pages: (string | null)[] = [];
   constructor(public timers: TimerEntity[]) {}
-  async enabledPage(after: string | null, limit: number) {
+  async enabledPage(after: string | null, limit: number, upTo?: string) {
     this.pages.push(after);
-    return this.timers.filter((t) => after === null || BigInt(t.id) > BigInt(after)).slice(0, limit);
+    return this.timers.filter((t) => (after === null || BigInt(t.id) > BigInt(after)) && (upTo === undefined || BigInt(t.id) <= BigInt(upTo))).slice(0, limit);
   }
 }
 
@@ -88,6 +113,68 @@ function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {
   const service = new MigratorService(deps.windows, deps.timers, deps.tasks, deps.index, deps.locks, clock, config, new MigratorMetrics(new Registry()));
   return { ...deps, service, clock };
 }
+
+describe('MigratorService: a window split into ranges across replicas (fakes)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
+
+  const every10Min = Array.from({ length: 7 }, (_, i) => timer(String(i + 1), { cron: '0 */10 * * * *' }));
+
+  function replicas(timers: TimerEntity[]) {
+    const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers) };
+    const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2, TIMER_MIGRATOR_RANGE_TIMERS: 3 }));
+    const make = () =>
+      new MigratorService(shared.windows, shared.timers, shared.tasks, shared.index, new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
+    return { ...shared, a: make(), b: make() };
+  }
+
+  it('publishes one range per 3 timers, lets another replica expand them, and completes the window once all are done', async () => {
+    const r = replicas(every10Min);
+    const window = { start: T0, end: T0 + H };
+    const coordinating = r.a.migrateWindow(window);
+    // Replica b works the ranges as they arrive.
+    const worked: string[] = [];
+    while (worked.length < 3) {
+      const next = r.ranges.queue.shift();
+      if (!next) {
+        await new Promise((res) => setTimeout(res, 5));
+        continue;
+      }
+      expect(await r.b.migrateRange(next)).toBe('migrated');
+      worked.push(`(${next.fromTimerId},${next.toTimerId}]`);
+    }
+    expect(worked).toEqual(['(0,3]', '(3,6]', '(6,]']);
+    expect(await coordinating).toMatchObject({ status: 'completed', timers: 7, fires: 42, inserted: 42 });
+    expect(r.tasks.rows.size).toBe(42); // 7 timers x 6 fires an hour
+    expect(r.index.members.size).toBe(42);
+    expect(r.windows.done.has(T0)).toBe(true);
+    // A late duplicate of a range message does nothing.
+    expect(await r.b.migrateRange(r.ranges.published[0])).toBe('skipped');
+  });
+
+  it('republishes only the ranges not done when a window is retried', async () => {
+    const r = replicas(every10Min);
+    const window = { start: T0, end: T0 + H };
+    const first = r.a.migrateWindow(window);
+    while (r.ranges.queue.length < 3) await new Promise((res) => setTimeout(res, 5));
+    await r.b.migrateRange(r.ranges.queue.shift()!);
+    r.a.stop(); // the lock holder shuts down before the other two ranges are done
+    expect(await first).toMatchObject({ status: 'failed' });
+    expect(r.windows.done.has(T0)).toBe(false);
+    r.ranges.queue = [];
+    const retry = r.b.migrateWindow(window);
+    while (r.ranges.queue.length < 2) await new Promise((res) => setTimeout(res, 5));
+    expect(r.ranges.queue.map((m) => m.fromTimerId)).toEqual(['3', '6']);
+    for (const m of r.ranges.queue.splice(0)) await r.b.migrateRange(m);
+    expect(await retry).toMatchObject({ status: 'completed', timers: 7, fires: 42 });
+  });
+
+  it('expands a window that fits one range itself, publishing nothing', async () => {
+    const r = replicas(every10Min.slice(0, 3));
+    expect(await r.a.migrateWindow({ start: T0, end: T0 + H })).toMatchObject({ status: 'completed', timers: 3, fires: 18 });
+    expect(r.ranges.published).toEqual([]);
+  });
+});
 
 describe('MigratorService (fakes, fixed clock)', () => {
   beforeAll(() => Logger.overrideLogger(false));

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { MigrateRangeMessage } from '@timer/contracts';
 import { MigratorWindowRepository, NewTask, TaskRepository, TimerEntity, TimerRepository } from '@timer/dal';
 import { FireRef, RedisLock, SliceIndex } from '@timer/redis';
 import { fireTimesBetween, ScheduleSpec } from '@timer/schedule';
@@ -21,6 +22,38 @@ export type TimerSource = Pick<TimerRepository, 'enabledPage'>;
 export type TaskSink = Pick<TaskRepository, 'insertIgnore'>;
 export type FireIndex = Pick<SliceIndex, 'add'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
+
+/** Counts of expanded timers and fires, per window or per range. */
+export interface ExpandCounts {
+  timers: number;
+  fires: number;
+  inserted: number;
+}
+
+/**
+ * How a large window is split across migrator replicas (RangeCoordinator in production): where the
+ * ranges start, a topic to hand them out on, and a record of the ranges already done.
+ */
+export interface RangeCoordination {
+  /** Ids cutting the enabled timers into ranges of `size` (ascending); none when they fit one range. */
+  boundaries(size: number): Promise<string[]>;
+  publish(range: MigrateRangeMessage): Promise<void>;
+  /** The counts a finished range recorded, or null while it is not done. */
+  done(range: MigrateRangeMessage): Promise<ExpandCounts | null>;
+  markDone(range: MigrateRangeMessage, counts: ExpandCounts): Promise<void>;
+}
+
+export const RANGE_COORDINATION = Symbol('RANGE_COORDINATION');
+
+/** Most ranges one window is split into (each range holds TIMER_MIGRATOR_RANGE_TIMERS timers). */
+export const MAX_RANGES = 1_000;
+/** How long the window's lock holder waits for its ranges before it gives up (retried next tick). */
+export const RANGE_WAIT_MS = 15 * 60_000;
+/** How often the lock holder looks whether every range is done. */
+export const RANGE_POLL_MS = 250;
+
+/** What handling one range message did. */
+export type RangeOutcome = 'migrated' | 'skipped';
 
 class LockLostError extends Error {}
 class StoppingError extends Error {}
@@ -45,6 +78,7 @@ export class MigratorService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly config: MigratorConfig,
     private readonly metrics: MigratorMetrics,
+    @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
   ) {}
 
   /** Makes the window run in progress stop at its next page (its lock is released, it is not completed). */
@@ -90,10 +124,12 @@ export class MigratorService {
     try {
       // Re-check under the lock: another replica may have completed it since the tick listed it.
       if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
-      const counts = await this.expand(window, () => {
+      const checkpoint = () => {
         if (lost) throw new LockLostError(`lost the lock of window ${isoWindow(window)}`);
         if (this.stopping) throw new StoppingError('stopping');
-      });
+      };
+      const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers) : [];
+      const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
       // The lease may have lapsed during the last page; completing is still right (the work is done).
       await this.windows.markCompleted(window.start, window.end);
       const ms = Date.now() - started;
@@ -116,11 +152,79 @@ export class MigratorService {
     }
   }
 
-  /** Pages through enabled timers and writes each page's fires (rows first, then the index). */
-  private async expand(window: Window, checkpoint: () => void): Promise<{ timers: number; fires: number; inserted: number }> {
+  /**
+   * A window too large for one replica: publishes one range message per range not yet done, then
+   * waits (holding the window lock) until every range is recorded done, by whichever replica took
+   * it (this one included). Returns the summed counts. A range left undone for RANGE_WAIT_MS fails
+   * the window; the next tick publishes the missing ranges again (their work is idempotent).
+   */
+  private async coordinate(window: Window, boundaries: string[], checkpoint: () => void): Promise<ExpandCounts> {
+    const ranges = rangesOf(window, boundaries.slice(0, MAX_RANGES));
+    const coordination = this.ranges!;
+    let published = 0;
+    for (const r of ranges) {
+      if ((await coordination.done(r)) === null) {
+        await coordination.publish(r);
+        published++;
+      }
+    }
+    this.logger.log(`window ${isoWindow(window)}: split into ${ranges.length} ranges of ${this.config.rangeTimers} timers; ${published} published`);
+    const started = this.clock.now();
+    for (;;) {
+      checkpoint();
+      const done = await Promise.all(ranges.map((r) => coordination.done(r)));
+      if (done.every((c) => c !== null)) {
+        return done.reduce<ExpandCounts>((a, c) => ({ timers: a.timers + c!.timers, fires: a.fires + c!.fires, inserted: a.inserted + c!.inserted }), {
+          timers: 0,
+          fires: 0,
+          inserted: 0,
+        });
+      }
+      if (this.clock.now() - started > RANGE_WAIT_MS) {
+        throw new Error(`window ${isoWindow(window)}: ${done.filter((c) => c === null).length} of ${ranges.length} ranges not done after ${RANGE_WAIT_MS} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, RANGE_POLL_MS));
+    }
+  }
+
+  /**
+   * One range message (any replica): expands the range's timers for its window unless the window or
+   * the range is already done, then records it done. Throws on failure (the message is redelivered).
+   */
+  async migrateRange(range: MigrateRangeMessage): Promise<RangeOutcome> {
+    if (!this.ranges) throw new Error('range messages need a RangeCoordination');
+    const window: Window = { start: range.windowStart, end: range.windowEnd };
+    if ((await this.windows.isCompleted(window.start)) || (await this.ranges.done(range)) !== null) {
+      this.metrics.rangesMigrated.inc({ outcome: 'skipped' });
+      return 'skipped';
+    }
+    const started = Date.now();
+    try {
+      const counts = await this.expand(
+        window,
+        () => {
+          if (this.stopping) throw new StoppingError('stopping');
+        },
+        { after: range.fromTimerId === '0' ? null : range.fromTimerId, upTo: range.toTimerId === '' ? undefined : range.toTimerId },
+      );
+      await this.ranges.markDone(range, counts);
+      this.metrics.firesCreated.inc(counts.inserted);
+      this.metrics.rangesMigrated.inc({ outcome: 'migrated' });
+      this.logger.log(
+        `window ${isoWindow(window)} range (${range.fromTimerId}, ${range.toTimerId || 'end'}]: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`,
+      );
+      return 'migrated';
+    } catch (e) {
+      this.metrics.rangesMigrated.inc({ outcome: 'failed' });
+      throw e;
+    }
+  }
+
+  /** Pages through enabled timers (of a range, when given) and writes each page's fires (rows first, then the index). */
+  private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }): Promise<ExpandCounts> {
     const now = this.clock.now();
     const { pageSize, catchUpMs } = this.config;
-    let after: string | null = null;
+    let after: string | null = range?.after ?? null;
     let timers = 0;
     let fires = 0;
     let inserted = 0;
@@ -135,7 +239,7 @@ export class MigratorService {
     };
     for (;;) {
       checkpoint();
-      const page: TimerEntity[] = await this.timers.enabledPage(after, pageSize);
+      const page: TimerEntity[] = await this.timers.enabledPage(after, pageSize, range?.upTo);
       if (page.length === 0) break;
       for (const t of page) {
         const runAts = this.firesOf(t, window, now, catchUpMs);
@@ -162,6 +266,12 @@ export class MigratorService {
       return [];
     }
   }
+}
+
+/** (0, b1], (b1, b2], ..., (bn, end): from exclusive ('0' = the first id), to inclusive ('' = no bound). */
+export function rangesOf(window: Window, boundaries: string[]): MigrateRangeMessage[] {
+  const cuts = ['0', ...boundaries];
+  return cuts.map((from, i) => ({ windowStart: window.start, windowEnd: window.end, fromTimerId: from, toTimerId: boundaries[i] ?? '' }));
 }
 
 export function specOf(t: Pick<TimerEntity, 'cron' | 'runAt' | 'timeZone'>): ScheduleSpec {

@@ -24,9 +24,12 @@ export interface TaskMessage {
 
 /** A range of timer ids for one migrator window, when a window is split across replicas. */
 export interface MigrateRangeMessage {
+  /** The window, epoch ms [windowStart, windowEnd). */
   windowStart: number;
   windowEnd: number;
+  /** Exclusive lower bound of the timer ids; '0' for the first range. */
   fromTimerId: string;
+  /** Inclusive upper bound of the timer ids; '' for the last range (no bound). */
   toTimerId: string;
 }
 

@@ -126,14 +126,37 @@ export class TimerRepository {
   }
 
   /** Enabled live timers with id > afterId, ascending, at most `limit` (keyset paging for the migrator). */
-  async enabledPage(afterId: string | null, limit: number): Promise<TimerEntity[]> {
+  async enabledPage(afterId: string | null, limit: number, upToId?: string): Promise<TimerEntity[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     if (afterId !== null && !isId(afterId)) throw new RangeError(`invalid afterId ${JSON.stringify(afterId)}`);
-    return this.dataSource.manager
+    if (upToId !== undefined && !isId(upToId)) throw new RangeError(`invalid upToId ${JSON.stringify(upToId)}`);
+    const q = this.dataSource.manager
       .createQueryBuilder(TimerEntity, 't')
-      .where('t.status = :status AND t.deletedAt IS NULL AND t.id > CAST(:afterId AS UNSIGNED)', { status: TimerStatus.Enabled, afterId: afterId ?? '0' })
-      .orderBy('t.id', 'ASC')
-      .limit(limit)
-      .getMany();
+      .where('t.status = :status AND t.deletedAt IS NULL AND t.id > CAST(:afterId AS UNSIGNED)', { status: TimerStatus.Enabled, afterId: afterId ?? '0' });
+    if (upToId !== undefined) q.andWhere('t.id <= CAST(:upToId AS UNSIGNED)', { upToId });
+    return q.orderBy('t.id', 'ASC').limit(limit).getMany();
+  }
+
+  /**
+   * Ids that cut the enabled timers into consecutive ranges of `size` timers: the size-th, 2*size-th,
+   * ... enabled id, at most `max` of them (none when all fit one range). One index-only read
+   * (idx_status_id) per boundary; the migrator splits a large window at these ids.
+   */
+  async enabledBoundaries(size: number, max: number): Promise<string[]> {
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError('size must be a positive integer');
+    const out: string[] = [];
+    let after = '0';
+    while (out.length < max) {
+      // The boundary closes a full range only when a timer follows it: otherwise the rest is one range.
+      const rows = (await this.dataSource.query(
+        // Aliased apart from `id`: ORDER BY id would otherwise sort the CHAR alias as text.
+        'SELECT CAST(id AS CHAR) AS boundary FROM timers WHERE status = ? AND id > CAST(? AS UNSIGNED) ORDER BY id LIMIT 2 OFFSET ?',
+        [TimerStatus.Enabled, after, size - 1],
+      )) as { boundary: string }[];
+      if (rows.length < 2) break;
+      after = rows[0].boundary;
+      out.push(after);
+    }
+    return out;
   }
 }

@@ -1,0 +1,85 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pollUntil, shortId, Stack } from '../support';
+
+// Two migrator processes over the real broker, MariaDB and Redis: a window with more enabled timers
+// than TIMER_MIGRATOR_RANGE_TIMERS is split into range messages on timer-migrate-ranges, both
+// replicas take some, and every fire of the current and next two windows exists exactly once.
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..', '..');
+const TIMERS = 2_400;
+const RANGE = 200;
+const WINDOW_MINUTES = 10;
+
+describe('migrator windows split across two replicas', () => {
+  let stack: Stack;
+  let second: ChildProcess | undefined;
+  let secondOutput = '';
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      id: shortId('ranges'),
+      roles: [],
+      env: { TIMER_WINDOW_MINUTES: String(WINDOW_MINUTES), TIMER_MIGRATOR_RANGE_TIMERS: String(RANGE), TIMER_MIGRATOR_PAGE_SIZE: '50' },
+      beforeRoles: async (s) => {
+        await s.sql('INSERT IGNORE INTO apps (app) VALUES (?)', ['ranges']);
+        const hook = JSON.stringify({ url: 'http://127.0.0.1:1/hook', method: 'POST' });
+        const rows = Array.from({ length: TIMERS }, (_, k) => ['ranges', `t${k}`, `t${k}`, '0 * * * * *', 'UTC', hook, 2]);
+        await s.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
+        // Created long ago, so the current window gets its fires from its start (not from "enabled now").
+        await s.sql('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 DAY');
+      },
+    });
+    // The two replicas start together: one takes each window's lock, both consume the ranges.
+    const port = stack.port('migrator') + 1_000;
+    second = spawn(process.execPath, ['-r', './scripts/register-paths.js', 'dist/apps/migrator/src/main.js'], {
+      cwd: ROOT,
+      env: { ...stack.env('migrator'), TIMER_HTTP_PORT: String(port) },
+    });
+    second.stdout!.on('data', (d: Buffer) => (secondOutput += d.toString()));
+    second.stderr!.on('data', (d: Buffer) => (secondOutput += d.toString()));
+    stack.spawn('migrator');
+  });
+
+  afterAll(async () => {
+    if (second && second.exitCode === null) {
+      const exited = new Promise((resolve) => second!.once('exit', resolve));
+      second.kill('SIGTERM');
+      await exited;
+    }
+    await stack?.stop();
+  });
+
+  it('creates every fire of three windows once, with ranges worked by both processes', async () => {
+    const windowMs = WINDOW_MINUTES * 60_000;
+    const done = await pollUntil(async () => {
+      const [r] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM migrator_windows');
+      return Number(r.n) >= 3;
+    }, 150_000, 500);
+    expect(done).toBe(true);
+    const windows = await stack.sql<{ window_start: number }>('SELECT window_start FROM migrator_windows ORDER BY window_start');
+    const first = Number(windows[0].window_start);
+    const last = Number(windows[windows.length - 1].window_start) + windowMs;
+    // Every minute of the three windows, for every timer; no duplicates (unique key) and no gaps.
+    const [count] = await stack.sql<{ n: number; timers: number; minutes: number }>(
+      'SELECT COUNT(*) AS n, COUNT(DISTINCT timer_id) AS timers, COUNT(DISTINCT run_at) AS minutes FROM tasks WHERE run_at >= ? AND run_at < ?',
+      [first, last],
+    );
+    const minutes = (last - first) / 60_000;
+    expect(Number(count.timers)).toBe(TIMERS);
+    expect(Number(count.minutes)).toBe(minutes);
+    expect(Number(count.n)).toBe(TIMERS * minutes);
+
+    const ranges = (out: string) => (out.match(/range \(\d+, (\d+|end)\]/g) ?? []).length;
+    const firstLog = readFileSync(join(stack.logDir, 'migrator.log'), 'utf8');
+    const mine = ranges(firstLog);
+    const theirs = ranges(secondOutput);
+    process.stdout.write(`ranges worked: first process ${mine}, second process ${theirs} (of ${3 * (TIMERS / RANGE)})\n`);
+    expect(mine + theirs).toBeGreaterThanOrEqual(3 * (TIMERS / RANGE));
+    expect(mine).toBeGreaterThan(0);
+    expect(theirs).toBeGreaterThan(0);
+    expect(firstLog + secondOutput).toMatch(/split into 12 ranges of 200 timers/);
+  });
+});
