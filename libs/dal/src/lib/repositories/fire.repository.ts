@@ -103,6 +103,21 @@ export interface DefinitionChanges {
 /** How far back each change poll looks again, for statements that committed after they ran. */
 export const CHANGE_SLACK_SECONDS = 5;
 
+/**
+ * A batch as a derived table `(SELECT ? AS timer_id, ? AS run_at, ? AS <column>... UNION ALL ...)`,
+ * one row per key with its values, for joining to `tasks` on uk_timer_run_at (eq_ref per row).
+ */
+function keyedValues(values: unknown[][], keys: FireKey[], columns: string[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
+  const rest = ['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ');
+  const selects = keys.map((k, i) => {
+    params.push(k.timerId, k.runAt, ...values[i]);
+    return `SELECT ${i === 0 ? first : rest}`;
+  });
+  return { sql: `(${selects.join(' UNION ALL ')})`, params };
+}
+
 /** Most rows one outcome statement carries. */
 export const OUTCOME_CHUNK = 500;
 
@@ -156,20 +171,18 @@ export class FireRepository {
     const notValid: ClaimResult = { claimed: false, state: null };
     if (valid.length > 0) {
       const rows = [...valid].sort(compareKeys);
-      const params: unknown[] = [];
-      const selects = rows.map((c, i) => {
-        params.push(c.timerId, c.runAt, c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs);
-        return i === 0
-          ? 'SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at, ? AS attempt, ? AS token, ? AS claimed_until, ? AS now_ms'
-          : 'SELECT CAST(? AS UNSIGNED), ?, ?, ?, ?, ?';
-      });
+      const v = keyedValues(
+        rows.map((c) => [c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs]),
+        rows,
+        ['attempt', 'token', 'claimed_until', 'now_ms'],
+      );
       const result = await this.dataSource.query(
-        `UPDATE (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+        `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
          SET t.status = ${TaskStatus.Running}, t.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until
          WHERE (t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1)
             OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt - 1 AND (t.claimed_by IS NULL OR COALESCE(t.claimed_until, 0) < v.now_ms))
             OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt AND COALESCE(t.claimed_until, 0) < v.now_ms)`,
-        params,
+        v.params,
       );
       // mysql2 connects with CLIENT_FOUND_ROWS: every row of the batch matched at most once, so a
       // full count means every claim holds (a fire twice in one batch can match only once).
@@ -189,15 +202,11 @@ export class FireRepository {
 
   /** Claim-relevant states of many fires in one query, by `timerId:runAt`; absent rows are missing. */
   private async states(keys: FireKey[]): Promise<Map<string, FireState>> {
-    const params: unknown[] = [];
-    const selects = keys.map((k, i) => {
-      params.push(k.timerId, k.runAt);
-      return i === 0 ? 'SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at' : 'SELECT CAST(? AS UNSIGNED), ?';
-    });
+    const v = keyedValues(keys.map(() => []), keys, []);
     const rows = (await this.dataSource.query(
       `SELECT DISTINCT t.timer_id, t.run_at, t.status, t.attempt, t.claimed_by, t.claimed_until
-       FROM (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at`,
-      params,
+       FROM ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at`,
+      v.params,
     )) as StateRow[];
     return new Map(rows.map((r) => [`${BigInt(String(r.timer_id))}:${Number(r.run_at)}`, toState(r)]));
   }
@@ -246,11 +255,8 @@ export class FireRepository {
     // Key order, as claims lock rows, so an outcome batch and a claim batch cannot deadlock.
     const rows = chunk.filter((_, i) => valid[i]).sort(compareKeys);
     if (rows.length === 0) return chunk.map(() => false);
-    const params: unknown[] = [];
-    const selects = rows.map((o, i) => {
-      params.push(
-        o.timerId,
-        o.runAt,
+    const v = keyedValues(
+      rows.map((o) => [
         o.token,
         o.attempt,
         o.status,
@@ -261,19 +267,17 @@ export class FireRepository {
         truncateUtf8(o.output, TASK_OUTPUT_MAX),
         o.claimedBy,
         o.claimedUntil,
-      );
-      return i === 0
-        ? `SELECT CAST(? AS UNSIGNED) AS timer_id, ? AS run_at, ? AS token, ? AS attempt, ? AS status, ? AS http_status,
-             ? AS cost_ms, ? AS lateness_ms, ? AS error, ? AS output, ? AS claimed_by, ? AS claimed_until`
-        : 'SELECT CAST(? AS UNSIGNED), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
-    });
+      ]),
+      rows,
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until'],
+    );
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
     const result = await this.dataSource.query(
-      `UPDATE (${selects.join(' UNION ALL ')}) v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+      `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
        SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
            t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by
        WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
-      params,
+      v.params,
     );
     let rowApplied: boolean[];
     // mysql2 connects with CLIENT_FOUND_ROWS: affectedRows counts matched rows, changed or not.
