@@ -1,2 +1,2 @@
-export { SUBSCRIPTIONS, TopicKey, TOPICS, TOPOLOGY } from './lib/topics';
+export { BATCHED_TOPICS, SUBSCRIPTIONS, TopicKey, TOPICS, TOPOLOGY } from './lib/topics';
 export { fireId, MigrateRangeMessage, SliceMessage, TaskMessage, TopicPayloads } from './lib/messages';

@@ -1,4 +1,5 @@
 import { PulsarTimeoutError, type WsPulsarClient } from '../src/index';
+import { isBatchedMessageId } from '../src/lib/ws-frames';
 import { eventually, newAdmin, newClient, sleep, uniqueTopic } from './pulsar-it';
 
 describe('ack, negative ack and redelivery (real broker)', () => {
@@ -28,6 +29,22 @@ describe('ack, negative ack and redelivery (real broker)', () => {
 
     const again = await client.subscribe({ topic, subscription: 'sub', subscriptionType: 'Shared' });
     await expect(again.receive(2000)).rejects.toBeInstanceOf(PulsarTimeoutError);
+  }, 40_000);
+
+  it('tells batched message ids from plain ones, as the broker writes them', async () => {
+    const topic = uniqueTopic('batch');
+    const consumer = await client.subscribe({ topic, subscription: 'sub', subscriptionType: 'Shared' });
+    const batching = await client.createProducer({ topic, batchingEnabled: true, batchingMaxPublishDelayMs: 20 });
+    await Promise.all([0, 1, 2].map((i) => batching.send({ payload: `b${i}` })));
+    const plain = await client.createProducer({ topic });
+    await plain.send({ payload: 'p' });
+    const kinds = new Map<string, boolean>();
+    for (let i = 0; i < 4; i++) {
+      const m = await consumer.receive(10_000);
+      kinds.set(m.payload.toString(), isBatchedMessageId(m.messageId));
+      await consumer.acknowledge(m);
+    }
+    expect(Object.fromEntries(kinds)).toEqual({ b0: true, b1: true, b2: true, p: false });
   }, 40_000);
 
   it('a negative ack redelivers after the configured delay, with redeliveryCount counting up', async () => {

@@ -99,6 +99,16 @@ describe('ClientPulsar', () => {
     expect(fake.producers[0].options).toEqual({ topic: 'persistent://public/default/a', maxPendingMessages: 7 });
   });
 
+  it('lets the producers of the batching topics batch, and only those', async () => {
+    client = new ClientPulsar({ client: () => fake, producer: { batching: ['a'], batchingMaxPublishDelayMs: 3 } });
+    await lastValueFrom(client.emit('a', 1));
+    await lastValueFrom(client.emit('b', 2));
+    expect(fake.producers.map((p) => p.options)).toEqual([
+      { topic: 'persistent://public/default/a', maxPendingMessages: undefined, batchingEnabled: true, batchingMaxPublishDelayMs: 3 },
+      { topic: 'persistent://public/default/b', maxPendingMessages: undefined },
+    ]);
+  });
+
   it('emit() errors when the send fails', async () => {
     fake.sendError = new Error('timeout');
     await expect(lastValueFrom(client.emit('a', 1))).rejects.toThrow('timeout');

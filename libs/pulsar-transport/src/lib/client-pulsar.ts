@@ -85,8 +85,14 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
   protected getProducer(topic: string): Promise<Producer> {
     let producer = this.producers.get(topic);
     if (!producer) {
+      const options = this.options.producer;
+      const batching = (options?.batching ?? []).some((pattern) => this.getTopic(pattern) === topic);
       producer = this.connect().then((client) =>
-        client.createProducer({ topic, maxPendingMessages: this.options.producer?.maxPendingMessages }),
+        client.createProducer({
+          topic,
+          maxPendingMessages: options?.maxPendingMessages,
+          ...(batching ? { batchingEnabled: true, batchingMaxPublishDelayMs: options?.batchingMaxPublishDelayMs } : {}),
+        }),
       );
       const cached = producer;
       this.producers.set(topic, cached);

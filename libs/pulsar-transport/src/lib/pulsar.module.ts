@@ -20,6 +20,8 @@ export class PulsarHealthCheck implements DependencyCheck {
 /** Topics (local names) and the durable subscriptions to create on each at start-up. */
 export type PulsarTopology = Readonly<Record<string, readonly string[]>>;
 export const PULSAR_TOPOLOGY = Symbol('PULSAR_TOPOLOGY');
+/** Topics whose producers batch (`readonly string[]`). */
+export const PULSAR_BATCHING = Symbol('PULSAR_BATCHING');
 
 /**
  * The role's publishing side (`ClientPulsar`, emitting to the configured tenant/namespace), the
@@ -32,12 +34,13 @@ export const PULSAR_TOPOLOGY = Symbol('PULSAR_TOPOLOGY');
     { provide: PulsarAdmin, inject: [RoleConfig], useFactory: (c: RoleConfig) => new PulsarAdmin(pulsarClientOptions(c)) },
     {
       provide: ClientPulsar,
-      inject: [RoleConfig],
-      useFactory: (c: RoleConfig) =>
+      inject: [RoleConfig, { token: PULSAR_BATCHING, optional: true }],
+      useFactory: (c: RoleConfig, batching?: readonly string[]) =>
         new ClientPulsar({
           client: pulsarClientOptions(c),
           tenant: c.pulsar.TIMER_PULSAR_TENANT,
           namespace: c.pulsar.TIMER_PULSAR_NAMESPACE,
+          producer: { batching: batching ?? [] },
         }),
     },
     PulsarHealthCheck,
@@ -54,9 +57,18 @@ export class PulsarModule implements OnApplicationBootstrap, OnApplicationShutdo
     @Optional() @Inject(PULSAR_TOPOLOGY) private readonly topology: PulsarTopology = {},
   ) {}
 
-  /** The module with a topology to create at start-up (every topic and its subscriptions). */
-  static forRoot(options: { topology: PulsarTopology }): DynamicModule {
-    return { module: PulsarModule, providers: [{ provide: PULSAR_TOPOLOGY, useValue: options.topology }] };
+  /**
+   * The module with a topology to create at start-up (every topic and its subscriptions) and the
+   * topics whose producers batch (see ClientPulsarOptions.producer.batching).
+   */
+  static forRoot(options: { topology: PulsarTopology; batching?: readonly string[] }): DynamicModule {
+    return {
+      module: PulsarModule,
+      providers: [
+        { provide: PULSAR_TOPOLOGY, useValue: options.topology },
+        { provide: PULSAR_BATCHING, useValue: options.batching ?? [] },
+      ],
+    };
   }
 
   async onApplicationBootstrap(): Promise<void> {

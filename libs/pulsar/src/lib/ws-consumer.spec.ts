@@ -136,6 +136,30 @@ describe('WsConsumer (fake broker)', () => {
     expect(broker.sessions[1].frames).toEqual(['{"messageId":"id1"}']);
   });
 
+  it('drops the ack of a batched message whose session is gone (its whole batch is redelivered); plain acks still go out', async () => {
+    // MessageIdData protobuf: ledgerId 5, entryId 7, and for the batched one batch_index 2, batch_size 4.
+    const plain = Buffer.from([0x08, 0x05, 0x10, 0x07]).toString('base64');
+    const batched = Buffer.from([0x08, 0x05, 0x10, 0x07, 0x20, 0x02, 0x30, 0x04]).toString('base64');
+    const c = await started();
+    push(broker.sessions[0], plain, 'one');
+    push(broker.sessions[0], batched, 'two');
+    const m1 = await c.receive();
+    const m2 = await c.receive();
+    await broker.stop();
+    await sleep(50);
+    const acks = [c.acknowledge(m1), c.acknowledge(m2)];
+    await broker.start();
+    await Promise.all(acks);
+    await waitFor(() => broker.sessions.length === 2 && broker.sessions[1].frames.length === 1);
+    await sleep(50);
+    expect(broker.sessions[1].frames).toEqual([JSON.stringify({ messageId: plain })]);
+    // On the session that delivered it, a batched message is acked as usual.
+    push(broker.sessions[1], batched, 'two again');
+    await c.acknowledge(await c.receive());
+    await waitFor(() => broker.sessions[1].frames.length === 2);
+    expect(broker.sessions[1].frames[1]).toBe(JSON.stringify({ messageId: batched }));
+  });
+
   it('close rejects pending receive() and unwritten acks, and closes the session normally', async () => {
     const c = await started();
     push(broker.sessions[0], 'id1', 'one');

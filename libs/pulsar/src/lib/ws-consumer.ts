@@ -11,7 +11,7 @@ import type {
 } from './pulsar-client.interface';
 import { ReconnectingSession } from './reconnecting-session';
 import { canonicalTopicName, topicUrlPath } from './topic-name';
-import { decodeConsumerMessage, encodeAckFrame, encodeNackFrame, parsePublishTime } from './ws-frames';
+import { decodeConsumerMessage, encodeAckFrame, encodeNackFrame, isBatchedMessageId, parsePublishTime } from './ws-frames';
 
 const SUBSCRIPTION_TYPES: readonly SubscriptionType[] = ['Exclusive', 'Shared', 'Failover', 'Key_Shared'];
 
@@ -32,7 +32,8 @@ export class WsReceivedMessage implements ReceivedMessage {
 
 interface QueuedWrite {
   frame: string;
-  nack: boolean;
+  /** Resolved without writing once the session that delivered the message is gone. */
+  staleIsMoot: boolean;
   session: number;
   resolve(): void;
   reject(error: Error): void;
@@ -156,7 +157,11 @@ export class WsConsumer implements Consumer {
 
   /** See the interface: resolves once the ack frame is written to an open session's socket. */
   acknowledge(message: ReceivedMessage): Promise<void> {
-    return this.write(encodeAckFrame(message.messageId), sessionOf(message), false);
+    // A batched message from a session that is gone (now, or by the time a queued ack is written):
+    // the broker redelivers its whole batch anyway, and a later session's proxy consumer, which
+    // never saw the batch, may take the ack for the whole entry, acking messages nobody handled.
+    // Such acks are dropped: a duplicate delivery at worst, never a lost one.
+    return this.write(encodeAckFrame(message.messageId), sessionOf(message), isBatchedMessageId(message.messageId));
   }
 
   negativeAcknowledge(message: ReceivedMessage): Promise<void> {
@@ -197,14 +202,14 @@ export class WsConsumer implements Consumer {
     return this.buffer.length - this.head;
   }
 
-  private write(frame: string, session: number, nack: boolean): Promise<void> {
+  private write(frame: string, session: number, staleIsMoot: boolean): Promise<void> {
     if (this.closed) {
       return Promise.reject(new PulsarClosedError(`${this.label} is closed; the broker will redeliver the message`));
     }
     // The session that delivered it is gone, and with it the broker redelivered the message.
-    if (nack && session < this.session.currentGeneration) return Promise.resolve();
+    if (staleIsMoot && session < this.session.currentGeneration) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const write: QueuedWrite = { frame, nack, session, resolve, reject };
+      const write: QueuedWrite = { frame, staleIsMoot, session, resolve, reject };
       if (!this.trySend(write)) this.queued.push(write);
     });
   }
@@ -226,7 +231,7 @@ export class WsConsumer implements Consumer {
     if (this.queued.length === 0) return;
     const writes = this.queued.splice(0);
     for (const write of writes) {
-      if (write.nack && write.session < generation) write.resolve();
+      if (write.staleIsMoot && write.session < generation) write.resolve();
       else if (!this.trySend(write)) this.queued.push(write);
     }
   }

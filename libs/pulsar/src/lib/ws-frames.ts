@@ -73,6 +73,43 @@ export function parsePublishTime(text: string | undefined): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
+/**
+ * True when a WebSocket message id (base64 of Pulsar's MessageIdData protobuf) names a message
+ * inside a batch: it carries field 4, batch_index. Unreadable ids count as not batched.
+ */
+export function isBatchedMessageId(messageId: MessageId): boolean {
+  const bytes = Buffer.from(String(messageId), 'base64');
+  let i = 0;
+  const varint = (): number => {
+    let shift = 0;
+    let value = 0;
+    for (;;) {
+      if (i >= bytes.length) throw new RangeError('truncated varint');
+      const b = bytes[i++];
+      value += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return value;
+      shift += 7;
+      if (shift > 63) throw new RangeError('varint too long');
+    }
+  };
+  try {
+    while (i < bytes.length) {
+      const tag = varint();
+      const field = Math.floor(tag / 8);
+      const wire = tag % 8;
+      if (field === 4) return true;
+      if (wire === 0) varint();
+      else if (wire === 1) i += 8;
+      else if (wire === 2) i += varint();
+      else if (wire === 5) i += 4;
+      else return false;
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
 export function encodeAckFrame(messageId: MessageId): string {
   return `{"messageId":${JSON.stringify(messageId)}}`;
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { TOPOLOGY } from '@timer/contracts';
+import { BATCHED_TOPICS, TOPOLOGY } from '@timer/contracts';
 import { DalModule, MysqlHealthCheck } from '@timer/dal';
 import { ConfigModule, DependencyCheck, HealthModule, MetricsModule, RoleConfig } from '@timer/platform';
 import { PulsarHealthCheck, PulsarModule } from '@timer/pulsar-transport';
@@ -10,7 +10,7 @@ const INFRA: Record<'mysql' | 'redis' | 'pulsar', { module: Type<unknown> | Dyna
   redis: { module: RedisModule, check: RedisHealthCheck },
   // Every role creates every topic and subscription, so whichever starts first, nothing is published
   // into a topic its consumer's subscription does not exist on yet.
-  pulsar: { module: PulsarModule.forRoot({ topology: TOPOLOGY }), check: PulsarHealthCheck },
+  pulsar: { module: PulsarModule.forRoot({ topology: TOPOLOGY, batching: BATCHED_TOPICS }), check: PulsarHealthCheck },
 };
 
 /**
