@@ -22,17 +22,13 @@ describe('migrator windows split across two replicas', () => {
     stack = await Stack.start({
       id: shortId('ranges'),
       roles: [],
-      env: { TIMER_WINDOW_MINUTES: String(WINDOW_MINUTES), TIMER_MIGRATOR_RANGE_TIMERS: String(RANGE), TIMER_MIGRATOR_PAGE_SIZE: '50' },
-      beforeRoles: async (s) => {
-        await s.sql('INSERT IGNORE INTO apps (app) VALUES (?)', ['ranges']);
-        const hook = JSON.stringify({ url: 'http://127.0.0.1:1/hook', method: 'POST' });
-        const rows = Array.from({ length: TIMERS }, (_, k) => ['ranges', `t${k}`, `t${k}`, '0 * * * * *', 'UTC', hook, 2]);
-        await s.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
-        // Created long ago, so the current window gets its fires from its start (not from "enabled now").
-        await s.sql('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 DAY');
+      env: {
+        TIMER_WINDOW_MINUTES: String(WINDOW_MINUTES),
+        TIMER_MIGRATOR_RANGE_TIMERS: String(RANGE),
+        TIMER_MIGRATOR_PAGE_SIZE: '50',
+        TIMER_MIGRATOR_TICK_MS: '2000',
       },
     });
-    // The two replicas start together: one takes each window's lock, both consume the ranges.
     const port = stack.port('migrator') + 1_000;
     second = spawn(process.execPath, ['-r', './scripts/register-paths.js', 'dist/apps/migrator/src/main.js'], {
       cwd: ROOT,
@@ -41,6 +37,23 @@ describe('migrator windows split across two replicas', () => {
     second.stdout!.on('data', (d: Buffer) => (secondOutput += d.toString()));
     second.stderr!.on('data', (d: Buffer) => (secondOutput += d.toString()));
     stack.spawn('migrator');
+    // Both replicas healthy means both consume timer-migrate-ranges (they subscribe before serving
+    // HTTP); only then do the windows get timers, so neither can take every range before the other
+    // has started.
+    await stack.waitHealthy('migrator');
+    const healthy = await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok === true, 90_000, 250);
+    expect(healthy).toBe(true);
+    // The start-up ticks have completed the (empty) current and next two windows.
+    const settled = await pollUntil(async () => Number((await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM migrator_windows'))[0].n) >= 3, 60_000, 250);
+    expect(settled).toBe(true);
+    await stack.sql('INSERT IGNORE INTO apps (app) VALUES (?)', ['ranges']);
+    const hook = JSON.stringify({ url: 'http://127.0.0.1:1/hook', method: 'POST' });
+    const rows = Array.from({ length: TIMERS }, (_, k) => ['ranges', `t${k}`, `t${k}`, '0 * * * * *', 'UTC', hook, 2]);
+    await stack.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
+    // Created long ago, so the current window gets its fires from its start (not from "enabled now").
+    await stack.sql('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 DAY');
+    // The windows completed empty at start-up: forget them, and the next tick (2 s) migrates them again.
+    await stack.sql('DELETE FROM migrator_windows');
   });
 
   afterAll(async () => {
