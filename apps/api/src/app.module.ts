@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppRepository } from '@timer/dal';
-import { loadConfig, RoleConfig } from '@timer/platform';
+import { CLOCK, loadConfig, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
@@ -10,7 +10,6 @@ import { APP_TOKENS } from './auth/auth.tokens';
 import { RateLimiterService } from './auth/rate-limiter.service';
 import { TokenAuthService } from './auth/token-auth.service';
 import { ApiExceptionFilter } from './common/api-exception.filter';
-import { CLOCK, systemClock } from './common/clock';
 import { HttpSetupService } from './common/http-setup.service';
 import { ApiValidationPipe } from './common/validation.pipe';
 import { ApiConfig, ApiEnv } from './config/api.env';

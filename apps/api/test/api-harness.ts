@@ -4,14 +4,13 @@ import type Redis from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, runMigrations } from '@timer/dal';
-import { loadRoleConfig } from '@timer/platform';
+import { CLOCK, loadRoleConfig, NowClock } from '@timer/platform';
 import { REDIS } from '@timer/redis';
 import { testEnv, uniqueId } from '@timer/testing';
 import { AppModule } from '../src/app.module';
-import { Clock, CLOCK } from '../src/common/clock';
 
 /** A clock the test moves by hand; `fail` makes it throw (to provoke an internal error). */
-export class FakeClock implements Clock {
+export class FakeClock implements NowClock {
   fail: Error | undefined;
   constructor(public current: number) {}
   now(): number {

@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { FireRepository } from '@timer/dal';
-import { RoleConfig } from '@timer/platform';
+import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
-import { CLOCK, systemClock } from './common/clock';
 import { ExecutorConfig } from './config/executor.env';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
 import { ClaimBatcher } from './fire/claim-batcher.service';

@@ -1,7 +1,7 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
+import type { Clock } from '@timer/platform';
 import type { TaskMessage } from '@timer/contracts';
 import { ClaimResult, DefinitionChanges, FireClaimRequest, FireKey, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
-import type { Clock } from '../src/common/clock';
 
 /** A clock the test moves by hand; `sleep` advances it instead of waiting. */
 export class FakeClock implements Clock {

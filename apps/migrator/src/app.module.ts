@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MigratorWindowRepository } from '@timer/dal';
-import { loadConfig, MetricsService, RoleConfig } from '@timer/platform';
+import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
-import { CLOCK, systemClock } from './common/clock';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';

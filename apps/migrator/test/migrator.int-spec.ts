@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
 import { RedisLock, SliceIndex } from '@timer/redis';
 import { fireTimesBetween } from '@timer/schedule';
-import { testEnv, uniqueId } from '@timer/testing';
+import { deleteKeys, testEnv, uniqueId } from '@timer/testing';
 import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';
 import { MigratorMetrics } from '../src/migration/migrator.metrics';
 import { MigratorService, TaskSink, WindowOutcome } from '../src/migration/migrator.service';
@@ -48,10 +48,7 @@ describe('migrator against MariaDB and Redis', () => {
     for (const t of ['tasks', 'timers', 'migrator_windows']) await db.query(`DELETE FROM ${t}`);
   });
 
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  });
+  afterEach(() => deleteKeys(redis, prefix));
 
   afterAll(async () => {
     Logger.overrideLogger(['error', 'warn', 'log']);

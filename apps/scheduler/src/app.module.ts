@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { loadConfig, MetricsService, RoleConfig } from '@timer/platform';
+import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
-import { CLOCK, systemClock } from './common/clock';
 import { SchedulerConfig, SchedulerEnv } from './config/scheduler.env';
 import { SchedulerLoop } from './scheduling/scheduler.loop';
 import { SchedulerMetrics } from './scheduling/scheduler.metrics';

@@ -9,7 +9,7 @@ import { SliceMessage, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, ReceivedMessage, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar } from '@timer/pulsar-transport';
 import { RedisLock, SliceIndex, sliceDoneAllKey, sliceDoneKey } from '@timer/redis';
-import { eventually, testEnv, uniqueId } from '@timer/testing';
+import { deleteKeys, eventually, testEnv, uniqueId } from '@timer/testing';
 import { SchedulerConfig, SchedulerEnv } from '../src/config/scheduler.env';
 import { SchedulerMetrics } from '../src/scheduling/scheduler.metrics';
 import { SchedulerService } from '../src/scheduling/scheduler.service';
@@ -57,10 +57,7 @@ describe('scheduler against Redis and Pulsar', () => {
     received.length = 0;
   });
 
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  });
+  afterEach(() => deleteKeys(redis, prefix));
 
   afterAll(async () => {
     Logger.overrideLogger(['error', 'warn', 'log']);

@@ -1,9 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SliceTaskRepository } from '@timer/dal';
-import { loadConfig, MetricsService, RoleConfig } from '@timer/platform';
+import { CLOCK, Clock, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
 import { RoleRuntimeModule } from '@timer/runtime';
-import { systemClock, TRIGGER_CLOCK, TriggerClock } from './clock';
 import { TriggerConfig, TriggerEnv } from './config/trigger.env';
 import { RedisSliceState } from './slices/slice-state.redis';
 import { SliceWalker } from './slices/slice-walker';
@@ -27,7 +26,7 @@ export class AppModule {
       controllers: [SlicesHandler],
       providers: [
         { provide: TriggerConfig, useValue: trigger },
-        { provide: TRIGGER_CLOCK, useValue: systemClock },
+        { provide: CLOCK, useValue: systemClock },
         { provide: TriggerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new TriggerMetrics(m.registry) },
         // Not in DalRepositoriesModule: provided here over the DataSource DalModule opens.
         SliceTaskRepository,
@@ -35,10 +34,10 @@ export class AppModule {
         PulsarTaskPublisher,
         {
           provide: SliceWalker,
-          inject: [TriggerConfig, TRIGGER_CLOCK, RedisSliceState, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
+          inject: [TriggerConfig, CLOCK, RedisSliceState, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
           useFactory: (
             c: TriggerConfig,
-            clock: TriggerClock,
+            clock: Clock,
             state: RedisSliceState,
             index: SliceIndex,
             mysql: SliceTaskRepository,

@@ -11,3 +11,4 @@ export { MetricsModule } from './lib/metrics/metrics.module';
 export { MetricsService } from './lib/metrics/metrics.service';
 export { bootstrapRole, exitOnBootFailure, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';
 export { TickLoop } from './lib/schedule/tick-loop';
+export { Clock, CLOCK, NowClock, systemClock } from './lib/clock';

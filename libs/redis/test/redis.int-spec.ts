@@ -1,47 +1,33 @@
 import Redis from 'ioredis';
-import { testEnv, uniqueId } from '@timer/testing';
+import { redisTestContext } from '@timer/testing';
 import { BloomFilter, RedisLock } from '../src';
 
 describe('RedisLock and BloomFilter against a real Redis', () => {
-  let redis: Redis;
-  let prefix: string;
+  const ctx = redisTestContext();
 
-  beforeAll(() => {
-    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
-  });
-  beforeEach(() => {
-    prefix = `${uniqueId('it')}:`;
-  });
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
 
   describe('RedisLock', () => {
     it('grants a resource to one holder at a time, with the lease as TTL', async () => {
-      const a = new RedisLock(redis, prefix);
-      const b = new RedisLock(redis, prefix);
+      const a = new RedisLock(ctx.redis, ctx.prefix);
+      const b = new RedisLock(ctx.redis, ctx.prefix);
       const first = await a.tryAcquire({ resource: 'slice:1', ttlMs: 5_000 });
       expect(first).toBeDefined();
       expect(await b.tryAcquire({ resource: 'slice:1', ttlMs: 5_000 })).toBeUndefined();
-      const ttl = await redis.pttl(`${prefix}lock:slice:1`);
+      const ttl = await ctx.redis.pttl(`${ctx.prefix}lock:slice:1`);
       expect(ttl).toBeGreaterThan(4_000);
       expect(ttl).toBeLessThanOrEqual(5_000);
       expect(await b.tryAcquire({ resource: 'slice:2', ttlMs: 5_000 })).toBeDefined();
     });
 
     it('lets the lease expire so a dead holder does not block others', async () => {
-      const lock = new RedisLock(redis, prefix);
+      const lock = new RedisLock(ctx.redis, ctx.prefix);
       expect(await lock.tryAcquire({ resource: 'r', ttlMs: 100 })).toBeDefined();
       await new Promise((r) => setTimeout(r, 200));
       expect(await lock.tryAcquire({ resource: 'r', ttlMs: 100 })).toBeDefined();
     });
 
     it('extends and releases only with the holder token', async () => {
-      const lock = new RedisLock(redis, prefix);
+      const lock = new RedisLock(ctx.redis, ctx.prefix);
       const first = await lock.tryAcquire({ resource: 'r', ttlMs: 100 });
       await new Promise((r) => setTimeout(r, 200));
       const second = await lock.tryAcquire({ resource: 'r', ttlMs: 10_000 });
@@ -49,17 +35,17 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
       // The late first holder must neither extend nor release the second holder's lease.
       expect(await first!.extend(60_000)).toBe(false);
       expect(await first!.release()).toBe(false);
-      expect(await redis.get(`${prefix}lock:r`)).toBe(second!.token);
+      expect(await ctx.redis.get(`${ctx.prefix}lock:r`)).toBe(second!.token);
       expect(await second!.extend(60_000)).toBe(true);
-      expect(await redis.pttl(`${prefix}lock:r`)).toBeGreaterThan(50_000);
+      expect(await ctx.redis.pttl(`${ctx.prefix}lock:r`)).toBeGreaterThan(50_000);
       expect(await second!.release()).toBe(true);
-      expect(await redis.exists(`${prefix}lock:r`)).toBe(0);
+      expect(await ctx.redis.exists(`${ctx.prefix}lock:r`)).toBe(0);
     });
 
     it('withLock releases in finally, also when the work throws, and skips work when held', async () => {
-      const lock = new RedisLock(redis, prefix);
+      const lock = new RedisLock(ctx.redis, ctx.prefix);
       await expect(lock.withLock({ resource: 'w', ttlMs: 10_000 }, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
-      expect(await redis.exists(`${prefix}lock:w`)).toBe(0);
+      expect(await ctx.redis.exists(`${ctx.prefix}lock:w`)).toBe(0);
 
       const holder = await lock.tryAcquire({ resource: 'w', ttlMs: 10_000 });
       const work = jest.fn(async () => 1);
@@ -72,7 +58,7 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
     it('reports an unreachable Redis as "not acquired" instead of throwing', async () => {
       const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
       dead.on('error', () => undefined);
-      const lock = new RedisLock(dead, prefix);
+      const lock = new RedisLock(dead, ctx.prefix);
       await expect(lock.tryAcquire({ resource: 'r', ttlMs: 1_000 })).resolves.toBeUndefined();
       dead.disconnect();
     });
@@ -82,20 +68,20 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
     const day = Date.UTC(2026, 10, 22, 12, 0);
 
     it('answers "certainly not" before add and "maybe" after, per UTC day of the fire', async () => {
-      const bloom = new BloomFilter(redis, prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
       expect(await bloom.mightContain('42-1000', day)).toBe(false);
       expect(await bloom.add('42-1000', day)).toBe(false);
       expect(await bloom.mightContain('42-1000', day)).toBe(true);
       expect(await bloom.add('42-1000', day)).toBe(true);
       // Another day's bitmap is independent.
       expect(await bloom.mightContain('42-1000', day + 86_400_000)).toBe(false);
-      const ttl = await redis.pttl(`${prefix}bloom:2026-11-22`);
+      const ttl = await ctx.redis.pttl(`${ctx.prefix}bloom:2026-11-22`);
       expect(ttl).toBeGreaterThan(50_000);
     });
 
     it('keeps false positives near the configured rate (AND of all bits, not OR)', async () => {
       // 2,000 items in 2^16 bits with 5 hashes: theory ~0.2% false positives; OR would be ~100%.
-      const bloom = new BloomFilter(redis, prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
       for (let i = 0; i < 2_000; i++) await bloom.add(`in-${i}`, day);
       let falsePositives = 0;
       for (let i = 0; i < 2_000; i++) if (await bloom.mightContain(`out-${i}`, day)) falsePositives++;

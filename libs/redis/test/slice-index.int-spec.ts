@@ -1,30 +1,15 @@
-import Redis from 'ioredis';
-import { testEnv, uniqueId } from '@timer/testing';
+import { redisTestContext } from '@timer/testing';
 import { FireRef, SliceIndex } from '../src';
 
 describe('SliceIndex against a real Redis', () => {
-  let redis: Redis;
-  let prefix: string;
+  const ctx = redisTestContext();
   // A fixed minute in the future relative to the retention check below (keys must not expire at once).
   const minute = SliceIndex.minuteOf(Date.now()) + 10 * 60_000;
   const at = (second: number) => minute + second * 1000;
 
-  beforeAll(() => {
-    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
-  });
-  beforeEach(() => {
-    prefix = `${uniqueId('it')}:`;
-  });
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
 
   it('floors to the minute and buckets by BigInt(timerId) % buckets', () => {
-    const index = new SliceIndex(redis, prefix);
+    const index = new SliceIndex(ctx.redis, ctx.prefix);
     expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5, 59, 999))).toBe(Date.UTC(2026, 0, 1, 10, 5));
     expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5))).toBe(Date.UTC(2026, 0, 1, 10, 5));
     expect(index.bucketOf('42', 10)).toBe(2);
@@ -33,17 +18,17 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('leaves out fires past the retention instead of failing, and answers the default count for them', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 4, retentionMs: 60_000 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 4, retentionMs: 60_000 });
     const old = SliceIndex.minuteOf(Date.now()) - 10 * 60_000;
     await expect(index.add([{ timerId: '1', runAt: old + 1_000 }, { timerId: '1', runAt: at(1) }])).resolves.toBeUndefined();
-    expect(await redis.exists(index.sliceKey(old, 1))).toBe(0);
-    expect(await redis.exists(index.bucketsKey(old))).toBe(0);
-    expect(await redis.zrange(index.sliceKey(minute, 1), 0, -1)).toEqual([`1-${at(1)}`]);
+    expect(await ctx.redis.exists(index.sliceKey(old, 1))).toBe(0);
+    expect(await ctx.redis.exists(index.bucketsKey(old))).toBe(0);
+    expect(await ctx.redis.zrange(index.sliceKey(minute, 1), 0, -1)).toEqual([`1-${at(1)}`]);
     expect(await index.buckets(old)).toBe(4);
   });
 
   it('adds idempotently with the documented key layout and member format', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 4 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 4 });
     const fires: FireRef[] = [
       { timerId: '5', runAt: at(1) },
       { timerId: '5', runAt: at(30) },
@@ -52,29 +37,29 @@ describe('SliceIndex against a real Redis', () => {
     await index.add(fires);
     await index.add(fires);
     await index.add([fires[0]]);
-    expect(await redis.zrange(`${prefix}slice:${minute}:1`, 0, -1, 'WITHSCORES')).toEqual([`5-${at(1)}`, String(at(1)), `5-${at(30)}`, String(at(30))]);
-    expect(await redis.zrange(`${prefix}slice:${minute}:2`, 0, -1)).toEqual([`6-${at(2)}`]);
-    expect(await redis.get(`${prefix}slice-buckets:${minute}`)).toBe('4');
-    expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}slice-buckets:${minute}`, `${prefix}slice:${minute}:1`, `${prefix}slice:${minute}:2`].sort());
+    expect(await ctx.redis.zrange(`${ctx.prefix}slice:${minute}:1`, 0, -1, 'WITHSCORES')).toEqual([`5-${at(1)}`, String(at(1)), `5-${at(30)}`, String(at(30))]);
+    expect(await ctx.redis.zrange(`${ctx.prefix}slice:${minute}:2`, 0, -1)).toEqual([`6-${at(2)}`]);
+    expect(await ctx.redis.get(`${ctx.prefix}slice-buckets:${minute}`)).toBe('4');
+    expect((await ctx.redis.keys(`${ctx.prefix}*`)).sort()).toEqual([`${ctx.prefix}slice-buckets:${minute}`, `${ctx.prefix}slice:${minute}:1`, `${ctx.prefix}slice:${minute}:2`].sort());
   });
 
   it('sets the expiry of slices and bucket counts to the minute end + retention', async () => {
-    const index = new SliceIndex(redis, prefix, { retentionMs: 3_600_000 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { retentionMs: 3_600_000 });
     await index.add([{ timerId: '7', runAt: at(5) }]);
     const expected = minute + 60_000 + 3_600_000;
-    for (const key of [`${prefix}slice:${minute}:7`, `${prefix}slice-buckets:${minute}`]) {
-      const pexpiretime = Number(await redis.call('pexpiretime', key));
+    for (const key of [`${ctx.prefix}slice:${minute}:7`, `${ctx.prefix}slice-buckets:${minute}`]) {
+      const pexpiretime = Number(await ctx.redis.call('pexpiretime', key));
       expect(pexpiretime).toBe(expected);
     }
   });
 
   it('records a minute bucket count once; two instances with other defaults agree', async () => {
-    const a = new SliceIndex(redis, prefix, { defaultBuckets: 3 });
-    const b = new SliceIndex(redis, prefix, { defaultBuckets: 20 });
+    const a = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 3 });
+    const b = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 20 });
     const [ca, cb] = await Promise.all([a.buckets(minute), b.buckets(minute)]);
     expect(ca).toBe(cb);
     expect([3, 20]).toContain(ca);
-    expect(await new SliceIndex(redis, prefix, { defaultBuckets: 50 }).buckets(minute)).toBe(ca);
+    expect(await new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 50 }).buckets(minute)).toBe(ca);
     // Another minute is recorded independently.
     expect(await b.recordedBuckets(minute + 60_000)).toBeNull();
     expect(await b.buckets(minute + 60_000)).toBe(20);
@@ -84,7 +69,7 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('due() returns [from, to) in runAt order', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 1 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 1 });
     await index.add([30, 10, 20, 0, 59].map((s) => ({ timerId: '9', runAt: at(s) })).concat([{ timerId: '12', runAt: at(10) }]));
     expect(await index.due(minute, 0, at(10), at(30))).toEqual([
       { timerId: '12', runAt: at(10) },
@@ -98,18 +83,18 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('remove() drops exactly the given fires', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 2 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 2 });
     const fires = [1, 2, 3].map((s) => ({ timerId: '4', runAt: at(s) }));
     await index.add(fires);
     await index.remove([fires[1], { timerId: '4', runAt: at(4) }]);
     expect(await index.due(minute, 0, minute, minute + 60_000)).toEqual([fires[0], fires[2]]);
     // Removing in a minute that was never indexed neither fails nor records a bucket count.
     await index.remove([{ timerId: '4', runAt: minute + 5 * 60_000 }]);
-    expect(await redis.exists(`${prefix}slice-buckets:${minute + 5 * 60_000}`)).toBe(0);
+    expect(await ctx.redis.exists(`${ctx.prefix}slice-buckets:${minute + 5 * 60_000}`)).toBe(0);
   });
 
   it('removeTimer() removes one timer across minutes in [from, to) and leaves other timers', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 2 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 2 });
     const next = minute + 60_000;
     // Timers 2 and 4 share bucket 0 in each minute.
     await index.add([
@@ -130,9 +115,9 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('adds large batches in chunks', async () => {
-    const index = new SliceIndex(redis, prefix, { defaultBuckets: 1 });
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 1 });
     const fires = Array.from({ length: 5_000 }, (_, i) => ({ timerId: String(1000 + i), runAt: at(i % 60) }));
     await index.add(fires);
-    expect(await redis.zcard(`${prefix}slice:${minute}:0`)).toBe(5_000);
+    expect(await ctx.redis.zcard(`${ctx.prefix}slice:${minute}:0`)).toBe(5_000);
   });
 });

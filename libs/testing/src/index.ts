@@ -1,4 +1,5 @@
 import { randomBytes } from 'crypto';
+import Redis from 'ioredis';
 
 export interface TestEnv {
   mysqlUrl: string;
@@ -27,4 +28,37 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Deletes every key under `prefix` (a test's own keys on the shared test Redis). */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
+/**
+ * For the enclosing describe: a client on the test Redis, and a fresh key prefix per test whose keys
+ * are deleted after it. Read `redis` and `prefix` inside hooks and tests (the hooks set them).
+ */
+export function redisTestContext(idPrefix = 'it'): { readonly redis: Redis; readonly prefix: string } {
+  let redis: Redis | undefined;
+  let prefix = '';
+  beforeAll(() => {
+    redis = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
+  });
+  beforeEach(() => {
+    prefix = `${uniqueId(idPrefix)}:`;
+  });
+  afterEach(() => deleteKeys(redis!, prefix));
+  afterAll(async () => {
+    await redis?.quit();
+  });
+  return {
+    get redis() {
+      return redis!;
+    },
+    get prefix() {
+      return prefix;
+    },
+  };
 }

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, NowClock } from '@timer/platform';
 import { fireId } from '@timer/contracts';
 import { AppRepository, DuplicateTimerNameError, TaskRepository, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
 import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, validateSchedule, windowOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
-import { Clock, CLOCK } from '../common/clock';
 import { ApiError, badRequest, conflict, ErrorCode, notFound } from '../common/errors';
 import { normalizeHeaderMap } from '../common/validators';
 import { ApiConfig } from '../config/api.env';
@@ -32,7 +32,7 @@ export class TimersService {
 
   constructor(
     private readonly config: ApiConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: NowClock,
     private readonly dataSource: DataSource,
     private readonly timers: TimerRepository,
     private readonly tasks: TaskRepository,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
 import { ClaimResult, FireClaimRequest, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
-import { Clock, CLOCK } from '../common/clock';
 import { ExecutorMetrics } from './executor.metrics';
 
 interface Pending {

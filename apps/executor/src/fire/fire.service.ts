@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
 import { hostname } from 'os';
 import { randomBytes } from 'crypto';
 import { CallbackClient, CallbackMethod, CallbackResult } from '@timer/callback';
 import { fireId, TaskMessage } from '@timer/contracts';
 import { ClaimResult, FINISHED_TASK_STATUSES, FireRepository, FireState, TaskRepository, TaskStatus, TimerDefinition, TimerStatus } from '@timer/dal';
 import { BloomFilter } from '@timer/redis';
-import { Clock, CLOCK } from '../common/clock';
 
 import { ExecutorConfig } from '../config/executor.env';
 import { retryDelayMs } from './backoff';

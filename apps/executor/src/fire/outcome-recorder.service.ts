@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
 import { FireOutcome, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
-import { Clock, CLOCK } from '../common/clock';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 

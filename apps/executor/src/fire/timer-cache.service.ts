@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
 import { FireRepository, TimerDefinition } from '@timer/dal';
-import { Clock, CLOCK } from '../common/clock';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 

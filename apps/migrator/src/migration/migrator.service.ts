@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage } from '@timer/contracts';
 import { MigratorWindowRepository, NewTask, TaskRepository, TimerEntity, TimerRepository } from '@timer/dal';
 import { FireRef, RedisLock, SliceIndex } from '@timer/redis';
 import { fireTimesBetween, ScheduleSpec } from '@timer/schedule';
-import { Clock, CLOCK } from '../common/clock';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
@@ -75,7 +75,7 @@ export class MigratorService {
     @Inject(TaskRepository) private readonly tasks: TaskSink,
     @Inject(SliceIndex) private readonly index: FireIndex,
     @Inject(RedisLock) private readonly locks: Locks,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: NowClock,
     private readonly config: MigratorConfig,
     private readonly metrics: MigratorMetrics,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,

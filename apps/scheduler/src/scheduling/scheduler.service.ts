@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, NowClock } from '@timer/platform';
 import { SliceMessage } from '@timer/contracts';
 import { RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
-import { Clock, CLOCK } from '../common/clock';
 import { SchedulerConfig } from '../config/scheduler.env';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SLICE_PUBLISHER, SLICE_STATE_STORE } from './scheduler.tokens';
@@ -40,7 +40,7 @@ export class SchedulerService {
     @Inject(SLICE_STATE_STORE) private readonly store: SliceStateStore,
     @Inject(RedisLock) private readonly locks: Locks,
     @Inject(SLICE_PUBLISHER) private readonly publisher: SlicePublisher,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: NowClock,
     private readonly config: SchedulerConfig,
     private readonly metrics: SchedulerMetrics,
   ) {}

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
+import { Clock } from '@timer/platform';
 import { SliceMessage, TaskMessage } from '@timer/contracts';
 import type { PendingFire, SliceRange } from '@timer/dal';
 import type { FireRef, LockTokenExtension } from '@timer/redis';
 import { Registry } from 'prom-client';
-import { TriggerClock } from '../clock';
 import { DueFires, PendingFires, SliceState, SliceWalker, SliceWalkerOptions, TaskPublisher } from './slice-walker';
 import { TriggerMetrics } from './trigger.metrics';
 
@@ -13,7 +13,7 @@ const OPTIONS: SliceWalkerOptions = { stepMs: 200, leadMs: 500, reconcileMs: 10_
 const SLICE: SliceMessage = { minute: M, bucket: 1, buckets: 4, lockToken: 'token-a' };
 
 /** A clock that only moves when the code under test sleeps (or the test moves it). */
-class FakeClock implements TriggerClock {
+class FakeClock implements Clock {
   sleeps = 0;
   constructor(public current: number) {}
   now(): number {

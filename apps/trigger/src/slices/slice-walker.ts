@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
+import { Clock } from '@timer/platform';
 import { fireId, SliceMessage, TaskMessage } from '@timer/contracts';
 import type { PendingFire, SliceRange } from '@timer/dal';
 import type { FireRef, LockTokenExtension } from '@timer/redis';
-import { TriggerClock } from '../clock';
 import { FireSource, TriggerMetrics } from './trigger.metrics';
 
 export const MINUTE_MS = 60_000;
@@ -52,7 +52,7 @@ export interface SliceWalkerOptions {
 }
 
 export interface SliceWalkerDeps {
-  clock: TriggerClock;
+  clock: Clock;
   state: SliceState;
   index: DueFires;
   mysql: PendingFires;
