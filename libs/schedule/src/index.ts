@@ -6,6 +6,7 @@ export {
   PREVIEW_HORIZON_MS,
   ScheduleError,
   ScheduleSpec,
+  specOf,
   validateSchedule,
   windowOf,
 } from './lib/schedule';

@@ -3,7 +3,7 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { fireId } from '@timer/contracts';
 import { AppRepository, DuplicateTimerNameError, TaskRepository, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, validateSchedule, windowOf } from '@timer/schedule';
+import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, specOf, validateSchedule, windowOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, conflict, ErrorCode, notFound } from '../common/errors';
@@ -110,11 +110,8 @@ export class TimersService {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
       const runAts = this.safe(() => fireTimesBetween(spec, now, until, MAX_PRECREATE));
-      const fires = runAts.map((runAt) => ({ timerId: ref.id, runAt }));
-      await this.tasks.insertIgnore(
-        fires.map((f) => ({ app: ref.app, timerId: f.timerId, runAt: f.runAt })),
-        m,
-      );
+      const fires = runAts.map((runAt) => ({ app: ref.app, timerId: ref.id, runAt }));
+      await this.tasks.insertIgnore(fires, m);
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
       // Index before commit: if Redis fails the transaction rolls back and the client retries; if the
       // commit fails after this, the extra index entries point at no task row of an enabled timer and
@@ -204,10 +201,6 @@ export class TimersService {
       throw e;
     }
   }
-}
-
-function specOf(t: TimerEntity): ScheduleSpec {
-  return t.cron !== null ? { cron: t.cron, timeZone: t.timeZone } : { runAt: Number(t.runAt), timeZone: t.timeZone };
 }
 
 export function toView(t: TimerEntity): TimerView {

@@ -3,7 +3,7 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage } from '@timer/contracts';
 import { MigratorWindowRepository, NewTask, TaskRepository, TimerEntity, TimerRepository } from '@timer/dal';
 import { FireRef, RedisLock, SliceIndex } from '@timer/redis';
-import { fireTimesBetween, ScheduleSpec } from '@timer/schedule';
+import { fireTimesBetween, specOf } from '@timer/schedule';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
@@ -274,6 +274,3 @@ export function rangesOf(window: Window, boundaries: string[]): MigrateRangeMess
   return cuts.map((from, i) => ({ windowStart: window.start, windowEnd: window.end, fromTimerId: from, toTimerId: boundaries[i] ?? '' }));
 }
 
-export function specOf(t: Pick<TimerEntity, 'cron' | 'runAt' | 'timeZone'>): ScheduleSpec {
-  return t.cron !== null ? { cron: t.cron, timeZone: t.timeZone } : { runAt: Number(t.runAt), timeZone: t.timeZone };
-}

@@ -25,6 +25,7 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
   protected connection: Promise<PulsarClient> | null = null;
   protected readonly producers = new Map<string, Promise<Producer>>();
   private readonly topicDefaults: TopicDefaults;
+  private readonly topics = new Map<string, string>();
 
   constructor(protected readonly options: ClientPulsarOptions) {
     super();
@@ -58,9 +59,15 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
     return this.connection;
   }
 
-  /** The full topic name a pattern maps to. */
+  /** The full topic name a pattern maps to; resolved once per pattern (patterns come from code). */
   getTopic(pattern: unknown): string {
-    return resolveTopicName(this.normalizePattern(pattern as string), this.topicDefaults);
+    const key = this.normalizePattern(pattern as string);
+    let topic = this.topics.get(key);
+    if (topic === undefined) {
+      topic = resolveTopicName(key, this.topicDefaults);
+      this.topics.set(key, topic);
+    }
+    return topic;
   }
 
   /** Refuses at once (no connection is made): the Pulsar transport is event-only. */

@@ -32,8 +32,8 @@ export class WsReceivedMessage implements ReceivedMessage {
 
 interface QueuedWrite {
   frame: string;
-  /** Resolved without writing once the session that delivered the message is gone. */
-  staleIsMoot: boolean;
+  /** Resolved without writing once the session that delivered the message is gone (asked only then). */
+  staleIsMoot: () => boolean;
   session: number;
   resolve(): void;
   reject(error: Error): void;
@@ -161,11 +161,11 @@ export class WsConsumer implements Consumer {
     // the broker redelivers its whole batch anyway, and a later session's proxy consumer, which
     // never saw the batch, may take the ack for the whole entry, acking messages nobody handled.
     // Such acks are dropped: a duplicate delivery at worst, never a lost one.
-    return this.write(encodeAckFrame(message.messageId), sessionOf(message), isBatchedMessageId(message.messageId));
+    return this.write(encodeAckFrame(message.messageId), sessionOf(message), () => isBatchedMessageId(message.messageId));
   }
 
   negativeAcknowledge(message: ReceivedMessage): Promise<void> {
-    return this.write(encodeNackFrame(message.messageId), sessionOf(message), true);
+    return this.write(encodeNackFrame(message.messageId), sessionOf(message), () => true);
   }
 
   /**
@@ -202,12 +202,12 @@ export class WsConsumer implements Consumer {
     return this.buffer.length - this.head;
   }
 
-  private write(frame: string, session: number, staleIsMoot: boolean): Promise<void> {
+  private write(frame: string, session: number, staleIsMoot: () => boolean): Promise<void> {
     if (this.closed) {
       return Promise.reject(new PulsarClosedError(`${this.label} is closed; the broker will redeliver the message`));
     }
     // The session that delivered it is gone, and with it the broker redelivered the message.
-    if (staleIsMoot && session < this.session.currentGeneration) return Promise.resolve();
+    if (session < this.session.currentGeneration && staleIsMoot()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const write: QueuedWrite = { frame, staleIsMoot, session, resolve, reject };
       if (!this.trySend(write)) this.queued.push(write);
@@ -231,7 +231,7 @@ export class WsConsumer implements Consumer {
     if (this.queued.length === 0) return;
     const writes = this.queued.splice(0);
     for (const write of writes) {
-      if (write.staleIsMoot && write.session < generation) write.resolve();
+      if (write.session < generation && write.staleIsMoot()) write.resolve();
       else if (!this.trySend(write)) this.queued.push(write);
     }
   }

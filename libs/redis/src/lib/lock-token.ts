@@ -43,7 +43,8 @@ if v == false and ARGV[3] == '1' then
   return 2
 end
 return 0`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+/** Deletes the lock only while it holds `token` (ARGV[1]); shared with RedisLock. */
+export const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 /** Extends a lock by its token (token-checked, atomic). Throws when Redis fails. */
 export async function extendLockToken(redis: Redis, prefix: string, options: ExtendLockTokenOptions): Promise<LockTokenExtension> {
@@ -57,5 +58,5 @@ export async function extendLockToken(redis: Redis, prefix: string, options: Ext
 
 /** Releases a lock if it still carries the token; false when it did not. Throws when Redis fails. */
 export async function releaseLockToken(redis: Redis, prefix: string, resource: string, token: string): Promise<boolean> {
-  return Number(await redis.eval(RELEASE, 1, lockTokenKey(prefix, resource), token)) === 1;
+  return Number(await redis.eval(RELEASE_SCRIPT, 1, lockTokenKey(prefix, resource), token)) === 1;
 }

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import type Redis from 'ioredis';
+import { lockTokenKey, RELEASE_SCRIPT } from './lock-token';
 
 // Token-checked scripts: only the holder may extend or release (a lock that expired and was taken
 // by another replica must not be released by the late first holder).
 const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export interface LockOptions {
   /** What is locked, e.g. `slice:202611221230:3`; the key prefix is added. */
@@ -35,7 +35,7 @@ export class RedisLock {
 
   /** Takes the lock or returns `undefined` when someone else holds it (or Redis is unreachable). */
   async tryAcquire({ resource, ttlMs }: LockOptions): Promise<HeldLock | undefined> {
-    const key = `${this.prefix}lock:${resource}`;
+    const key = lockTokenKey(this.prefix, resource);
     const token = randomUUID();
     try {
       const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
@@ -73,7 +73,7 @@ export class RedisLock {
       resource,
       token,
       extend: (ttlMs) => run('extend', EXTEND, ttlMs),
-      release: () => run('release', RELEASE),
+      release: () => run('release', RELEASE_SCRIPT),
     };
   }
 }

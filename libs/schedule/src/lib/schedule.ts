@@ -26,6 +26,11 @@ export interface ScheduleSpec {
   timeZone: string;
 }
 
+/** The spec of a stored timer: its cron, or else its one-shot runAt. */
+export function specOf(t: { cron: string | null; runAt: number | string | null; timeZone: string }): ScheduleSpec {
+  return t.cron !== null ? { cron: t.cron, timeZone: t.timeZone } : { runAt: Number(t.runAt), timeZone: t.timeZone };
+}
+
 /** A schedule that cannot be used; `field` names the offending input. */
 export class ScheduleError extends Error {
   constructor(
