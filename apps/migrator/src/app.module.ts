@@ -8,6 +8,7 @@ import { MigratorMetrics } from './migration/migrator.metrics';
 import { MigratorService, RANGE_COORDINATION } from './migration/migrator.service';
 import { RangeCoordinator } from './migration/range-coordinator';
 import { RangeHandler } from './migration/range.handler';
+import { RetentionService } from './migration/retention.service';
 
 /**
  * The migrator role: expands enabled timers into task rows and the slice index, window by window;
@@ -34,6 +35,7 @@ export class AppModule {
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         MigratorService,
+        RetentionService,
         MigratorLoop,
       ],
     };

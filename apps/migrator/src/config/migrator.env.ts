@@ -35,6 +35,10 @@ export class MigratorEnv {
    */
   @IsInt() @Min(0) @Max(100_000_000)
   TIMER_MIGRATOR_RANGE_TIMERS: number = 50_000;
+
+  /** Finished fire records older than this many days are deleted (hourly, in batches); 0 = keep all. */
+  @IsInt() @Min(0) @Max(36_500)
+  TIMER_TASK_RETENTION_DAYS: number = 30;
 }
 
 /** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -55,6 +59,9 @@ export class MigratorConfig {
   }
   get lockLeaseMs(): number {
     return this.env.TIMER_MIGRATOR_LOCK_LEASE_MS;
+  }
+  get retentionDays(): number {
+    return this.env.TIMER_TASK_RETENTION_DAYS;
   }
   get rangeTimers(): number {
     return this.env.TIMER_MIGRATOR_RANGE_TIMERS;

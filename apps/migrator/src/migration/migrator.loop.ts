@@ -2,8 +2,9 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { TickLoop } from '@timer/platform';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorService } from './migrator.service';
+import { RetentionService } from './retention.service';
 
-/** Runs the migrator at start-up and every TIMER_MIGRATOR_TICK_MS, one tick at a time. */
+/** Runs the migrator (then the hourly retention purge) at start-up and every TIMER_MIGRATOR_TICK_MS, one tick at a time. */
 @Injectable()
 export class MigratorLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(MigratorLoop.name);
@@ -11,9 +12,17 @@ export class MigratorLoop implements OnApplicationBootstrap, BeforeApplicationSh
 
   constructor(
     private readonly migrator: MigratorService,
+    private readonly retention: RetentionService,
     config: MigratorConfig,
   ) {
-    this.loop = new TickLoop(config.tickMs, async () => void (await this.migrator.tick()), this.logger);
+    this.loop = new TickLoop(
+      config.tickMs,
+      async () => {
+        await this.migrator.tick();
+        await this.retention.purgeIfDue();
+      },
+      this.logger,
+    );
   }
 
   onApplicationBootstrap(): void {
