@@ -23,9 +23,14 @@ describe('isPrivateLiteralHost', () => {
     'http://LOCALHOST/',
     'http://api.localhost/',
     'http://224.0.0.1/',
+    // Documentation ranges: never routable, and the executor refuses them, so the API does too.
+    'http://192.0.2.10/',
+    'http://[2001:db8::1]/',
+    // NAT64 of a loopback address.
+    'http://[64:ff9b::127.0.0.1]/',
   ])('refuses %s', (url) => expect(isPrivateLiteralHost(url)).toBe(true));
 
-  it.each(['https://example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2001:db8::1]/', 'http://192.169.0.1/', 'http://localhost.example.com/'])(
+  it.each(['https://example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2606:4700:4700::1111]/', 'http://[64:ff9b::8.8.8.8]/', 'http://192.169.0.1/', 'http://localhost.example.com/'])(
     'accepts %s',
     (url) => expect(isPrivateLiteralHost(url)).toBe(false),
   );

@@ -4,19 +4,27 @@ import { BlockList, isIP, LookupFunction } from 'net';
 // Loopback, private, link-local, shared (CGNAT), documentation/benchmark, multicast and reserved
 // ranges: a callback must not reach into the service's own network unless explicitly allowed.
 const BLOCKED = new BlockList();
-for (const [net, prefix] of [
+const BLOCKED_V4 = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+] as const;
+for (const [net, prefix] of BLOCKED_V4) {
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+  // NAT64 (64:ff9b::/96) reaches the IPv4 address in its low 32 bits. (IPv4-mapped ::ffff:0:0/96
+  // addresses are matched against the IPv4 rules by BlockList itself.)
+  BLOCKED.addSubnet(`64:ff9b::${net}`, 96 + prefix, 'ipv6');
+}
 for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) {
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 }
 
-/** True for addresses a callback may not reach by default (IPv4-mapped IPv6 is judged as IPv4). */
+/**
+ * True for addresses a callback may not reach by default (IPv4-mapped and NAT64 addresses are judged
+ * by the IPv4 address they carry). The API (at create time, for literal hosts) and the executor (at
+ * call time, for every resolved address) both ask this, so they agree.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
   const family = isIP(address);
   if (family === 0) throw new Error(`not an IP address: ${address}`);
   return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
