@@ -3,7 +3,7 @@
  *
  *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
  *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
- *        [--ceiling-seconds 5] [--skip ours,bullmq,ceiling]
+ *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst]
  *
  * Starts its own stack (the five built roles as processes, a fresh database, Redis key prefix and
  * Pulsar namespace; see e2e/support/stack.ts) and a local receiver, then:
@@ -12,12 +12,15 @@
  *     (enable pre-creates the fires); `--setup bulk` inserts enabled timer rows in MySQL before the
  *     roles start and lets the migrator expand them (for rates where the API setup is slow). Measures
  *     S seconds of fires after a warm-up: lateness (receive - X-Timer-Scheduled-At), duplicates,
- *     missed = expected - delivered, CPU seconds per role and per server process.
+ *     missed = expected - delivered, CPU seconds per role and per server process. --executors N runs
+ *     N executor processes (replicas on one subscription), as --bullmq-workers does for BullMQ.
  *  2. bullmq: the same schedule through BullMQ 5 on the same Redis (own prefix): one delayed job per
  *     fire (jobId `<timer>-<runAt>`, delay to its second), added before the window, worked by
  *     --bullmq-workers child processes (concurrency --bullmq-concurrency each) making the same HTTP
  *     call (same X-Timer-* headers, undici keep-alive). Same accounting.
  *  3. ceiling: a bare keep-alive HTTP loop (64 connections, child process) to the same receiver.
+ *  4. burst: the same schedule from a bare sender process (R requests at once each whole second,
+ *     256 connections): the lateness the machine allows any sender of this schedule.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -42,11 +45,12 @@ interface Args {
   bullmqWorkers: number;
   bullmqConcurrency: number;
   ceilingSeconds: number;
+  executors: number;
   skip: Set<string>;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, skip: new Set() };
+  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, executors: 1, skip: new Set() };
   let setupGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
@@ -65,6 +69,7 @@ function parseArgs(argv: string[]): Args {
       case '--bullmq-workers': a.bullmqWorkers = num(); break;
       case '--bullmq-concurrency': a.bullmqConcurrency = num(); break;
       case '--ceiling-seconds': a.ceilingSeconds = num(); break;
+      case '--executors': a.executors = Math.max(1, Math.round(num())); break;
       case '--skip': a.skip = new Set(value.split(',')); break;
       case '--setup':
         if (value !== 'api' && value !== 'bulk') throw new Error(`bad --setup ${value}`);
@@ -244,6 +249,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
   const stack = await Stack.start({
     id: shortId('bench'),
     env: { TIMER_WINDOW_MINUTES: String(args.windowMinutes), TIMER_LOG_LEVEL: 'warn', ...tuning() },
+    replicas: { executor: args.executors },
     beforeRoles:
       args.setup === 'bulk'
         ? async (s) => {
@@ -395,7 +401,55 @@ async function runCeiling(args: Args, receiver: Receiver): Promise<{ rate_per_s:
   return { rate_per_s: Math.round(n / secs), connections, seconds: args.ceilingSeconds };
 }
 
+/**
+ * The same schedule sent by a bare process (no queue, no store): at each whole second of the window it
+ * starts R requests at once over as many keep-alive connections as the executor uses by default. Its
+ * lateness is what the machine allows any single sender of this schedule.
+ */
+async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
+  const connections = 256;
+  const from = nextSecond(6000);
+  const to = from + args.duration * 1000;
+  const c = new Collector(from, to, args.rate);
+  onDelivery.fn = (d) => c.add(d);
+  // Three bursts before the window warm the sender up, as a running executor is (they are not counted).
+  const child = fork(__filename, ['--as', 'burst', receiver.url('/burst'), String(from - 3000), String(to), String(args.rate), String(connections)], { stdio: 'inherit' });
+  try {
+    await sleepUntil(from - 100);
+    const cpu = new CpuMeter(() => ({ sender: procCpuSeconds(child.pid), receiver: selfCpu() }));
+    log(`burst: a bare sender, ${args.rate} requests at each whole second for ${args.duration} s`);
+    await watch('burst', c, to + 500, 30_000);
+    const res = c.result();
+    res.cpu_s_by_role = cpu.since();
+    res.notes = [`one process, undici, ${connections} keep-alive connections`];
+    return res;
+  } finally {
+    onDelivery.fn = undefined;
+    child.kill('SIGTERM');
+  }
+}
+
 // ---- child processes -------------------------------------------------------------------------
+
+async function burstSender(url: string, from: number, to: number, rate: number, connections: number): Promise<void> {
+  const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
+  const one = async (k: number, at: number) => {
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      body: '{"bench":true}',
+      headers: { 'x-timer-id': `c${k}`, 'x-timer-fire-id': `c${k}-${at}`, 'x-timer-scheduled-at': String(at), 'x-timer-attempt': '1' },
+    });
+    await res.body.dump();
+  };
+  const sent: Promise<unknown>[] = [];
+  for (let at = from; at < to; at += 1000) {
+    await sleepUntil(at);
+    for (let k = 0; k < rate; k++) sent.push(one(k, at).catch(() => undefined));
+  }
+  await Promise.all(sent);
+  await agent.close();
+}
 
 async function bullmqWorker(redisUrl: string, prefix: string, queueName: string, concurrency: number, url: string): Promise<void> {
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
@@ -441,7 +495,7 @@ async function ceilingLoop(url: string, seconds: number, connections: number): P
 
 // ---- report ----------------------------------------------------------------------------------
 
-function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult, ceiling?: { rate_per_s: number }): string {
+function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult, ceiling?: { rate_per_s: number }, burst?: RunResult): string {
   const row = (name: string, x?: RunResult) =>
     x
       ? `| ${name} | ${x.rate_per_s} | ${x.delivered_per_s} | ${x.expected} | ${x.delivered} | ${x.missed} | ${x.duplicates} | ${x.early} | ${x.lateness_ms.p50} | ${x.lateness_ms.p95} | ${x.lateness_ms.p99} | ${x.lateness_ms.max} | ${Object.values(x.cpu_s_by_role ?? {}).reduce((a, b) => a + b, 0).toFixed(1)} |`
@@ -451,13 +505,14 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
   return [
     `# Pipeline benchmark ${r.timestamp}`,
     '',
-    `${r.machine}; schedule: ${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s.`,
+    `${r.machine}; schedule: ${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s; ours with ${r.executors} executor process(es), BullMQ with ${r.bullmq_workers} worker process(es).`,
     '',
     '| system | rate/s | delivered/s | expected | delivered | missed | duplicates | early | p50 ms | p95 ms | p99 ms | max ms | client CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     row('ours', ours),
     row('bullmq', bull),
     `| ceiling (bare HTTP loop) | ${ceiling?.rate_per_s ?? 'not run'} | | | | | | | | | | | |`,
+    row('burst ceiling (bare sender, same schedule)', burst),
     '',
     `CPU seconds during the window, ours: ${cpuTable(ours)}`,
     '',
@@ -474,6 +529,7 @@ async function main(): Promise<void> {
   if (argv[0] === '--as') {
     if (argv[1] === 'bullmq-worker') return bullmqWorker(argv[2], argv[3], argv[4], Number(argv[5]), argv[6]);
     if (argv[1] === 'ceiling') return ceilingLoop(argv[2], Number(argv[3]), Number(argv[4]));
+    if (argv[1] === 'burst') return burstSender(argv[2], Number(argv[3]), Number(argv[4]), Number(argv[5]), Number(argv[6]));
     throw new Error(`unknown child ${argv[1]}`);
   }
   const args = parseArgs(argv);
@@ -484,11 +540,13 @@ async function main(): Promise<void> {
   let ours: RunResult | undefined;
   let bull: RunResult | undefined;
   let ceiling: { rate_per_s: number; connections: number; seconds: number } | undefined;
+  let burst: RunResult | undefined;
   const errors: string[] = [];
   try {
     if (!args.skip.has('ours')) ours = await runOurs(args, receiver, hooks).catch((e: Error) => (errors.push(`ours: ${e.message}`), undefined));
     if (!args.skip.has('bullmq')) bull = await runBullmq(args, receiver, hooks).catch((e: Error) => (errors.push(`bullmq: ${e.message}`), undefined));
     if (!args.skip.has('ceiling')) ceiling = await runCeiling(args, receiver);
+    if (!args.skip.has('burst')) burst = await runBurst(args, receiver, hooks).catch((e: Error) => (errors.push(`burst: ${e.message}`), undefined));
   } finally {
     await receiver.close();
   }
@@ -500,14 +558,16 @@ async function main(): Promise<void> {
     duration_s: args.duration,
     setup: args.setup,
     window_minutes: args.windowMinutes,
+    executors: args.executors,
+    bullmq_workers: args.bullmqWorkers,
     ...(ours ?? {}),
-    peers: { bullmq: strip(bull) ?? null, ceiling: ceiling ?? null },
+    peers: { bullmq: strip(bull) ?? null, ceiling: ceiling ?? null, burst: strip(burst) ?? null },
     errors,
   };
   mkdirSync(RESULTS, { recursive: true });
   const base = join(RESULTS, `pipeline-${stamp}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(`${base}.md`, markdown(result, ours, bull, ceiling));
+  writeFileSync(`${base}.md`, markdown(result, ours, bull, ceiling, burst));
   const series = [];
   if (ours) {
     series.push({ label: 'ours p50', color: [30, 90, 200] as [number, number, number], values: ours.lateness_by_second.map((s) => s.p50 ?? NaN) });
@@ -519,7 +579,7 @@ async function main(): Promise<void> {
   }
   drawLineChart(`${base}.png`, `lateness per second at ${args.rate}/s`, 'second of the window', 'ms', series);
   log(`wrote ${base}.json, .md, .png`);
-  process.stdout.write(markdown(result, ours, bull, ceiling));
+  process.stdout.write(markdown(result, ours, bull, ceiling, burst));
   if (errors.length) {
     process.stderr.write(`errors:\n${errors.join('\n')}\n`);
     process.exitCode = 1;

@@ -49,6 +49,8 @@ export interface StackOptions {
   healthTimeoutMs?: number;
   /** Before starting the roles (the database is migrated): e.g. bulk-load timers. */
   beforeRoles?: (stack: Stack) => Promise<void>;
+  /** Processes per role (default 1): the extra ones run on their own ports, as replicas would. */
+  replicas?: Partial<Record<Role, number>>;
 }
 
 interface RoleProcess {
@@ -86,6 +88,16 @@ export function procCpuSeconds(pid: number | undefined): number | undefined {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** SIGTERM, then SIGKILL after timeoutMs; resolves once the process is gone. */
+async function stopProcess(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
 export class Stack {
   readonly id: string;
   readonly dbName: string;
@@ -98,6 +110,8 @@ export class Stack {
   readonly logDir: string;
   readonly api: ApiClient;
   readonly processes = new Map<Role, RoleProcess>();
+  /** The second and later processes of a role (options.replicas). */
+  readonly replicaProcesses: RoleProcess[] = [];
   private pool?: Pool;
   private redisClient?: Redis;
   private readonly ports = new Map<Role, number>();
@@ -134,7 +148,11 @@ export class Stack {
     try {
       if (options.beforeRoles) await options.beforeRoles(stack);
       for (const role of options.roles ?? ROLES) stack.spawn(role);
-      await Promise.all((options.roles ?? ROLES).map((r) => stack.waitHealthy(r)));
+      const extra: Promise<void>[] = [];
+      for (const role of options.roles ?? ROLES) {
+        for (let n = 2; n <= (options.replicas?.[role] ?? 1); n++) extra.push(stack.spawnReplica(role, n, await freePort()));
+      }
+      await Promise.all([...(options.roles ?? ROLES).map((r) => stack.waitHealthy(r)), ...extra]);
     } catch (e) {
       await stack.stop();
       throw e;
@@ -172,15 +190,28 @@ export class Stack {
   spawn(role: Role): ChildProcess {
     const prev = this.processes.get(role);
     if (prev && prev.child.exitCode === null && prev.child.signalCode === null) throw new Error(`${role} is still running`);
+    const p = this.startProcess(role, this.port(role), prev, join(this.logDir, `${role}.log`));
+    this.processes.set(role, p);
+    return p.child;
+  }
+
+  /** Starts replica n (>= 2) of a role on `port` and waits for its health. */
+  async spawnReplica(role: Role, n: number, port: number): Promise<void> {
+    const p = this.startProcess(role, port, undefined, join(this.logDir, `${role}-${n}.log`));
+    this.replicaProcesses.push(p);
+    await this.waitHealthy(role, undefined, p);
+  }
+
+  private startProcess(role: Role, port: number, prev: RoleProcess | undefined, logFile: string): RoleProcess {
     // STACK_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the roles of a benchmark run.
     const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const child = spawn(process.execPath, [...nodeArgs, '-r', './scripts/register-paths.js', `dist/apps/${role}/src/main.js`], {
       cwd: ROOT_DIR,
-      env: this.env(role),
+      env: { ...this.env(role), TIMER_HTTP_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = prev?.log ?? createWriteStream(join(this.logDir, `${role}.log`), { flags: 'a' });
-    const p: RoleProcess = { role, port: this.port(role), child, log, tail: prev?.tail ?? '', cpuBefore: prev ? prev.cpuBefore + prev.lastCpu : 0, lastCpu: 0 };
+    const log = prev?.log ?? createWriteStream(logFile, { flags: 'a' });
+    const p: RoleProcess = { role, port, child, log, tail: prev?.tail ?? '', cpuBefore: prev ? prev.cpuBefore + prev.lastCpu : 0, lastCpu: 0 };
     const onData = (d: Buffer) => {
       log.write(d);
       p.tail = (p.tail + d.toString()).slice(-20_000);
@@ -188,8 +219,7 @@ export class Stack {
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     log.write(`\n=== ${new Date().toISOString()} started pid ${child.pid}\n`);
-    this.processes.set(role, p);
-    return child;
+    return p;
   }
 
   /** The last output of a role (all its processes), for failure messages. */
@@ -197,14 +227,13 @@ export class Stack {
     return this.processes.get(role)?.tail ?? '';
   }
 
-  async waitHealthy(role: Role, timeoutMs = this.options.healthTimeoutMs ?? 90_000): Promise<void> {
+  async waitHealthy(role: Role, timeoutMs = this.options.healthTimeoutMs ?? 90_000, p = this.processes.get(role)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const p = this.processes.get(role);
     for (;;) {
       if (p && (p.child.exitCode !== null || p.child.signalCode !== null)) {
         throw new Error(`${role} exited (${p.child.exitCode ?? p.child.signalCode}) before it was healthy\n--- ${role} output ---\n${p.tail.slice(-4000)}`);
       }
-      const res = await fetch(`http://127.0.0.1:${this.port(role)}/health`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+      const res = await fetch(`http://127.0.0.1:${p?.port ?? this.port(role)}/health`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined);
       if (res) await res.arrayBuffer().catch(() => undefined);
       if (res?.status === 200) return;
       if (Date.now() > deadline) throw new Error(`${role} did not answer /health 200 within ${timeoutMs} ms\n--- ${role} output ---\n${p?.tail.slice(-4000)}`);
@@ -242,6 +271,11 @@ export class Stack {
       const now = procCpuSeconds(p.child.pid);
       if (now !== undefined && p.child.exitCode === null) p.lastCpu = now;
       out[role] = p.cpuBefore + p.lastCpu;
+    }
+    for (const p of this.replicaProcesses) {
+      const now = procCpuSeconds(p.child.pid);
+      if (now !== undefined && p.child.exitCode === null) p.lastCpu = now;
+      out[p.role] = (out[p.role] ?? 0) + p.lastCpu;
     }
     return out;
   }
@@ -282,8 +316,11 @@ export class Stack {
 
   /** Stops every role (SIGTERM, then SIGKILL), drops the database, the keys and the namespace. */
   async stop(opts: { keepData?: boolean } = {}): Promise<void> {
-    await Promise.all([...this.processes.keys()].map((r) => this.kill(r, 'SIGTERM', 15_000).catch(() => undefined)));
-    for (const p of this.processes.values()) p.log.end();
+    await Promise.all([
+      ...[...this.processes.keys()].map((r) => this.kill(r, 'SIGTERM', 15_000).catch(() => undefined)),
+      ...this.replicaProcesses.map((p) => stopProcess(p.child, 15_000)),
+    ]);
+    for (const p of [...this.processes.values(), ...this.replicaProcesses]) p.log.end();
     const keep = opts.keepData || process.env.E2E_KEEP === '1';
     await this.pool?.end().catch(() => undefined);
     this.pool = undefined;
