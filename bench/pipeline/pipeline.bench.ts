@@ -3,7 +3,7 @@
  *
  *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
  *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
- *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst]
+ *        [--ceiling-seconds 5] [--executors 2] [--skip ours,bullmq,ceiling,burst]
  *
  * Starts its own stack (the five built roles as processes, a fresh database, Redis key prefix and
  * Pulsar namespace; see e2e/support/stack.ts) and a local receiver, then:
@@ -50,7 +50,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, executors: 1, skip: new Set() };
+  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, executors: 2, skip: new Set() };
   let setupGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
@@ -576,6 +576,9 @@ async function main(): Promise<void> {
   if (bull) {
     series.push({ label: 'bullmq p50', color: [30, 150, 60] as [number, number, number], values: bull.lateness_by_second.map((s) => s.p50 ?? NaN), dashed: true });
     series.push({ label: 'bullmq p99', color: [220, 130, 0] as [number, number, number], values: bull.lateness_by_second.map((s) => s.p99 ?? NaN), dashed: true });
+  }
+  if (burst) {
+    series.push({ label: 'burst ceiling p99', color: [120, 120, 120] as [number, number, number], values: burst.lateness_by_second.map((s) => s.p99 ?? NaN), dashed: true });
   }
   drawLineChart(`${base}.png`, `lateness per second at ${args.rate}/s`, 'second of the window', 'ms', series);
   log(`wrote ${base}.json, .md, .png`);
