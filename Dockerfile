@@ -16,7 +16,10 @@ RUN npx tsc -p tsconfig.build.json \
  && rm -rf dist/bench
 
 FROM node:20-bookworm-slim
+# A 64 MB young generation: under a burst of callbacks the executor's scavenges take half the time
+# (README, "Configuration"); override NODE_OPTIONS to change it.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=64 \
     TIMER_HTTP_HOST=0.0.0.0 \
     TIMER_HTTP_PORT=8080 \
     TIMER_LOG_FORMAT=json

@@ -23,6 +23,8 @@ npm run -s build
 say "migrating the schema"
 node -r ./scripts/register-paths.js dist/apps/migrator/src/cli/migrate.js
 
+# The roles' young generation, as in the image (README, "Configuration").
+export NODE_OPTIONS="${NODE_OPTIONS:---max-semi-space-size=64}"
 for r in "${ROLES[@]}"; do
   pid=$RUN_DIR/$r.pid
   if pid_alive "$pid"; then say "$r already running (pid $(cat "$pid"))"; continue; fi

@@ -181,6 +181,8 @@ export class Stack {
       TIMER_RATE_LIMIT_PER_SEC: '0',
       TIMER_LOG_FORMAT: 'json',
       TIMER_SHUTDOWN_TIMEOUT_MS: '10000',
+      // As the image and `npm run up` run the roles (README, "Configuration").
+      NODE_OPTIONS: '--max-semi-space-size=64',
       ...this.options.env,
       ...this.options.roleEnv?.[role],
     };
