@@ -27,5 +27,6 @@ export {
   PulsarSendError,
   PulsarTimeoutError,
 } from './lib/errors';
+export { Backoff } from './lib/backoff';
 export { isTransient, retryUntil } from './lib/retry-until';
 export type { RetryUntilOptions } from './lib/retry-until';

@@ -1,6 +1,6 @@
 import { Logger, LoggerService } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
-import { parseTopicName, retryUntil } from '@timer/pulsar';
+import { Backoff, parseTopicName, retryUntil } from '@timer/pulsar';
 import type { Consumer, ConsumerOptions, PulsarClient, ReceivedMessage } from '@timer/pulsar';
 import { lastValueFrom } from 'rxjs';
 import { createDefaultAdmin, createPulsarClient } from './pulsar-driver';
@@ -235,19 +235,18 @@ export class ServerPulsar
 
   /** One of `concurrency` loops per consumer: receive, handle, ack / nack, until close. */
   protected async runWorker(binding: ConsumerBinding): Promise<void> {
-    let failures = 0;
+    const backoff = new Backoff(200, 5_000);
     while (!this.stopping) {
       let message: ReceivedMessage;
       try {
         message = await binding.consumer.receive();
-        failures = 0;
+        backoff.reset();
       } catch (err) {
         if (this.stopping) {
           return;
         }
-        failures++;
         this.reportError(`Receive on ${binding.topic} failed: ${describe(err)}`, err);
-        await this.pause(Math.min(100 * 2 ** Math.min(failures, 6), 5_000));
+        await this.pause(backoff.next());
         continue;
       }
       if (this.stopping) {
