@@ -1,5 +1,6 @@
 import { resolveSettings, type ConnectionSettings } from './connection-settings';
-import { PulsarAdminError, PulsarClosedError } from './errors';
+import { PulsarClosedError } from './errors';
+import { retryUntil } from './retry-until';
 import { PulsarAdmin } from './pulsar-admin';
 import type {
   Consumer,
@@ -52,7 +53,12 @@ export class WsPulsarClient implements PulsarClient {
     this.assertOpen();
     const consumer = new WsConsumer(this.settings, options, (c) => this.consumers.delete(c));
     if (options.initialPosition === 'Earliest' && parseTopicName(options.topic).domain === 'persistent') {
-      await this.retryTransient(() => this.admin.ensureSubscription(options.topic, options.subscription, 'Earliest'));
+      await retryUntil(() => this.admin.ensureSubscription(options.topic, options.subscription, 'Earliest'), {
+        what: `creating subscription ${options.subscription} on ${options.topic}`,
+        timeoutMs: this.settings.operationTimeoutMs,
+        logger: this.settings.logger,
+        cancelled: () => this.closed,
+      });
     }
     this.consumers.add(consumer);
     try {
@@ -73,21 +79,5 @@ export class WsPulsarClient implements PulsarClient {
 
   private assertOpen(): void {
     if (this.closed) throw new PulsarClosedError('Pulsar client is closed');
-  }
-
-  private async retryTransient(call: () => Promise<void>): Promise<void> {
-    const deadline = Date.now() + this.settings.operationTimeoutMs;
-    let delay = this.settings.reconnectInitialDelayMs;
-    for (;;) {
-      try {
-        return await call();
-      } catch (error) {
-        const transient = error instanceof PulsarAdminError && (error.status === 0 || error.status >= 500);
-        if (!transient || Date.now() + delay > deadline) throw error;
-        this.settings.logger.warn(`${(error as Error).message}; retrying in ${delay} ms`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, this.settings.reconnectMaxDelayMs);
-      }
-    }
   }
 }
