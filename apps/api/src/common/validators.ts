@@ -1,4 +1,5 @@
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsString, Matches, ValidateBy, ValidationOptions } from 'class-validator';
 
 /** RFC 7230 `token`: the characters a header field name may use. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -6,6 +7,10 @@ export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** App names: also the key of rate limits and Redis keys, so a small safe alphabet. */
 export const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const APP_MESSAGE = 'app must be 1-64 characters of letters, digits, "_", "." or "-", starting with a letter or digit';
+
+/** An `app` field: a string matching APP_NAME, one message naming the field either way. */
+export const IsAppName = (): PropertyDecorator => applyDecorators(IsString({ message: APP_MESSAGE }), Matches(APP_NAME, { message: APP_MESSAGE }));
 /** Timer ids are unsigned BIGINT auto-increments; accepted as a JSON number or a digit string. */
 export const TIMER_ID = /^[1-9][0-9]{0,18}$/;
 

@@ -1,14 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { APP_NAME, TIMER_ID, toTimerId } from '../../common/validators';
+import { APP_NAME, IsAppName, TIMER_ID, toTimerId } from '../../common/validators';
 import { Envelope } from '../../common/envelope';
-import { APP_MESSAGE } from '../../timers/dto/timer-ref.dto';
 
 export class AppNameDto {
   @ApiProperty({ example: 'billing', pattern: APP_NAME.source })
-  @IsString({ message: APP_MESSAGE })
-  @Matches(APP_NAME, { message: APP_MESSAGE })
+  @IsAppName()
   app!: string;
 }
 

@@ -1,17 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { APP_NAME, TIMER_ID, toTimerId } from '../../common/validators';
+import { IsAppName, TIMER_ID, toTimerId } from '../../common/validators';
 import { PageQuery } from '../../timers/dto/list-timers.query';
-import { APP_MESSAGE } from '../../timers/dto/timer-ref.dto';
 
 export const TASK_STATUSES = [0, 1, 2, 3, 4] as const;
 
 /** `GET /api/task/v1/records`: the fires of one timer, latest run time first. */
 export class RecordsQuery extends PageQuery {
   @ApiProperty({ example: 'billing' })
-  @IsString({ message: APP_MESSAGE })
-  @Matches(APP_NAME, { message: APP_MESSAGE })
+  @IsAppName()
   app!: string;
 
   @ApiProperty({ example: '42', description: 'Timer id.' })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateNested } from 'class-validator';
-import { APP_NAME } from '../../common/validators';
+import { APP_NAME, IsAppName } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
 
@@ -29,8 +29,7 @@ export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && N
 /** `POST /api/timer/v1/def`: the seed's fields (app, name, cron, notifyHTTPParam) plus the extensions. */
 export class CreateTimerDto {
   @ApiProperty({ description: 'Application the timer belongs to.', example: 'billing', pattern: APP_NAME.source })
-  @IsString()
-  @Matches(APP_NAME, { message: 'app must be 1-64 characters of letters, digits, "_", "." or "-", starting with a letter or digit' })
+  @IsAppName()
   app!: string;
 
   @ApiProperty({ description: 'Unique among the live timers of the app (reusable once deleted).', example: 'daily-report', maxLength: 255 })

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { APP_NAME } from '../../common/validators';
-import { APP_MESSAGE } from './timer-ref.dto';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsAppName } from '../../common/validators';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -28,8 +27,7 @@ export class PageQuery {
 /** `GET /api/timer/v1/defs`: the live timers of one app, newest first (id descending). */
 export class ListTimersQuery extends PageQuery {
   @ApiProperty({ example: 'billing' })
-  @IsString({ message: APP_MESSAGE })
-  @Matches(APP_NAME, { message: APP_MESSAGE })
+  @IsAppName()
   app!: string;
 
   @ApiPropertyOptional({ description: 'Only timers whose name contains this text.', maxLength: 255 })

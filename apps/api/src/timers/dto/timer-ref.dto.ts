@@ -1,10 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Matches } from 'class-validator';
-import { APP_NAME, TIMER_ID, toTimerId } from '../../common/validators';
+import { IsAppName, TIMER_ID, toTimerId } from '../../common/validators';
 
 const ID_MESSAGE = 'id must be a positive integer timer id';
-const APP_MESSAGE = 'app must be 1-64 characters of letters, digits, "_", "." or "-", starting with a letter or digit';
 
 /** `{id, app}`: the body of delete, enable, unable and run, and the query of get. */
 export class TimerRefDto {
@@ -15,9 +14,7 @@ export class TimerRefDto {
   id!: string;
 
   @ApiProperty({ example: 'billing' })
-  @IsString({ message: APP_MESSAGE })
-  @Matches(APP_NAME, { message: APP_MESSAGE })
+  @IsAppName()
   app!: string;
 }
 
-export { APP_MESSAGE, ID_MESSAGE };
