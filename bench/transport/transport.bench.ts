@@ -338,7 +338,7 @@ async function latency(client: WsPulsarClient, args: Args): Promise<LatencyResul
   }
   clearInterval(tick);
   const drainUntil = Date.now() + 10_000;
-  while ((measuredReceived < total - warmupCount || acked < sent) && Date.now() < drainUntil) await sleep(50);
+  while ((measuredReceived < sent - warmupCount || acked < sent) && Date.now() < drainUntil) await sleep(50);
 
   const measured = receiveLatency.slice(warmupCount).filter((_, i) => seen[warmupCount + i] === 1).sort();
   const acks = ackLatency.slice(warmupCount).filter((v) => v > 0).sort();
@@ -346,7 +346,8 @@ async function latency(client: WsPulsarClient, args: Args): Promise<LatencyResul
     targetRate: args.rate,
     achievedRate: Math.round((total - warmupCount) / args.duration),
     samples: measured.length,
-    lost: total - warmupCount - measured.length,
+    // Sent and never received (the rate loop may stop a few messages short of `total`: not lost).
+    lost: sent - warmupCount - measured.length,
     publishToReceiveMs: {
       p50: round(percentile(measured, 50)),
       p95: round(percentile(measured, 95)),
