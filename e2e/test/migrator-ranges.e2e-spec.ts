@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pollUntil, shortId, Stack } from '../support';
@@ -8,20 +7,21 @@ import { pollUntil, shortId, Stack } from '../support';
 // replicas take some, and every fire of the current and next two windows exists exactly once.
 jest.setTimeout(180_000);
 
-const ROOT = join(__dirname, '..', '..');
 const TIMERS = 2_400;
 const RANGE = 200;
 const WINDOW_MINUTES = 10;
 
 describe('migrator windows split across two replicas', () => {
   let stack: Stack;
-  let second: ChildProcess | undefined;
-  let secondOutput = '';
 
   beforeAll(async () => {
     stack = await Stack.start({
       id: shortId('ranges'),
-      roles: [],
+      roles: ['migrator'],
+      // Both replicas healthy (Stack.start waits for each) means both consume timer-migrate-ranges
+      // (they subscribe before serving HTTP); only then do the windows get timers, so neither can
+      // take every range before the other has started.
+      replicas: { migrator: 2 },
       env: {
         TIMER_WINDOW_MINUTES: String(WINDOW_MINUTES),
         TIMER_MIGRATOR_RANGE_TIMERS: String(RANGE),
@@ -29,20 +29,6 @@ describe('migrator windows split across two replicas', () => {
         TIMER_MIGRATOR_TICK_MS: '2000',
       },
     });
-    const port = stack.port('migrator') + 1_000;
-    second = spawn(process.execPath, ['-r', './scripts/register-paths.js', 'dist/apps/migrator/src/main.js'], {
-      cwd: ROOT,
-      env: { ...stack.env('migrator'), TIMER_HTTP_PORT: String(port) },
-    });
-    second.stdout!.on('data', (d: Buffer) => (secondOutput += d.toString()));
-    second.stderr!.on('data', (d: Buffer) => (secondOutput += d.toString()));
-    stack.spawn('migrator');
-    // Both replicas healthy means both consume timer-migrate-ranges (they subscribe before serving
-    // HTTP); only then do the windows get timers, so neither can take every range before the other
-    // has started.
-    await stack.waitHealthy('migrator');
-    const healthy = await pollUntil(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.ok === true, 90_000, 250);
-    expect(healthy).toBe(true);
     // The start-up ticks have completed the (empty) current and next two windows.
     const settled = await pollUntil(async () => Number((await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM migrator_windows'))[0].n) >= 3, 60_000, 250);
     expect(settled).toBe(true);
@@ -57,11 +43,6 @@ describe('migrator windows split across two replicas', () => {
   });
 
   afterAll(async () => {
-    if (second && second.exitCode === null) {
-      const exited = new Promise((resolve) => second!.once('exit', resolve));
-      second.kill('SIGTERM');
-      await exited;
-    }
     await stack?.stop();
   });
 
@@ -88,11 +69,12 @@ describe('migrator windows split across two replicas', () => {
     const ranges = (out: string) => (out.match(/range \(\d+, (\d+|end)\]/g) ?? []).length;
     const firstLog = readFileSync(join(stack.logDir, 'migrator.log'), 'utf8');
     const mine = ranges(firstLog);
-    const theirs = ranges(secondOutput);
+    const secondLog = readFileSync(join(stack.logDir, 'migrator-2.log'), 'utf8');
+    const theirs = ranges(secondLog);
     process.stdout.write(`ranges worked: first process ${mine}, second process ${theirs} (of ${3 * (TIMERS / RANGE)})\n`);
     expect(mine + theirs).toBeGreaterThanOrEqual(3 * (TIMERS / RANGE));
     expect(mine).toBeGreaterThan(0);
     expect(theirs).toBeGreaterThan(0);
-    expect(firstLog + secondOutput).toMatch(/split into 12 ranges of 200 timers/);
+    expect(firstLog + secondLog).toMatch(/split into 12 ranges of 200 timers/);
   });
 });
