@@ -198,7 +198,7 @@ export class Stack {
   }
 
   /** Starts replica n (>= 2) of a role on `port` and waits for its health. */
-  async spawnReplica(role: Role, n: number, port: number): Promise<void> {
+  private async spawnReplica(role: Role, n: number, port: number): Promise<void> {
     const p = this.startProcess(role, port, undefined, join(this.logDir, `${role}-${n}.log`));
     this.replicaProcesses.push(p);
     await this.waitHealthy(role, undefined, p);
