@@ -88,14 +88,22 @@ export function procCpuSeconds(pid: number | undefined): number | undefined {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** SIGTERM, then SIGKILL after timeoutMs; resolves once the process is gone. */
-async function stopProcess(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  await exited;
+/**
+ * Sends `signal`, and SIGKILL when the process has not exited within timeoutMs; resolves once it is
+ * gone, with its exit code and whether it took the SIGKILL.
+ */
+async function signalAndWait(child: ChildProcess, signal: NodeJS.Signals, timeoutMs: number): Promise<{ code: number | null; killed: boolean }> {
+  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, killed: false };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  child.kill(signal);
+  const code = await exited;
   clearTimeout(timer);
+  return { code, killed };
 }
 
 export class Stack {
@@ -249,14 +257,8 @@ export class Stack {
     if (!p) return null;
     p.lastCpu = procCpuSeconds(p.child.pid) ?? p.lastCpu;
     if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
-    const exited = new Promise<number | null>((resolve) => p.child.once('exit', (code) => resolve(code)));
-    p.child.kill(signal);
-    const code = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout' as const)]);
-    if (code === 'timeout') {
-      p.child.kill('SIGKILL');
-      return exited;
-    }
-    p.log.write(`\n=== ${new Date().toISOString()} ${signal}: exited ${code ?? p.child.signalCode}\n`);
+    const { code, killed } = await signalAndWait(p.child, signal, timeoutMs);
+    if (!killed) p.log.write(`\n=== ${new Date().toISOString()} ${signal}: exited ${code ?? p.child.signalCode}\n`);
     return code;
   }
 
@@ -320,7 +322,7 @@ export class Stack {
   async stop(opts: { keepData?: boolean } = {}): Promise<void> {
     await Promise.all([
       ...[...this.processes.keys()].map((r) => this.kill(r, 'SIGTERM', 15_000).catch(() => undefined)),
-      ...this.replicaProcesses.map((p) => stopProcess(p.child, 15_000)),
+      ...this.replicaProcesses.map((p) => signalAndWait(p.child, 'SIGTERM', 15_000).catch(() => undefined)),
     ]);
     for (const p of [...this.processes.values(), ...this.replicaProcesses]) p.log.end();
     const keep = opts.keepData || process.env.E2E_KEEP === '1';

@@ -121,6 +121,13 @@ function keyedValues(values: unknown[][], keys: FireKey[], columns: string[]): {
 /** Most rows one outcome statement carries. */
 export const OUTCOME_CHUNK = 500;
 
+/** `fn` over consecutive chunks of OUTCOME_CHUNK items, one after the other; results in input order. */
+async function inChunks<T, R>(items: T[], fn: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += OUTCOME_CHUNK) out.push(...(await fn(items.slice(i, i + OUTCOME_CHUNK))));
+  return out;
+}
+
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
 
@@ -157,12 +164,8 @@ export class FireRepository {
    * When fewer rows matched than were asked for, one SELECT tells which claims hold (claimed_by is
    * the claim's unique token) and returns the state of the others, so the caller needs no extra read.
    */
-  async claimMany(claims: FireClaimRequest[]): Promise<ClaimResult[]> {
-    const results: ClaimResult[] = [];
-    for (let i = 0; i < claims.length; i += OUTCOME_CHUNK) {
-      results.push(...(await this.claimChunk(claims.slice(i, i + OUTCOME_CHUNK))));
-    }
-    return results;
+  claimMany(claims: FireClaimRequest[]): Promise<ClaimResult[]> {
+    return inChunks(claims, (chunk) => this.claimChunk(chunk));
   }
 
   private async claimChunk(chunk: FireClaimRequest[]): Promise<ClaimResult[]> {
@@ -242,12 +245,8 @@ export class FireRepository {
    * order, whether it was written (false: the claim was lost to another executor meanwhile).
    * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
    */
-  async recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
-    const applied: boolean[] = [];
-    for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
-      applied.push(...(await this.recordChunk(outcomes.slice(i, i + OUTCOME_CHUNK))));
-    }
-    return applied;
+  recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
+    return inChunks(outcomes, (chunk) => this.recordChunk(chunk));
   }
 
   private async recordChunk(chunk: FireOutcome[]): Promise<boolean[]> {
