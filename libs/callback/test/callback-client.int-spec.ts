@@ -80,6 +80,21 @@ describe('CallbackClient against a real HTTP receiver on loopback', () => {
     expect(result.costMs).toBeLessThan(2_000);
   });
 
+  it('holds the whole call to the timeout, however the receiver trickles its body', async () => {
+    const client = new CallbackClient({ allowPrivate: true, timeoutMs: 400 });
+    let ticker: NodeJS.Timeout | undefined;
+    respond = (_q, s) => {
+      s.writeHead(200);
+      ticker = setInterval(() => s.write('.'), 50); // each chunk well inside the per-chunk timeout
+    };
+    const result = await client.deliver({ url: base, method: 'GET' }, fire);
+    clearInterval(ticker);
+    await client.close();
+    expect(result).toMatchObject({ ok: false, error: 'no answer within 400 ms', retryable: true });
+    expect(result.costMs).toBeGreaterThanOrEqual(350);
+    expect(result.costMs).toBeLessThan(2_000);
+  });
+
   it('refuses loopback by IP and by name unless private callbacks are allowed', async () => {
     const client = new CallbackClient();
     const byIp = await client.deliver({ url: base, method: 'GET' }, fire);

@@ -88,5 +88,39 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
       expect(falsePositives / 2_000).toBeLessThan(0.01);
       for (let i = 0; i < 2_000; i += 97) expect(await bloom.mightContain(`in-${i}`, day)).toBe(true);
     });
+
+    it('answers each of many calls made in one turn (one script call per day and kind)', async () => {
+      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+      const nextDay = day + 86_400_000;
+      // Also loads both scripts, so no NOSCRIPT resend is counted below.
+      await Promise.all([bloom.add('a', day), bloom.add('b', nextDay), bloom.mightContain('z', day)]);
+      const calls = jest.spyOn(ctx.redis, 'sendCommand');
+      const [addA, addC, hasA, hasB, hasBNext, hasC, many] = await Promise.all([
+        bloom.add('a', day),
+        bloom.add('c', day),
+        bloom.mightContain('a', day),
+        bloom.mightContain('b', day),
+        bloom.mightContain('b', nextDay),
+        bloom.mightContain('c', day), // added in this same turn: adds go first
+        Promise.all(Array.from({ length: 500 }, (_, i) => bloom.add(`m-${i}`, day))),
+      ]);
+      const sent = calls.mock.calls.filter(([c]) => /^eval/.test(c.name)).length;
+      calls.mockRestore();
+      expect([addA, addC, hasA, hasB, hasBNext, hasC]).toEqual([true, false, true, false, true, true]);
+      expect(many.filter(Boolean).length).toBeLessThan(5); // new items: (almost) never "already there"
+      // adds of one day, lookups of each of two days: 3 script calls for 506 items
+      expect(sent).toBe(3);
+      const again = await Promise.all(Array.from({ length: 500 }, (_, i) => bloom.mightContain(`m-${i}`, day)));
+      expect(again.every(Boolean)).toBe(true);
+    });
+
+    it('rejects every waiting call when Redis fails', async () => {
+      const dead = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+      dead.on('error', () => undefined);
+      const bloom = new BloomFilter(dead, ctx.prefix);
+      const results = await Promise.allSettled([bloom.mightContain('x', day), bloom.add('y', day)]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      dead.disconnect();
+    });
   });
 });

@@ -78,6 +78,10 @@ export class CallbackClient {
     headers['x-timer-scheduled-at'] = String(fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
     if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);
+    // One deadline for the whole call. Not AbortSignal.timeout: its timer cannot be cancelled, so
+    // every call would still fire it (and build a DOMException) seconds after it finished.
+    const abort = new AbortController();
+    const deadline = setTimeout(() => abort.abort(), this.timeoutMs);
     try {
       this.refuseLiteralPrivate(req.url);
       const res = await request(req.url, {
@@ -87,7 +91,7 @@ export class CallbackClient {
         dispatcher: this.agent,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: abort.signal,
       });
       const output = await this.readOutput(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -101,6 +105,8 @@ export class CallbackClient {
       };
     } catch (e) {
       return { ok: false, costMs: Date.now() - started, ...describeFailure(e, this.timeoutMs) };
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
