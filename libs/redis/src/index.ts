@@ -1,6 +1,6 @@
 export { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './lib/redis.tokens';
 export { HeldLock, LockOptions, RedisLock } from './lib/redis-lock';
-export { BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filter';
+export { BLOOM_BATCH, BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filter';
 export { FireRef, SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';

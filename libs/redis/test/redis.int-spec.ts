@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { redisTestContext } from '@timer/testing';
-import { BloomFilter, RedisLock } from '../src';
+import { BLOOM_BATCH, BloomFilter, RedisLock } from '../src';
 
 describe('RedisLock and BloomFilter against a real Redis', () => {
   const ctx = redisTestContext();
@@ -89,8 +89,8 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
       for (let i = 0; i < 2_000; i += 97) expect(await bloom.mightContain(`in-${i}`, day)).toBe(true);
     });
 
-    it('answers each of many calls made in one turn (one script call per day and kind)', async () => {
-      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
+    it('answers each of many calls made in one turn (one script call per day, kind and BLOOM_BATCH items)', async () => {
+      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 20, hashes: 5, ttlMs: 60_000 });
       const nextDay = day + 86_400_000;
       // Also loads both scripts, so no NOSCRIPT resend is counted below.
       await Promise.all([bloom.add('a', day), bloom.add('b', nextDay), bloom.mightContain('z', day)]);
@@ -102,15 +102,16 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
         bloom.mightContain('b', day),
         bloom.mightContain('b', nextDay),
         bloom.mightContain('c', day), // added in this same turn: adds go first
-        Promise.all(Array.from({ length: 500 }, (_, i) => bloom.add(`m-${i}`, day))),
+        Promise.all(Array.from({ length: 2_500 }, (_, i) => bloom.add(`m-${i}`, day))),
       ]);
       const sent = calls.mock.calls.filter(([c]) => /^eval/.test(c.name)).length;
       calls.mockRestore();
       expect([addA, addC, hasA, hasB, hasBNext, hasC]).toEqual([true, false, true, false, true, true]);
-      expect(many.filter(Boolean).length).toBeLessThan(5); // new items: (almost) never "already there"
-      // adds of one day, lookups of each of two days: 3 script calls for 506 items
-      expect(sent).toBe(3);
-      const again = await Promise.all(Array.from({ length: 500 }, (_, i) => bloom.mightContain(`m-${i}`, day)));
+      expect(many.filter(Boolean).length).toBeLessThan(25); // new items: (almost) never "already there"
+      // 2,502 adds of one day in 3 calls of at most BLOOM_BATCH, lookups of each of two days in one each
+      expect(BLOOM_BATCH).toBe(1_000);
+      expect(sent).toBe(5);
+      const again = await Promise.all(Array.from({ length: 2_500 }, (_, i) => bloom.mightContain(`m-${i}`, day)));
       expect(again.every(Boolean)).toBe(true);
     });
 

@@ -52,6 +52,8 @@ export const DEFAULT_BLOOM: BloomFilterOptions = {
 };
 
 const DAY_MS = 86_400_000;
+/** Items per script call: bounds the arguments of one command and how long one script holds Redis. */
+export const BLOOM_BATCH = 1_000;
 
 interface Waiter {
   offsets: number[];
@@ -67,7 +69,8 @@ type Pending = Map<string, Waiter[]>;
  * lets the executor skip the database claim's read; a "maybe" must be confirmed by the claim.
  * Membership needs every bit set (AND), unlike the reference implementation's OR.
  *
- * Calls made in the same event-loop turn share one script call per day and kind: under load the
+ * Calls made in the same event-loop turn share one script call per day and kind (up to
+ * {@link BLOOM_BATCH} items each): under load the
  * executor asks for hundreds of fires a turn, and one command each cost more CPU (client and server)
  * than the rest of the check.
  */
@@ -136,8 +139,12 @@ export class BloomFilter {
     this.adds = new Map();
     this.lookups = new Map();
     const k = this.options.hashes;
-    for (const [key, waiters] of adds) settle(waiters, this.commands.timerBloomAddMany(key, this.options.ttlMs, k, ...waiters.flatMap((w) => w.offsets)));
-    for (const [key, waiters] of lookups) settle(waiters, this.commands.timerBloomContainsMany(key, k, ...waiters.flatMap((w) => w.offsets)));
+    for (const [key, all] of adds) {
+      for (const waiters of chunks(all)) settle(waiters, this.commands.timerBloomAddMany(key, this.options.ttlMs, k, ...waiters.flatMap((w) => w.offsets)));
+    }
+    for (const [key, all] of lookups) {
+      for (const waiters of chunks(all)) settle(waiters, this.commands.timerBloomContainsMany(key, k, ...waiters.flatMap((w) => w.offsets)));
+    }
   }
 
   private key(atMs: number): string {
@@ -148,6 +155,12 @@ export class BloomFilter {
     }
     return this.cachedKey;
   }
+}
+
+function chunks(waiters: Waiter[]): Waiter[][] {
+  const out: Waiter[][] = [];
+  for (let i = 0; i < waiters.length; i += BLOOM_BATCH) out.push(waiters.slice(i, i + BLOOM_BATCH));
+  return out;
 }
 
 function settle(waiters: Waiter[], reply: Promise<number[]>): void {
