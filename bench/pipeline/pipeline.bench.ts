@@ -163,6 +163,8 @@ interface RunResult {
   expected: number;
   delivered: number;
   missed: number;
+  /** Ours: of the missed, fires whose task row is still pending when the run ends (behind, not dropped). */
+  pending_at_end?: number;
   duplicates: number;
   early: number;
   delivered_per_s: number | null;
@@ -316,6 +318,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
       'SELECT COUNT(*) AS n, AVG(lateness_ms) AS avg_late, MAX(lateness_ms) AS max_late, AVG(cost_ms) AS avg_cost, SUM(status = 2) AS ok, SUM(status = 4) AS missed, SUM(status = 0) AS pending FROM tasks WHERE run_at >= ? AND run_at < ?',
       [from, to],
     );
+    if (Number(rec.pending) > 0) res.pending_at_end = Number(rec.pending);
     notes.push(`task records of the window: ${JSON.stringify(Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, v === null ? null : Number(v)])))}`);
     onDelivery.fn = undefined;
     return res;
@@ -500,7 +503,7 @@ async function ceilingLoop(url: string, seconds: number, connections: number): P
 function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult, ceiling?: { rate_per_s: number }, burst?: RunResult): string {
   const row = (name: string, x?: RunResult) =>
     x
-      ? `| ${name} | ${x.rate_per_s} | ${x.delivered_per_s} | ${x.expected} | ${x.delivered} | ${x.missed} | ${x.duplicates} | ${x.early} | ${x.lateness_ms.p50} | ${x.lateness_ms.p95} | ${x.lateness_ms.p99} | ${x.lateness_ms.max} | ${Object.values(x.cpu_s_by_role ?? {}).reduce((a, b) => a + b, 0).toFixed(1)} |`
+      ? `| ${name} | ${x.rate_per_s} | ${x.delivered_per_s} | ${x.expected} | ${x.delivered} | ${x.missed}${x.pending_at_end ? ` (${x.pending_at_end} still pending)` : ''} | ${x.duplicates} | ${x.early} | ${x.lateness_ms.p50} | ${x.lateness_ms.p95} | ${x.lateness_ms.p99} | ${x.lateness_ms.max} | ${Object.values(x.cpu_s_by_role ?? {}).reduce((a, b) => a + b, 0).toFixed(1)} |`
       : `| ${name} | not run | | | | | | | | | | | |`;
   const cpuTable = (x?: RunResult) =>
     x ? Object.entries({ ...x.cpu_s_by_role, ...x.cpu_s_by_server }).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ') : '';
@@ -515,6 +518,8 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
     row('bullmq', bull),
     `| ceiling (bare HTTP loop) | ${ceiling?.rate_per_s ?? 'not run'} | | | | | | | | | | | |`,
     row('burst ceiling (bare sender, same schedule)', burst),
+    '',
+    'missed = expected - delivered by the end of the run (the window, then until deliveries stop for 3 s or 60 s pass).',
     '',
     `CPU seconds during the window, ours: ${cpuTable(ours)}`,
     '',
