@@ -70,9 +70,8 @@ type Pending = Map<string, Waiter[]>;
  * Membership needs every bit set (AND), unlike the reference implementation's OR.
  *
  * Calls made in the same event-loop turn share one script call per day and kind (up to
- * {@link BLOOM_BATCH} items each): under load the
- * executor asks for hundreds of fires a turn, and one command each cost more CPU (client and server)
- * than the rest of the check.
+ * {@link BLOOM_BATCH} items each): under load the executor asks for hundreds of fires a turn, and
+ * one command each cost more CPU (client and server) than the rest of the check.
  */
 export class BloomFilter {
   private adds: Pending = new Map();
@@ -86,7 +85,9 @@ export class BloomFilter {
     private readonly prefix: string,
     private readonly options: BloomFilterOptions = DEFAULT_BLOOM,
   ) {
-    if (!(options.bits >= 1 && options.bits <= 2 ** 32) || !Number.isInteger(options.bits)) throw new RangeError(`bloom bits must be an integer in [1, 2^32], got ${options.bits}`);
+    if (!Number.isInteger(options.bits) || options.bits < 1 || options.bits > 2 ** 32) {
+      throw new RangeError(`bloom bits must be an integer in [1, 2^32], got ${options.bits}`);
+    }
     redis.defineCommand('timerBloomAddMany', { numberOfKeys: 1, lua: ADD });
     redis.defineCommand('timerBloomContainsMany', { numberOfKeys: 1, lua: CONTAINS });
   }
@@ -96,8 +97,8 @@ export class BloomFilter {
   }
 
   /**
-   * Bit offsets by double hashing (Kirsch-Mitzenmacher) of two 32-bit MurmurHash3 values: the
-   * sums stay below 2^36, exact in a double, so no BigInt and no digest object per item.
+   * Bit offsets by double hashing (Kirsch-Mitzenmacher) of two 32-bit MurmurHash3 values: h1 + i * h2
+   * stays far below 2^53, exact in a double, so no BigInt and no digest object per item.
    */
   offsets(item: string): number[] {
     const h1 = murmur3(item, 0);
@@ -176,21 +177,11 @@ function murmur3(s: string, seed: number): number {
   const n = s.length;
   let i = 0;
   for (; i + 1 < n; i += 2) {
-    let k = (s.charCodeAt(i) & 0xffff) | ((s.charCodeAt(i + 1) & 0xffff) << 16);
-    k = Math.imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, 0x1b873593);
-    h ^= k;
+    h ^= scramble(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  if (i < n) {
-    let k = s.charCodeAt(i) & 0xffff;
-    k = Math.imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, 0x1b873593);
-    h ^= k;
-  }
+  if (i < n) h ^= scramble(s.charCodeAt(i));
   h ^= n * 2;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -198,4 +189,10 @@ function murmur3(s: string, seed: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+function scramble(k: number): number {
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  return Math.imul(k, 0x1b873593);
 }
