@@ -271,15 +271,11 @@ export class Stack {
   /** CPU seconds each role's processes used so far (killed incarnations included). */
   cpuSeconds(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [role, p] of this.processes) {
+    // Summed per role over its first process (restarts included) and its replicas.
+    for (const p of [...this.processes.values(), ...this.replicaProcesses]) {
       const now = procCpuSeconds(p.child.pid);
       if (now !== undefined && p.child.exitCode === null) p.lastCpu = now;
-      out[role] = p.cpuBefore + p.lastCpu;
-    }
-    for (const p of this.replicaProcesses) {
-      const now = procCpuSeconds(p.child.pid);
-      if (now !== undefined && p.child.exitCode === null) p.lastCpu = now;
-      out[p.role] = (out[p.role] ?? 0) + p.lastCpu;
+      out[p.role] = (out[p.role] ?? 0) + p.cpuBefore + p.lastCpu;
     }
     return out;
   }
