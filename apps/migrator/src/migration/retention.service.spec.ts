@@ -1,24 +1,35 @@
 import { Logger } from '@nestjs/common';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
-import { PURGE_BATCH, PURGE_EVERY_MS, RetentionService, TaskPurger } from './retention.service';
+import { PURGE_BATCH, PURGE_EVERY_MS, PURGE_MAX_BATCHES, RetentionService, TaskPurger } from './retention.service';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2030, 0, 1);
 
 function setup(env: Partial<MigratorEnv> = {}) {
-  const calls: [number, number][] = [];
+  const calls: [number, number, number | undefined][] = [];
   let fail = false;
+  let backlog = 0;
   const tasks: TaskPurger = {
-    purgeOlderThan: async (cutoff, batch) => {
+    purgeOlderThan: async (cutoff, batch, maxBatches) => {
       if (fail) throw new Error('mysql went away');
-      calls.push([cutoff, batch]);
-      return 7;
+      calls.push([cutoff, batch, maxBatches]);
+      const cap = batch * (maxBatches ?? Infinity);
+      const deleted = backlog > 0 ? Math.min(backlog, cap) : 7;
+      backlog = Math.max(0, backlog - cap);
+      return deleted;
     },
   };
   const clock = { now: () => now };
   let now = T0;
   const service = new RetentionService(tasks, clock, new MigratorConfig(Object.assign(new MigratorEnv(), env)));
-  return { service, calls, advance: (ms: number) => (now += ms), failNext: () => (fail = true), recover: () => (fail = false) };
+  return {
+    service,
+    calls,
+    advance: (ms: number) => (now += ms),
+    failNext: () => (fail = true),
+    recover: () => (fail = false),
+    backlog: (rows: number) => (backlog = rows),
+  };
 }
 
 describe('RetentionService', () => {
@@ -28,13 +39,13 @@ describe('RetentionService', () => {
   it('deletes records older than the retention (default 30 days) in batches, at most hourly', async () => {
     const s = setup();
     expect(await s.service.purgeIfDue()).toBe(7);
-    expect(s.calls).toEqual([[T0 - 30 * DAY, PURGE_BATCH]]);
+    expect(s.calls).toEqual([[T0 - 30 * DAY, PURGE_BATCH, PURGE_MAX_BATCHES]]);
     s.advance(PURGE_EVERY_MS - 1);
     expect(await s.service.purgeIfDue()).toBe(0);
     expect(s.calls).toHaveLength(1);
     s.advance(1);
     expect(await s.service.purgeIfDue()).toBe(7);
-    expect(s.calls[1]).toEqual([T0 + PURGE_EVERY_MS - 30 * DAY, PURGE_BATCH]);
+    expect(s.calls[1]).toEqual([T0 + PURGE_EVERY_MS - 30 * DAY, PURGE_BATCH, PURGE_MAX_BATCHES]);
   });
 
   it('keeps everything with retention 0, and survives a failed purge', async () => {
@@ -45,6 +56,20 @@ describe('RetentionService', () => {
     s.recover();
     s.advance(PURGE_EVERY_MS);
     expect(await s.service.purgeIfDue()).toBe(7);
-    expect(s.calls).toEqual([[T0 + PURGE_EVERY_MS - 2 * DAY, PURGE_BATCH]]);
+    expect(s.calls).toEqual([[T0 + PURGE_EVERY_MS - 2 * DAY, PURGE_BATCH, PURGE_MAX_BATCHES]]);
+  });
+
+  it('works a large backlog off tick by tick, at most PURGE_MAX_BATCHES statements each, then hourly', async () => {
+    const s = setup();
+    const cap = PURGE_BATCH * PURGE_MAX_BATCHES;
+    s.backlog(2 * cap + 10);
+    expect(await s.service.purgeIfDue()).toBe(cap);
+    s.advance(60_000); // the next migrator tick, not an hour later
+    expect(await s.service.purgeIfDue()).toBe(cap);
+    s.advance(60_000);
+    expect(await s.service.purgeIfDue()).toBe(10);
+    s.advance(60_000);
+    expect(await s.service.purgeIfDue()).toBe(0); // done: back to hourly
+    expect(s.calls).toHaveLength(3);
   });
 });

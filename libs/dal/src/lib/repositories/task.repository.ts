@@ -76,20 +76,23 @@ export class TaskRepository {
 
   /**
    * Deletes finished records (succeeded, failed, missed) whose run_at < cutoffMs, `batchSize` rows
-   * per statement until none is left, so no statement holds locks on a huge range. Returns the total.
+   * per statement, so no statement holds locks on a huge range, until none is left or `maxBatches`
+   * statements have run. Returns the total (maxBatches x batchSize: there may be more).
    */
-  async purgeOlderThan(cutoffMs: number, batchSize: number): Promise<number> {
+  async purgeOlderThan(cutoffMs: number, batchSize: number, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
     if (!Number.isSafeInteger(cutoffMs)) throw new RangeError('cutoffMs must be an integer of epoch ms');
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer');
+    if (!(maxBatches >= 1)) throw new RangeError('maxBatches must be at least 1');
     let total = 0;
-    for (;;) {
+    for (let batches = 0; batches < maxBatches; batches++) {
       const result = await this.dataSource.query(
         `DELETE FROM tasks WHERE run_at < ? AND status IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) ORDER BY run_at LIMIT ?`,
         [cutoffMs, ...FINISHED_TASK_STATUSES, batchSize],
       );
       const deleted = affectedRows(result);
       total += deleted;
-      if (deleted < batchSize) return total;
+      if (deleted < batchSize) break;
     }
+    return total;
   }
 }
