@@ -1,6 +1,7 @@
-// Runs once before the suite. Integration and e2e tests talk to real MariaDB, Redis and Pulsar;
-// this checks each answers (TIMER_MYSQL_URL, TIMER_REDIS_URL, TIMER_PULSAR_URL, else the local
-// defaults `npm run infra:up` starts) and stops the run with the one that does not.
+// Global setup of the integration and e2e projects (jest.config.js): Jest runs it once, before the
+// first test, when the run includes any of theirs. They talk to real MariaDB, Redis and Pulsar; this
+// checks each answers (TIMER_MYSQL_URL, TIMER_REDIS_URL, TIMER_PULSAR_URL, else the local defaults
+// `npm run infra:up` starts) and stops the run with the one that does not.
 const net = require('net');
 const { defaults } = require('../libs/testing/src/test-env');
 

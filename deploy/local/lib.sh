@@ -31,8 +31,13 @@ pid_alive() { [[ -f $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 # stop_pid NAME FILE [TIMEOUT_S]: SIGTERM, wait, then SIGKILL; removes the pid file.
 stop_pid() {
   local name=$1 file=$2 timeout=${3:-30}
-  if ! pid_alive "$file"; then rm -f "$file"; return 0; fi
-  local pid; pid=$(cat "$file")
+  if pid_alive "$file"; then stop_process "$name" "$(cat "$file")" "$timeout"; fi
+  rm -f "$file"
+}
+
+# stop_process NAME PID TIMEOUT_S: SIGTERM, wait, then SIGKILL.
+stop_process() {
+  local name=$1 pid=$2 timeout=$3
   say "stopping $name (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true
   local deadline=$((SECONDS + timeout))
@@ -40,7 +45,41 @@ stop_pid() {
     if ((SECONDS >= deadline)); then say "$name ignored SIGTERM for ${timeout}s; killing"; kill -KILL "$pid" 2>/dev/null || true; break; fi
     sleep 0.2
   done
-  rm -f "$file"
+}
+
+# listener_pid PORT: the pid of the process listening on TCP PORT; empty when there is none or it is
+# not ours to see.
+listener_pid() {
+  command -v ss >/dev/null 2>&1 || apt_install iproute2
+  ss -Hltnp "sport = :$1" | sed -nE 's/.*pid=([0-9]+).*/\1/p' | head -n 1
+}
+
+# restart_listener NAME PORT PATTERN READY_FN START_TIMEOUT_S STOP_TIMEOUT_S: restarts the server on
+# PORT that another checkout's scripts started (its `npm run up`): a test that restarts a server must
+# restart the one it talks to, whoever started it. Only a process whose command line matches PATTERN
+# and that its checkout's $RUN_DIR/NAME.pid names is touched; anything else stops with the reason.
+# It runs again with the same command line, working directory, environment and log, and the owner's
+# pid file follows the new pid, so the owner's `npm run down` still stops it.
+restart_listener() {
+  local name=$1 port=$2 pattern=$3 ready_fn=$4 start_timeout=$5 stop_timeout=$6
+  local pid; pid=$(listener_pid "$port")
+  [[ -n $pid ]] || die "cannot restart $name: the process listening on port $port is not visible to $(id -un)"
+  local -a cmd environ
+  mapfile -d '' -t cmd <"/proc/$pid/cmdline"
+  [[ ${cmd[*]} =~ $pattern ]] || die "cannot restart $name: port $port is served by pid $pid ($(basename "${cmd[0]}")), which is not $name"
+  # Started by deploy/local: its output goes to <checkout's LOCAL_DIR>/logs/NAME.log.
+  local log owner cwd
+  log=$(readlink "/proc/$pid/fd/1")
+  owner=$(dirname "$(dirname "$log")")/run/$name.pid
+  [[ -f $owner && $(cat "$owner") == "$pid" ]] \
+    || die "cannot restart $name: pid $pid on port $port was not started by deploy/local (of this or another checkout); restart it by hand"
+  cwd=$(readlink "/proc/$pid/cwd")
+  mapfile -d '' -t environ <"/proc/$pid/environ"
+  say "restarting the $name started from $(dirname "$(dirname "$owner")") (pid $pid, port $port)"
+  stop_process "$name" "$pid" "$stop_timeout"
+  (cd "$cwd" && exec setsid env -i "${environ[@]}" "${cmd[@]}") >>"$log" 2>&1 </dev/null &
+  echo $! >"$owner"
+  wait_started "$name (port $port)" "$owner" "$log" "$start_timeout" "$ready_fn"
 }
 
 # apt_install PKG...: installs Debian packages that are missing (needs root, as on these machines).
