@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppRepository } from '@timer/dal';
 import { CLOCK, loadConfig, RoleConfig, systemClock } from '@timer/platform';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { FireWriter, RoleRuntimeModule } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
 import { AuthGuard } from './auth/auth.guard';
@@ -42,6 +42,7 @@ export class AppModule {
         TokenAuthService,
         RateLimiterService,
         AuthGuard,
+        FireWriter,
         TimersService,
         TasksService,
         AppsService,

@@ -1,14 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { FireRepository } from '@timer/dal';
+import { FireClaimRepository, FireOutcomeRepository, TimerDefinitionRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
 import { ExecutorConfig } from './config/executor.env';
+import { AttemptOutcomes } from './fire/attempt-outcomes.service';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
 import { ClaimBatcher } from './fire/claim-batcher.service';
 import { ExecutorMetrics } from './fire/executor.metrics';
+import { FireAdmission } from './fire/fire-admission.service';
+import { FireClaimer } from './fire/fire-claimer.service';
+import { FireDelivery } from './fire/fire-delivery.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireService } from './fire/fire.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
+import { SettledFires } from './fire/settled-fires.service';
 import { TaskHandler } from './fire/task.handler';
 import { TimerCache } from './fire/timer-cache.service';
 
@@ -28,7 +33,9 @@ export class AppModule {
       providers: [
         { provide: ExecutorConfig, useValue: executor },
         { provide: CLOCK, useValue: systemClock },
-        FireRepository,
+        FireClaimRepository,
+        FireOutcomeRepository,
+        TimerDefinitionRepository,
         ExecutorMetrics,
         TimerCache,
         OutcomeRecorder,
@@ -36,6 +43,11 @@ export class AppModule {
         FirePublisher,
         callbackClientProvider,
         CallbackClientCloser,
+        SettledFires,
+        FireClaimer,
+        FireAdmission,
+        AttemptOutcomes,
+        FireDelivery,
         FireService,
       ],
     };

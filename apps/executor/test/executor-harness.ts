@@ -6,7 +6,7 @@ import type Redis from 'ioredis';
 import { lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { TaskMessage, TOPICS, fireId } from '@timer/contracts';
-import { dataSourceOptions, FireRepository, runMigrations, TaskEntity, TaskRepository, TimerRepository, TimerStatus, NewTimer, TimerEntity } from '@timer/dal';
+import { dataSourceOptions, runMigrations, TaskEntity, TaskRepository, TimerRepository, TimerStatus, NewTimer, TimerEntity } from '@timer/dal';
 import { loadRoleConfig, MetricsService } from '@timer/platform';
 import { PeekedMessage, PulsarAdmin, topicName } from '@timer/pulsar';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
@@ -159,10 +159,6 @@ export class ExecutorHarness {
 
   get metrics(): ExecutorMetrics {
     return this.app.get(ExecutorMetrics);
-  }
-
-  get fires(): FireRepository {
-    return this.app.get(FireRepository);
   }
 
   async timer(t: Partial<NewTimer> & { url: string }): Promise<TimerEntity> {

@@ -1,7 +1,7 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
 import type { Clock } from '@timer/platform';
-import type { TaskMessage } from '@timer/contracts';
-import { ClaimResult, DefinitionChanges, FireClaimRequest, FireKey, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
+import type { FireRef, TaskMessage } from '@timer/contracts';
+import { ClaimResult, DefinitionChanges, FireClaimRequest, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 
 /** A clock the test moves by hand; `sleep` advances it instead of waiting. */
 export class FakeClock implements Clock {
@@ -27,11 +27,13 @@ export interface FakeRow extends FireState {
   output: string | null;
 }
 
-const key = (k: FireKey) => `${k.timerId}-${k.runAt}`;
+const key = (k: FireRef) => `${k.timerId}-${k.runAt}`;
 
 /**
- * The tasks table in memory, with the same claim and fenced-write rules as FireRepository's SQL
- * (libs/dal/test/fire.repository.int-spec.ts checks the SQL against MariaDB).
+ * The tasks table (and the timer definitions) in memory, standing in for FireClaimRepository,
+ * FireOutcomeRepository, TimerDefinitionRepository and TaskRepository.insertIgnore, with the same
+ * claim and fenced-write rules as their SQL (libs/dal/test/fire.repository.int-spec.ts checks the
+ * SQL against MariaDB).
  */
 export class FakeFires {
   readonly rows = new Map<string, FakeRow>();
@@ -77,7 +79,7 @@ export class FakeFires {
     return ok;
   }
 
-  /** FireRepository.claimMany: a refused claim reports the row's state (no extra read, as in SQL). */
+  /** FireClaimRepository.claimMany: a refused claim reports the row's state (no extra read, as in SQL). */
   async claimMany(cs: FireClaimRequest[]): Promise<ClaimResult[]> {
     const out: ClaimResult[] = [];
     for (const c of cs) {
@@ -87,19 +89,19 @@ export class FakeFires {
     return out;
   }
 
-  private peek(k: FireKey): FireState | null {
+  private peek(k: FireRef): FireState | null {
     const r = this.rows.get(key(k));
     return r ? { status: r.status, attempt: r.attempt, claimedBy: r.claimedBy, claimedUntil: r.claimedUntil } : null;
   }
 
-  async reopenFailed(k: FireKey): Promise<boolean> {
+  async reopenFailed(k: FireRef): Promise<boolean> {
     const r = this.rows.get(key(k));
     if (!r || r.status !== TaskStatus.Failed) return false;
     Object.assign(r, { status: TaskStatus.Pending, attempt: 0, claimedBy: null, claimedUntil: null });
     return true;
   }
 
-  async state(k: FireKey): Promise<FireState | null> {
+  async state(k: FireRef): Promise<FireState | null> {
     this.stateReads++;
     return this.peek(k);
   }
@@ -131,7 +133,7 @@ export class FakeFires {
     this.changeLog.push(what);
   }
 
-  /** FireRepository.changesSince, with the log position as the watermark. */
+  /** TimerDefinitionRepository.changesSince, with the log position as the watermark. */
   async changesSince(since: string | null, limit: number): Promise<DefinitionChanges> {
     if (this.failChanges) throw new Error('changes poll failed');
     const watermark = String(this.changeLog.length);

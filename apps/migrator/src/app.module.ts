@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MigratorWindowRepository } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { FireWriter, RoleRuntimeModule } from '@timer/runtime';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
@@ -32,6 +32,7 @@ export class AppModule {
         { provide: MigratorMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new MigratorMetrics(m.registry) },
         // The DataSource comes from DalModule (global, via RoleRuntimeModule).
         MigratorWindowRepository,
+        FireWriter,
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         MigratorService,

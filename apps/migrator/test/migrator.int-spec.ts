@@ -8,11 +8,13 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
 import { RedisLock, SliceIndex } from '@timer/redis';
+import { FireRows, FireWriter } from '@timer/runtime';
 import { fireTimesBetween } from '@timer/schedule';
 import { deleteKeys, testEnv, uniqueId } from '@timer/testing';
 import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';
 import { MigratorMetrics } from '../src/migration/migrator.metrics';
-import { MigratorService, TaskSink, WindowOutcome } from '../src/migration/migrator.service';
+import { MigratorService, WindowOutcome } from '../src/migration/migrator.service';
+import { minuteOf } from '@timer/contracts';
 
 jest.setTimeout(60_000);
 
@@ -60,15 +62,14 @@ describe('migrator against MariaDB and Redis', () => {
   });
 
   /** A migrator "process": its own Redis connection, lock and index, like a replica. */
-  function migrator(opts: { pageSize?: number; now?: number; tasks?: TaskSink } = {}): MigratorService {
+  function migrator(opts: { pageSize?: number; now?: number; tasks?: FireRows } = {}): MigratorService {
     const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
     redisClients.push(client);
     const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 });
     return new MigratorService(
       new MigratorWindowRepository(db),
       new TimerRepository(db),
-      opts.tasks ?? new TaskRepository(db),
-      new SliceIndex(client, prefix),
+      new FireWriter(opts.tasks ?? new TaskRepository(db), new SliceIndex(client, prefix)),
       new RedisLock(client, prefix),
       { now: () => opts.now ?? NOW },
       new MigratorConfig(env),
@@ -104,7 +105,7 @@ describe('migrator against MariaDB and Redis', () => {
     return fires
       .map((f) => {
         const [timerId, runAt] = f.split('-');
-        const minute = SliceIndex.minuteOf(Number(runAt));
+        const minute = minuteOf(Number(runAt));
         return `${index.sliceKey(minute, index.bucketOf(timerId, 10))}|${f}`;
       })
       .sort();
@@ -167,7 +168,7 @@ describe('migrator against MariaDB and Redis', () => {
     for (let i = 0; i < 3; i++) crons[await enabled(`t${i}`, { cron: i === 0 ? '*/10 * * * * *' : '* * * * *' })] = i === 0 ? '*/10 * * * * *' : '* * * * *';
     const real = new TaskRepository(db);
     let calls = 0;
-    const crashing: TaskSink = {
+    const crashing: FireRows = {
       insertIgnore: async (batch: NewTask[]) => {
         if (++calls === 2) throw new Error('process died here (injected after the first page)');
         return real.insertIgnore(batch);

@@ -1,4 +1,4 @@
-import { SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, SUBSCRIPTION_INITIAL_POSITION, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, PulsarAdminError, PulsarClient, topicName } from '@timer/pulsar';
 import type { PeekedMessage } from '@timer/pulsar';
 
@@ -90,7 +90,7 @@ export class OpsService {
   /** The oldest `count` messages of a topic's ops subscription, without consuming them. */
   async peek(local: string, count: number): Promise<PeekedMessage[]> {
     const topic = this.topic(local);
-    await this.admin.ensureSubscription(topic, OPS_SUBSCRIPTION, 'Earliest');
+    await this.admin.ensureSubscription(topic, OPS_SUBSCRIPTION, SUBSCRIPTION_INITIAL_POSITION);
     return this.admin.peekMessages(topic, OPS_SUBSCRIPTION, count);
   }
 
@@ -103,7 +103,7 @@ export class OpsService {
   async replay(fromLocal: string, toLocal: string, max: number, idleMs = 1_500): Promise<ReplayResult> {
     const from = this.topic(fromLocal);
     const to = this.topic(toLocal);
-    await this.admin.ensureSubscription(from, OPS_SUBSCRIPTION, 'Earliest');
+    await this.admin.ensureSubscription(from, OPS_SUBSCRIPTION, SUBSCRIPTION_INITIAL_POSITION);
     const consumer = await this.client.subscribe({ topic: from, subscription: OPS_SUBSCRIPTION, subscriptionType: 'Exclusive', receiverQueueSize: 100 });
     const producer = await this.client.createProducer({ topic: to });
     let replayed = 0;
@@ -114,7 +114,7 @@ export class OpsService {
         await producer.send({
           payload: message.payload,
           key: message.key,
-          properties: { ...message.properties, 'replayed-from': from },
+          properties: { ...message.properties, [MESSAGE_PROPERTIES.replayedFrom]: from },
         });
         await consumer.acknowledge(message);
         replayed++;

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
+import { SliceStore } from '@timer/redis';
 import { RoleRuntimeModule } from '@timer/runtime';
 import { SchedulerConfig, SchedulerEnv } from './config/scheduler.env';
 import { SchedulerLoop } from './scheduling/scheduler.loop';
@@ -7,7 +8,6 @@ import { SchedulerMetrics } from './scheduling/scheduler.metrics';
 import { SchedulerService } from './scheduling/scheduler.service';
 import { SLICE_PUBLISHER, SLICE_STATE_STORE } from './scheduling/scheduler.tokens';
 import { PulsarSlicePublisher } from './scheduling/slice.publisher';
-import { RedisSliceStateStore } from './scheduling/slice-state.store';
 
 /** The scheduler role: offers every not-done (minute, bucket) slice of the lookback to the triggers. */
 @Module({})
@@ -25,8 +25,8 @@ export class AppModule {
         { provide: SchedulerConfig, useValue: scheduler },
         { provide: CLOCK, useValue: systemClock },
         { provide: SchedulerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new SchedulerMetrics(m.registry) },
-        // Redis, RedisLock, SliceIndex and ClientPulsar come from the global modules of RoleRuntimeModule.
-        { provide: SLICE_STATE_STORE, useClass: RedisSliceStateStore },
+        // Redis, RedisLock, SliceStore and ClientPulsar come from the global modules of RoleRuntimeModule.
+        { provide: SLICE_STATE_STORE, useExisting: SliceStore },
         { provide: SLICE_PUBLISHER, useClass: PulsarSlicePublisher },
         SchedulerService,
         SchedulerLoop,

@@ -8,13 +8,12 @@ import { Registry } from 'prom-client';
 import { SliceMessage, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, ReceivedMessage, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar } from '@timer/pulsar-transport';
-import { RedisLock, SliceIndex, sliceDoneAllKey, sliceDoneKey } from '@timer/redis';
+import { RedisLock, SliceIndex, sliceDoneAllKey, sliceDoneKey, SliceStore } from '@timer/redis';
 import { deleteKeys, eventually, testEnv, uniqueId } from '@timer/testing';
 import { SchedulerConfig, SchedulerEnv } from '../src/config/scheduler.env';
 import { SchedulerMetrics } from '../src/scheduling/scheduler.metrics';
 import { SchedulerService } from '../src/scheduling/scheduler.service';
 import { PulsarSlicePublisher } from '../src/scheduling/slice.publisher';
-import { RedisSliceStateStore } from '../src/scheduling/slice-state.store';
 
 jest.setTimeout(60_000);
 
@@ -73,7 +72,7 @@ describe('scheduler against Redis and Pulsar', () => {
     clients.push(client);
     const config = new SchedulerConfig(Object.assign(new SchedulerEnv(), { TIMER_SCHEDULER_LOOKBACK_MINUTES: 2 }, opts));
     return new SchedulerService(
-      new RedisSliceStateStore(client, prefix, new SliceIndex(client, prefix)),
+      new SliceStore(client, prefix, new SliceIndex(client, prefix)),
       new RedisLock(client, prefix),
       new PulsarSlicePublisher(publisherClient),
       { now },

@@ -1,10 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SliceTaskRepository } from '@timer/dal';
 import { CLOCK, Clock, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { SliceIndex } from '@timer/redis';
+import { SliceIndex, SliceStore } from '@timer/redis';
 import { RoleRuntimeModule } from '@timer/runtime';
 import { TriggerConfig, TriggerEnv } from './config/trigger.env';
-import { RedisSliceState } from './slices/slice-state.redis';
 import { SliceWalker } from './slices/slice-walker';
 import { SlicesHandler } from './slices/slices.handler';
 import { SlicesService } from './slices/slices.service';
@@ -30,15 +29,14 @@ export class AppModule {
         { provide: TriggerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new TriggerMetrics(m.registry) },
         // Not in DalRepositoriesModule: provided here over the DataSource DalModule opens.
         SliceTaskRepository,
-        RedisSliceState,
         PulsarTaskPublisher,
         {
           provide: SliceWalker,
-          inject: [TriggerConfig, CLOCK, RedisSliceState, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
+          inject: [TriggerConfig, CLOCK, SliceStore, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
           useFactory: (
             c: TriggerConfig,
             clock: Clock,
-            state: RedisSliceState,
+            state: SliceStore,
             index: SliceIndex,
             mysql: SliceTaskRepository,
             publisher: PulsarTaskPublisher,

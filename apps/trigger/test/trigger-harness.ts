@@ -1,11 +1,11 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { SliceMessage, TaskMessage, TOPICS } from '@timer/contracts';
+import { FireRef, SliceMessage, TaskMessage, TOPICS } from '@timer/contracts';
 import { dataSourceOptions, runMigrations, TaskStatusValue } from '@timer/dal';
 import { loadRoleConfig } from '@timer/platform';
 import { Consumer, PulsarAdmin, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar, createPulsarServer } from '@timer/pulsar-transport';
-import { FireRef, RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
+import { RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
 import { testEnv, uniqueId } from '@timer/testing';
 import Redis from 'ioredis';
 import { lastValueFrom } from 'rxjs';

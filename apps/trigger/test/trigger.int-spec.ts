@@ -2,9 +2,10 @@
  * The trigger against the real MariaDB, Redis and Pulsar: the test plays the scheduler (slice lock +
  * SliceMessage on `timer-slices`) and the executor (a consumer of `timer-tasks`).
  */
-import { FireRef, lockTokenKey, sliceCursorKey, sliceDoneKey, SliceIndex, sliceLockResource } from '@timer/redis';
+import { lockTokenKey, sliceCursorKey, sliceDoneKey, sliceLockResource } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { fireIdOf, TriggerHarness } from './trigger-harness';
+import { FireRef, minuteOf } from '@timer/contracts';
 
 jest.setTimeout(120_000);
 
@@ -15,7 +16,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
   const h = new TriggerHarness();
   const now = Date.now();
   // Distinct past minutes per test (recent enough for the index's retention).
-  const past = (n: number) => SliceIndex.minuteOf(now) - n * MINUTE;
+  const past = (n: number) => minuteOf(now) - n * MINUTE;
 
   beforeAll(async () => {
     await h.start();
@@ -58,7 +59,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     await receiveExactly(minute, [...inIndex, ...onlyInMysql].map(fireIdOf));
     for (const r of h.receivedIn(minute)) {
       expect(r.key).toBe(r.task.timerId);
-      expect(r.properties.fireId).toBe(r.task.fireId);
+      expect(r.properties['x-timer-fire-id']).toBe(r.task.fireId);
       expect(r.task).toEqual({ timerId: r.task.timerId, runAt: r.task.runAt, fireId: `${r.task.timerId}-${r.task.runAt}`, attempt: 1 });
     }
     expect(await h.redis.exists(lockTokenKey(h.prefix, sliceLockResource(minute, bucket)))).toBe(0);
@@ -116,7 +117,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     const t0 = Date.now();
     // Fires a few seconds ahead in one minute; the slice is offered before them (in the next minute
     // when this one is nearly over: the trigger then waits for its steps).
-    const minute = t0 % MINUTE > 45_000 ? SliceIndex.minuteOf(t0) + MINUTE : SliceIndex.minuteOf(t0);
+    const minute = t0 % MINUTE > 45_000 ? minuteOf(t0) + MINUTE : minuteOf(t0);
     const bucket = 1;
     const first = Math.max(t0 + 2_500, minute + 1_000);
     const fires: FireRef[] = Array.from({ length: 10 }, (_, i) => ({ timerId: String(1_001 + 4 * i), runAt: first + i * 300 }));

@@ -1,2 +1,16 @@
-export { BATCHED_TOPICS, SUBSCRIPTIONS, TopicKey, TOPICS, TOPOLOGY } from './lib/topics';
-export { fireId, MigrateRangeMessage, SliceMessage, TaskMessage, TopicPayloads } from './lib/messages';
+export { BATCHED_TOPICS, SUBSCRIPTION_INITIAL_POSITION, SUBSCRIPTIONS, TopicKey, TOPICS, TOPOLOGY } from './lib/topics';
+export {
+  MAX_ATTEMPT,
+  MAX_BUCKETS,
+  MigrateRangeMessage,
+  Parsed,
+  parseMigrateRangeMessage,
+  parseSliceMessage,
+  parseTaskMessage,
+  SliceMessage,
+  TaskMessage,
+  TopicPayloads,
+} from './lib/messages';
+export { FireRef, fireId, fireIdPrefix, formatFireId, isTimerId, parseFireId } from './lib/fire-ref';
+export { MESSAGE_PROPERTIES } from './lib/properties';
+export { DEFAULT_WINDOW_MINUTES, isMinuteStart, MINUTE_MS, minuteOf, preparedWindows, Window, windowOf, WINDOWS_AHEAD } from './lib/time';

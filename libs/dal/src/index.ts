@@ -15,5 +15,8 @@ export { DuplicateAppError, DuplicateTimerNameError, isDuplicateKeyError } from 
 export { truncateUtf8 } from './lib/truncate';
 export { runInTransaction } from './lib/transaction';
 export { MigratorWindowRepository } from './lib/repositories/migrator-window.repository';
-export { PendingFire, SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
-export { ClaimResult, DefinitionChanges, FireClaimRequest, FireKey, FireOutcome, FireRepository, FireState, OUTCOME_CHUNK, TimerDefinition } from './lib/repositories/fire.repository';
+export { SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
+export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers';
+export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/repositories/fire-claim.repository';
+export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
+export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';

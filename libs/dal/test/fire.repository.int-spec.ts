@@ -1,11 +1,13 @@
-import { AppRepository, FireOutcome, FireRepository, TaskRepository, TaskStatus, TimerRepository, TimerStatus, TASK_ERROR_MAX, TASK_OUTPUT_MAX } from '../src';
+import { AppRepository, FireClaimRepository, FireOutcome, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository, TaskStatus, TimerRepository, TimerStatus, TASK_ERROR_MAX, TASK_OUTPUT_MAX } from '../src';
 import { FreshDatabase, freshDatabase } from './fresh-database';
 
 jest.setTimeout(30_000);
 
-describe('FireRepository against a real MariaDB', () => {
+describe('the fire repositories (claims, outcomes, definitions) against a real MariaDB', () => {
   let db: FreshDatabase;
-  let fires: FireRepository;
+  let claims: FireClaimRepository;
+  let outcomes: FireOutcomeRepository;
+  let definitions: TimerDefinitionRepository;
   let tasks: TaskRepository;
   let timers: TimerRepository;
   let timerId: string;
@@ -15,7 +17,9 @@ describe('FireRepository against a real MariaDB', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    fires = new FireRepository(db.dataSource);
+    claims = new FireClaimRepository(db.dataSource);
+    outcomes = new FireOutcomeRepository(db.dataSource);
+    definitions = new TimerDefinitionRepository(db.dataSource);
     tasks = new TaskRepository(db.dataSource);
     timers = new TimerRepository(db.dataSource);
     const t = await timers.create({ app: 'a', name: 'n', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' }, status: TimerStatus.Enabled });
@@ -30,7 +34,7 @@ describe('FireRepository against a real MariaDB', () => {
     await tasks.insertIgnore([{ app: 'a', timerId, runAt }]);
     return runAt;
   }
-  const claim = (runAt: number, attempt: number, token: string, nowMs = NOW) => fires.claim({ timerId, runAt, attempt, token, nowMs, leaseMs: LEASE });
+  const claim = (runAt: number, attempt: number, token: string, nowMs = NOW) => claims.claim({ timerId, runAt, attempt, token, nowMs, leaseMs: LEASE });
   const outcome = (runAt: number, token: string, attempt: number, patch: Partial<FireOutcome> = {}): FireOutcome => ({
     timerId,
     runAt,
@@ -51,7 +55,7 @@ describe('FireRepository against a real MariaDB', () => {
     it('takes a pending fire once: a second claim of the same attempt is refused while the lease runs', async () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'A')).toBe(true);
-      expect(await fires.state({ timerId, runAt })).toEqual({ status: TaskStatus.Running, attempt: 1, claimedBy: 'A', claimedUntil: NOW + LEASE });
+      expect(await claims.state({ timerId, runAt })).toEqual({ status: TaskStatus.Running, attempt: 1, claimedBy: 'A', claimedUntil: NOW + LEASE });
       expect(await claim(runAt, 1, 'B', NOW + LEASE - 1)).toBe(false);
     });
 
@@ -65,14 +69,14 @@ describe('FireRepository against a real MariaDB', () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'A')).toBe(true);
       expect(await claim(runAt, 1, 'B', NOW + LEASE + 1)).toBe(true);
-      expect((await fires.state({ timerId, runAt }))?.claimedBy).toBe('B');
+      expect((await claims.state({ timerId, runAt }))?.claimedBy).toBe('B');
     });
 
     it('refuses settled fires and attempts that are not the next one', async () => {
       const runAt = await fire();
       expect(await claim(runAt, 2, 'A')).toBe(false); // pending attempt 0: only attempt 1 may take it
       expect(await claim(runAt, 1, 'A')).toBe(true);
-      expect(await fires.recordOutcomes([outcome(runAt, 'A', 1)])).toEqual([true]);
+      expect(await outcomes.recordOutcomes([outcome(runAt, 'A', 1)])).toEqual([true]);
       expect(await claim(runAt, 1, 'B', NOW + 10 * LEASE)).toBe(false);
       expect(await claim(runAt, 2, 'B', NOW + 10 * LEASE)).toBe(false);
     });
@@ -81,17 +85,17 @@ describe('FireRepository against a real MariaDB', () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'A')).toBe(true);
       const retryAt = NOW + 1_000;
-      expect(await fires.recordOutcomes([outcome(runAt, 'A', 1, { status: TaskStatus.Running, httpStatus: 500, claimedBy: null, claimedUntil: retryAt + LEASE })])).toEqual([true]);
+      expect(await outcomes.recordOutcomes([outcome(runAt, 'A', 1, { status: TaskStatus.Running, httpStatus: 500, claimedBy: null, claimedUntil: retryAt + LEASE })])).toEqual([true]);
       expect(await claim(runAt, 1, 'dup', retryAt)).toBe(false);
       expect(await claim(runAt, 3, 'far', retryAt)).toBe(false);
       expect(await claim(runAt, 2, 'B', retryAt)).toBe(true);
-      expect(await fires.state({ timerId, runAt })).toMatchObject({ status: TaskStatus.Running, attempt: 2, claimedBy: 'B' });
+      expect(await claims.state({ timerId, runAt })).toMatchObject({ status: TaskStatus.Running, attempt: 2, claimedBy: 'B' });
     });
 
     it('is false for a fire without a row and for invalid ids', async () => {
       expect(await claim(NOW - 1, 1, 'A')).toBe(false);
-      expect(await fires.claim({ timerId: '12abc', runAt: NOW, attempt: 1, token: 'A', nowMs: NOW, leaseMs: LEASE })).toBe(false);
-      expect(await fires.state({ timerId, runAt: NOW - 1 })).toBeNull();
+      expect(await claims.claim({ timerId: '12abc', runAt: NOW, attempt: 1, token: 'A', nowMs: NOW, leaseMs: LEASE })).toBe(false);
+      expect(await claims.state({ timerId, runAt: NOW - 1 })).toBeNull();
     });
   });
 
@@ -102,9 +106,9 @@ describe('FireRepository against a real MariaDB', () => {
       const runAts: number[] = [];
       for (let i = 0; i < 600; i++) runAts.push(await fire()); // more than one statement's 500 rows
       const shuffled = [...runAts].reverse();
-      const results = await fires.claimMany(shuffled.map((r) => req(r, `T${r}`)));
+      const results = await claims.claimMany(shuffled.map((r) => req(r, `T${r}`)));
       expect(results.every((r) => r.claimed)).toBe(true);
-      for (const r of [runAts[0], runAts[599]]) expect((await fires.state({ timerId, runAt: r }))?.claimedBy).toBe(`T${r}`);
+      for (const r of [runAts[0], runAts[599]]) expect((await claims.state({ timerId, runAt: r }))?.claimedBy).toBe(`T${r}`);
     });
 
     it('reports refused claims with the state found, and lets one of two claims of a fire in one batch win', async () => {
@@ -112,13 +116,13 @@ describe('FireRepository against a real MariaDB', () => {
       const held = await fire();
       const twice = await fire();
       expect(await claim(held, 1, 'other')).toBe(true);
-      const results = await fires.claimMany([req(free, 'A'), req(held, 'B'), req(twice, 'C1'), req(twice, 'C2'), req(NOW - 5, 'D'), { ...req(free, 'E'), timerId: 'x' }]);
+      const results = await claims.claimMany([req(free, 'A'), req(held, 'B'), req(twice, 'C1'), req(twice, 'C2'), req(NOW - 5, 'D'), { ...req(free, 'E'), timerId: 'x' }]);
       expect(results[0]).toEqual({ claimed: true });
       expect(results[1]).toEqual({ claimed: false, state: { status: TaskStatus.Running, attempt: 1, claimedBy: 'other', claimedUntil: NOW + LEASE } });
       const winners = [results[2], results[3]].filter((r) => r.claimed);
       expect(winners).toHaveLength(1);
       const winner = results[2].claimed ? 'C1' : 'C2';
-      expect((await fires.state({ timerId, runAt: twice }))?.claimedBy).toBe(winner);
+      expect((await claims.state({ timerId, runAt: twice }))?.claimedBy).toBe(winner);
       expect([results[2], results[3]].find((r) => !r.claimed)).toEqual({ claimed: false, state: { status: TaskStatus.Running, attempt: 1, claimedBy: winner, claimedUntil: NOW + LEASE } });
       expect(results[4]).toEqual({ claimed: false, state: null });
       expect(results[5]).toEqual({ claimed: false, state: null });
@@ -128,7 +132,7 @@ describe('FireRepository against a real MariaDB', () => {
       const runAts: number[] = [];
       for (let i = 0; i < 200; i++) runAts.push(await fire());
       const batches = Array.from({ length: 6 }, (_, b) => (b % 2 ? [...runAts].reverse() : runAts).map((r) => req(r, `B${b}-${r}`)));
-      const results = await Promise.all(batches.map((batch) => fires.claimMany(batch)));
+      const results = await Promise.all(batches.map((batch) => claims.claimMany(batch)));
       // Each fire is taken by exactly one batch.
       for (let i = 0; i < runAts.length; i++) {
         const idx = (b: number) => (b % 2 ? runAts.length - 1 - i : i);
@@ -140,18 +144,18 @@ describe('FireRepository against a real MariaDB', () => {
   describe('changesSince', () => {
     it('lists the timers and apps changed since the watermark, by the database clock', async () => {
       const other = await timers.create({ app: 'b', name: 'quiet', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' }, status: TimerStatus.Enabled });
-      const first = await fires.changesSince(null, 100);
+      const first = await definitions.changesSince(null, 100);
       expect(first).toEqual({ watermark: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+$/), timerIds: [], apps: [] });
       // Move the quiet timer's updated_at out of the look-back, as if it changed long ago.
       await db.dataSource.query('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 HOUR WHERE id = ?', [other.id]);
       await db.dataSource.query('UPDATE apps SET updated_at = NOW(3) - INTERVAL 1 HOUR');
       expect(await timers.setStatus('a', timerId, TimerStatus.Disabled)).toBe(true);
       await new AppRepository(db.dataSource).rotateSecret('a');
-      const next = await fires.changesSince(first.watermark, 100);
+      const next = await definitions.changesSince(first.watermark, 100);
       expect(next.timerIds).toContain(timerId);
       expect(next.timerIds).not.toContain(other.id);
       expect(next.apps).toEqual(['a']);
-      expect(await fires.changesSince(first.watermark, 0)).toMatchObject({ timerIds: null });
+      expect(await definitions.changesSince(first.watermark, 0)).toMatchObject({ timerIds: null });
       await timers.setStatus('a', timerId, TimerStatus.Enabled);
     });
   });
@@ -160,7 +164,7 @@ describe('FireRepository against a real MariaDB', () => {
     it('writes a batch in one statement and reports each row applied', async () => {
       const runAts = await Promise.all([fire(), fire(), fire()]);
       for (const r of runAts) expect(await claim(r, 1, `T${r}`)).toBe(true);
-      const applied = await fires.recordOutcomes(runAts.map((r, i) => outcome(r, `T${r}`, 1, { status: i === 2 ? TaskStatus.Missed : TaskStatus.Succeeded })));
+      const applied = await outcomes.recordOutcomes(runAts.map((r, i) => outcome(r, `T${r}`, 1, { status: i === 2 ? TaskStatus.Missed : TaskStatus.Succeeded })));
       expect(applied).toEqual([true, true, true]);
       const row = await tasks.find(timerId, runAts[0]);
       expect(row).toMatchObject({ status: TaskStatus.Succeeded, httpStatus: 200, costMs: 12, latenessMs: 3, output: 'ok', claimedBy: `T${runAts[0]}`, claimedUntil: null });
@@ -172,14 +176,14 @@ describe('FireRepository against a real MariaDB', () => {
       expect(await claim(a, 1, 'old')).toBe(true);
       expect(await claim(b, 1, 'mine')).toBe(true);
       expect(await claim(a, 1, 'new', NOW + LEASE + 1)).toBe(true); // old's lease expired; new took it
-      expect(await fires.recordOutcomes([outcome(a, 'old', 1), outcome(b, 'mine', 1)])).toEqual([false, true]);
-      expect(await fires.state({ timerId, runAt: a })).toMatchObject({ status: TaskStatus.Running, claimedBy: 'new' });
+      expect(await outcomes.recordOutcomes([outcome(a, 'old', 1), outcome(b, 'mine', 1)])).toEqual([false, true]);
+      expect(await claims.state({ timerId, runAt: a })).toMatchObject({ status: TaskStatus.Running, claimedBy: 'new' });
     });
 
     it('never fails on long text, multi-byte characters or out-of-range numbers', async () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'L')).toBe(true);
-      const applied = await fires.recordOutcomes([
+      const applied = await outcomes.recordOutcomes([
         outcome(runAt, 'L', 1, { status: TaskStatus.Failed, error: 'é'.repeat(5_000), output: '😀'.repeat(5_000), latenessMs: 1e13, costMs: -1e12, httpStatus: 99_999 }),
       ]);
       expect(applied).toEqual([true]);
@@ -201,7 +205,7 @@ describe('FireRepository against a real MariaDB', () => {
         timerId,
         runAts[0],
       ]);
-      const applied = await fires.recordOutcomes(runAts.map((r) => outcome(r, `K${r}`, 1)));
+      const applied = await outcomes.recordOutcomes(runAts.map((r) => outcome(r, `K${r}`, 1)));
       expect(applied.every(Boolean)).toBe(true);
       const [{ n }] = (await db.dataSource.query('SELECT COUNT(*) AS n FROM tasks WHERE timer_id = ? AND run_at >= ? AND status = 2', [timerId, runAts[0]])) as { n: string }[];
       expect(Number(n)).toBe(510);
@@ -211,15 +215,15 @@ describe('FireRepository against a real MariaDB', () => {
   describe('definitions', () => {
     it('reads a timer with its app secret, deleted ones included', async () => {
       const secret = await new AppRepository(db.dataSource).rotateSecret('a');
-      const def = await fires.definition(timerId);
+      const def = await definitions.definition(timerId);
       expect(def?.timer.id).toBe(timerId);
       expect(def?.signingSecret).toBe(secret);
       const gone = await timers.create({ app: 'nosecret', name: 'g', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
       await timers.softDelete('nosecret', gone.id, undefined, NOW);
-      const d2 = await fires.definition(gone.id);
+      const d2 = await definitions.definition(gone.id);
       expect(d2?.timer.deletedAt).toBe(NOW);
       expect(d2?.signingSecret).toBeNull();
-      expect(await fires.definition('999999')).toBeNull();
+      expect(await definitions.definition('999999')).toBeNull();
     });
 
     it('lists the timers with pending fires due in a range, once each', async () => {
@@ -230,7 +234,7 @@ describe('FireRepository against a real MariaDB', () => {
         { app: 'a', timerId: other.id, runAt: base + 2 },
         { app: 'a', timerId, runAt: base + 100_000 },
       ]);
-      const defs = await fires.definitionsDueBetween(base, base + 60_000, 100);
+      const defs = await definitions.definitionsDueBetween(base, base + 60_000, 100);
       expect(defs.map((d) => d.timer.id)).toEqual([other.id]);
       expect(defs[0].signingSecret).not.toBeNull();
     });

@@ -1,9 +1,17 @@
 export { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './lib/redis.tokens';
 export { HeldLock, LockOptions, RedisLock } from './lib/redis-lock';
 export { BLOOM_BATCH, BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filter';
-export { FireRef, SliceIndex, SliceIndexOptions } from './lib/slice-index';
+export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
+export { MinuteState, SliceStore } from './lib/slice-store';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';
-export { sliceDoneAllKey, sliceDoneKey, sliceLockResource } from './lib/slice-keys';
+export {
+  SLICE_STATE_TTL_MS,
+  sliceBucketsKey,
+  sliceCursorKey,
+  sliceDoneAllKey,
+  sliceDoneKey,
+  sliceKey,
+  sliceLockResource,
+} from './lib/slice-keys';
 export { extendLockToken, ExtendLockTokenOptions, LockTokenExtension, lockTokenKey, releaseLockToken } from './lib/lock-token';
-export { sliceCursorKey } from './lib/slice-cursor';

@@ -1,17 +1,18 @@
 import { redisTestContext } from '@timer/testing';
-import { FireRef, SliceIndex } from '../src';
+import { SliceIndex } from '../src';
+import { FireRef, minuteOf } from '@timer/contracts';
 
 describe('SliceIndex against a real Redis', () => {
   const ctx = redisTestContext();
   // A fixed minute in the future relative to the retention check below (keys must not expire at once).
-  const minute = SliceIndex.minuteOf(Date.now()) + 10 * 60_000;
+  const minute = minuteOf(Date.now()) + 10 * 60_000;
   const at = (second: number) => minute + second * 1000;
 
 
   it('floors to the minute and buckets by BigInt(timerId) % buckets', () => {
     const index = new SliceIndex(ctx.redis, ctx.prefix);
-    expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5, 59, 999))).toBe(Date.UTC(2026, 0, 1, 10, 5));
-    expect(SliceIndex.minuteOf(Date.UTC(2026, 0, 1, 10, 5))).toBe(Date.UTC(2026, 0, 1, 10, 5));
+    expect(minuteOf(Date.UTC(2026, 0, 1, 10, 5, 59, 999))).toBe(Date.UTC(2026, 0, 1, 10, 5));
+    expect(minuteOf(Date.UTC(2026, 0, 1, 10, 5))).toBe(Date.UTC(2026, 0, 1, 10, 5));
     expect(index.bucketOf('42', 10)).toBe(2);
     expect(index.bucketOf('18446744073709551615', 10)).toBe(5); // beyond 2^53: exact
     expect(() => index.bucketOf('4x', 10)).toThrow(RangeError);
@@ -19,7 +20,7 @@ describe('SliceIndex against a real Redis', () => {
 
   it('leaves out fires past the retention instead of failing, and answers the default count for them', async () => {
     const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 4, retentionMs: 60_000 });
-    const old = SliceIndex.minuteOf(Date.now()) - 10 * 60_000;
+    const old = minuteOf(Date.now()) - 10 * 60_000;
     await expect(index.add([{ timerId: '1', runAt: old + 1_000 }, { timerId: '1', runAt: at(1) }])).resolves.toBeUndefined();
     expect(await ctx.redis.exists(index.sliceKey(old, 1))).toBe(0);
     expect(await ctx.redis.exists(index.bucketsKey(old))).toBe(0);

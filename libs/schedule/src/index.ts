@@ -8,6 +8,5 @@ export {
   ScheduleSpec,
   specOf,
   validateSchedule,
-  windowOf,
 } from './lib/schedule';
 export { isKnownTimeZone } from './lib/zone-clock';

@@ -1,4 +1,4 @@
-import { EnvBoolean } from '@timer/platform';
+import { EnvBoolean, WindowEnv, windowMsOf } from '@timer/platform';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 /**
@@ -7,7 +7,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength 
  */
 // Explicit property types: `loadConfig` converts strings by the emitted design type, which a
 // transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
-export class ApiEnv {
+export class ApiEnv extends WindowEnv {
   /**
    * Bearer token that may act on every app (compared in constant time). Unset: only app tokens work
    * (a warning is logged at boot). At least 16 characters so it cannot be guessed quickly.
@@ -26,10 +26,6 @@ export class ApiEnv {
   /** Requests per second per app, shared by all api replicas (Redis fixed one-second window); 0 = off. */
   @IsInt() @Min(0) @Max(1_000_000)
   TIMER_RATE_LIMIT_PER_SEC: number = 500;
-
-  /** The migrator's window (step1); enabling a timer pre-creates the current and the next two windows. */
-  @IsInt() @Min(1) @Max(1440)
-  TIMER_WINDOW_MINUTES: number = 60;
 
   /** Largest callback body (`notifyHTTPParam.body`, UTF-8 bytes) a timer may carry. */
   @IsInt() @Min(1) @Max(1_048_576)
@@ -64,7 +60,7 @@ export class ApiConfig {
     return this.env.TIMER_RATE_LIMIT_PER_SEC;
   }
   get windowMs(): number {
-    return this.env.TIMER_WINDOW_MINUTES * 60_000;
+    return windowMsOf(this.env);
   }
   get callbackBodyMaxBytes(): number {
     return this.env.TIMER_CALLBACK_BODY_MAX_BYTES;

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { fireId } from '@timer/contracts';
+import { fireId, MINUTE_MS, preparedWindows } from '@timer/contracts';
 import { AppRepository, DuplicateTimerNameError, TaskRepository, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, specOf, validateSchedule, windowOf } from '@timer/schedule';
+import { FireWriter } from '@timer/runtime';
+import { nextFireTimes, ScheduleError, ScheduleSpec, specOf, validateSchedule } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, conflict, ErrorCode, notFound } from '../common/errors';
@@ -17,8 +18,6 @@ import { EnableResult, RunResult, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
 import { TimerRef } from './timer-ref';
 
-/** Windows pre-created on enable: the current one and the next two (seed 4.6.2: "next two step1"). */
-const WINDOWS_AHEAD = 3;
 /** Upper bound of fires one enable may pre-create (a 1-second cron over 3 x 24 h windows is 259,200). */
 const MAX_PRECREATE = 300_000;
 
@@ -37,6 +36,7 @@ export class TimersService {
     private readonly timers: TimerRepository,
     private readonly tasks: TaskRepository,
     private readonly apps: AppRepository,
+    private readonly fires: FireWriter,
     private readonly slices: SliceIndex,
   ) {}
 
@@ -94,14 +94,15 @@ export class TimersService {
   }
 
   /**
-   * Enables a timer and pre-creates its fires in [now, start of the current window + 3 windows):
+   * Enables a timer and pre-creates its fires in [now, end of the prepared windows) (`preparedWindows`:
+   * the current window and the next two, seed 4.6.2 "next two step1"):
    * task rows (INSERT IGNORE on the unique (timer_id, run_at)) and slice index entries, under the
    * timer's row lock, in one transaction with the status change. Re-running it creates nothing twice.
    */
   async enable(p: Principal, ref: TimerRef): Promise<EnableResult> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
-    const until = windowOf(now, this.config.windowMs).start + WINDOWS_AHEAD * this.config.windowMs;
+    const until = preparedWindows(now, this.config.windowMs).until;
     return this.dataSource.transaction(async (m) => {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until };
@@ -109,14 +110,10 @@ export class TimersService {
       if (spec.runAt !== undefined && spec.runAt < now) {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
-      const runAts = this.safe(() => fireTimesBetween(spec, now, until, MAX_PRECREATE));
-      const fires = runAts.map((runAt) => ({ app: ref.app, timerId: ref.id, runAt }));
-      await this.tasks.insertIgnore(fires, m);
+      const fires = this.safe(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
-      // Index before commit: if Redis fails the transaction rolls back and the client retries; if the
-      // commit fails after this, the extra index entries point at no task row of an enabled timer and
-      // are dropped by the executor's checks.
-      if (fires.length > 0) await this.slices.add(fires);
+      // Inside the transaction: if Redis fails it rolls back and the client retries.
+      await this.fires.write(fires, m);
       return { changed: true, fires: fires.length, until };
     });
   }
@@ -144,8 +141,9 @@ export class TimersService {
     // After the commit: the timer is gone for the executor whatever Redis says; the index entries are
     // removed so the trigger does not publish them at all.
     const window = this.config.windowMs;
-    const from = now - 2 * 60_000;
-    const to = windowOf(now, window).start + (WINDOWS_AHEAD + 1) * window;
+    // One window past the prepared ones: a migrator whose clock runs ahead may have prepared it.
+    const from = now - 2 * MINUTE_MS;
+    const to = preparedWindows(now, window).until + window;
     await this.slices.removeTimer(ref.id, from, to).catch((e: Error) => {
       this.logger.warn(`timer ${ref.id} deleted; its slice index entries stay until they expire (executor skips them): ${e.message}`);
     });
@@ -157,8 +155,7 @@ export class TimersService {
     const timer = await this.find(p, ref);
     if (timer.status !== TimerStatus.Enabled) throw conflict('timer is disabled: enable it before running it (the executor skips fires of disabled timers)');
     const runAt = this.clock.now();
-    await this.tasks.insertIgnore([{ app: ref.app, timerId: ref.id, runAt }]);
-    await this.slices.add([{ timerId: ref.id, runAt }]);
+    await this.fires.write([{ app: ref.app, timerId: ref.id, runAt }]);
     return { fireId: fireId(ref.id, runAt), runAt };
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { ClaimResult, FireClaimRequest, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
+import { ClaimResult, FireClaimRepository, FireClaimRequest, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorMetrics } from './executor.metrics';
 
 interface Pending {
@@ -15,7 +15,7 @@ const MAX_IN_FLIGHT = 2;
 const CLAIM_ATTEMPTS = 3;
 
 /**
- * Groups claims into one statement per batch (FireRepository.claimMany). There is no timer: a claim
+ * Groups claims into one statement per batch (FireClaimRepository.claimMany). There is no timer: a claim
  * goes out on the next turn of the event loop when a statement slot is free, so a lone message pays
  * no added wait, and under load everything that arrived while the slots were busy shares the next
  * statement. At 5,000 fires/s this turns 5,000 single-row UPDATEs a second into a few dozen.
@@ -28,7 +28,7 @@ export class ClaimBatcher {
   private scheduled = false;
 
   constructor(
-    private readonly fires: FireRepository,
+    private readonly claims: FireClaimRepository,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -63,7 +63,7 @@ export class ClaimBatcher {
   private async run(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const results = await this.fires.claimMany(batch.map((p) => p.request));
+        const results = await this.claims.claimMany(batch.map((p) => p.request));
         this.metrics.claimBatchSize.observe(batch.length);
         batch.forEach((p, i) => p.resolve(results[i]));
         return;

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { lastValueFrom } from 'rxjs';
-import { TaskMessage, TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TaskMessage, TOPICS } from '@timer/contracts';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 
-/** Message property that marks a re-published message as a recheck (it is not counted as a duplicate again). */
-export const RECHECK_PROPERTY = 'x-timer-recheck';
-/** Correlation id of every message the executor publishes: the fire id. */
-export const FIRE_ID_PROPERTY = 'x-timer-fire-id';
+const FIRE_ID_PROPERTY = MESSAGE_PROPERTIES.fireId;
+const RECHECK_PROPERTY = MESSAGE_PROPERTIES.recheck;
 
 /** What the executor publishes; every method resolves once the broker has persisted the message. */
 @Injectable()

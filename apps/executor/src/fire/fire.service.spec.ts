@@ -1,17 +1,22 @@
 import { Logger } from '@nestjs/common';
 import { Registry, Counter } from 'prom-client';
 import type { CallbackClient } from '@timer/callback';
-import type { FireRepository, TaskRepository } from '@timer/dal';
+import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import type { BloomFilter } from '@timer/redis';
 import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
+import { AttemptOutcomes } from './attempt-outcomes.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics } from './executor.metrics';
+import { FireAdmission, RECHECK_MARGIN_MS } from './fire-admission.service';
+import { FireClaimer } from './fire-claimer.service';
+import { FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
-import { FireService, RECHECK_MARGIN_MS } from './fire.service';
+import { FireService } from './fire.service';
 import { OutcomeRecorder } from './outcome-recorder.service';
+import { SettledFires } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
@@ -31,21 +36,18 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const bloom = new FakeBloom();
   const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: '0', ...env });
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
-  const repo = fires as unknown as FireRepository;
-  const cache = new TimerCache(repo, config, metrics, clock);
-  const recorder = new OutcomeRecorder(repo, config, metrics, clock);
+  // FakeFires stands in for the three fire repositories and TaskRepository (one tasks table).
+  const claims = fires as unknown as FireClaimRepository;
+  const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, config, metrics, clock);
+  const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock);
+  const pub = publisher as unknown as FirePublisher;
+  const settled = new SettledFires(bloom as unknown as BloomFilter, claims);
+  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, config, clock);
+  const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
   const service = new FireService(
-    repo,
-    new ClaimBatcher(repo, metrics, clock),
-    fires as unknown as TaskRepository,
-    cache,
-    recorder,
-    publisher as unknown as FirePublisher,
-    callback as unknown as CallbackClient,
-    bloom as unknown as BloomFilter,
-    config,
+    new FireAdmission(claimer, settled, pub, config, metrics, clock),
+    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock),
     metrics,
-    clock,
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import type { FireOutcome, FireRepository } from '@timer/dal';
+import type { FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { TaskStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
@@ -40,7 +40,7 @@ function setup(flushMs = 50) {
   const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: String(flushMs) });
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
   const clock = { now: () => Date.now(), sleep: async () => undefined };
-  const recorder = new OutcomeRecorder(repo as unknown as FireRepository, config, metrics, clock);
+  const recorder = new OutcomeRecorder(repo as unknown as FireOutcomeRepository, config, metrics, clock);
   return { recorder, batches, repo, metrics, fail: (n: number) => (failures = n) };
 }
 

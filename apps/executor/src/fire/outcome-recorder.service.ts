@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { FireOutcome, FireRepository, OUTCOME_CHUNK } from '@timer/dal';
+import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 
@@ -26,7 +26,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
   private readonly writing = new Set<Promise<void>>();
 
   constructor(
-    private readonly fires: FireRepository,
+    private readonly outcomes: FireOutcomeRepository,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -72,7 +72,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
     const started = this.clock.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        const applied = await this.fires.recordOutcomes(batch.map((p) => p.outcome));
+        const applied = await this.outcomes.recordOutcomes(batch.map((p) => p.outcome));
         this.metrics.flushSize.observe(batch.length);
         this.metrics.flushDuration.observe(this.clock.now() - started);
         batch.forEach((p, i) => p.resolve(applied[i] ?? false));

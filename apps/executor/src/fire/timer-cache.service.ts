@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { FireRepository, TimerDefinition } from '@timer/dal';
+import { TimerDefinition, TimerDefinitionRepository } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 
@@ -20,7 +20,7 @@ const CHANGE_LIST_LIMIT = 10_000;
  * (the executor records their fires missed). Concurrent misses of one id share one query.
  *
  * Freshness: every half `TIMER_EXECUTOR_CACHE_TTL_MS` one indexed query lists the timers and apps
- * changed since the last poll (FireRepository.changesSince) and drops their entries, so a disable,
+ * changed since the last poll (TimerDefinitionRepository.changesSince) and drops their entries, so a disable,
  * delete or secret rotation is seen within the TTL while unchanged definitions stay cached (up to
  * {@link CACHE_MAX_AGE_MS}). When polls fail, entries older than the TTL are reloaded one by one, the
  * same guarantee at a higher cost. A prefetch (every half step2, `TIMER_EXECUTOR_PREFETCH_MS`) loads
@@ -41,7 +41,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
   private prefetching = false;
 
   constructor(
-    private readonly fires: FireRepository,
+    private readonly definitions: TimerDefinitionRepository,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -80,7 +80,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
   async prefetch(): Promise<number> {
     if (this.config.prefetchMs <= 0 || this.config.cacheTtlMs <= 0) return 0;
     const at = this.clock.now();
-    const defs = await this.fires.definitionsDueBetween(at, at + this.config.prefetchMs, this.config.prefetchLimit);
+    const defs = await this.definitions.definitionsDueBetween(at, at + this.config.prefetchMs, this.config.prefetchLimit);
     for (const d of defs) this.put(d.timer.id, d, at);
     this.metrics.prefetched.inc(defs.length);
     return defs.length;
@@ -95,7 +95,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
     this.polling = true;
     const started = this.clock.now();
     try {
-      const changes = await this.fires.changesSince(this.watermark, CHANGE_LIST_LIMIT);
+      const changes = await this.definitions.changesSince(this.watermark, CHANGE_LIST_LIMIT);
       if (this.watermark !== null) {
         if (changes.timerIds === null) {
           for (const id of this.entries.keys()) this.invalidate(id, started);
@@ -160,7 +160,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
 
   private async load(id: string): Promise<TimerDefinition | null> {
     const at = this.clock.now();
-    const def = await this.fires.definition(id);
+    const def = await this.definitions.definition(id);
     this.put(id, def, at);
     return def;
   }

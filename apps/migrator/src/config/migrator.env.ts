@@ -1,3 +1,5 @@
+import { MINUTE_MS } from '@timer/contracts';
+import { WindowEnv, windowMsOf } from '@timer/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
 /**
@@ -5,11 +7,7 @@ import { IsInt, Max, Min } from 'class-validator';
  * `AppModule.register`, so a bad value stops the process with a message naming the variable.
  */
 // Explicit property types: `loadConfig` converts strings by the emitted design type.
-export class MigratorEnv {
-  /** Length of one migrator window (step1), aligned to UTC; must equal the api's value. */
-  @IsInt() @Min(1) @Max(1440)
-  TIMER_WINDOW_MINUTES: number = 60;
-
+export class MigratorEnv extends WindowEnv {
   /** Period of the migrator's tick (it also runs once at start-up). */
   @IsInt() @Min(1000) @Max(3_600_000)
   TIMER_MIGRATOR_TICK_MS: number = 60_000;
@@ -49,7 +47,7 @@ export class MigratorConfig {
   constructor(readonly env: MigratorEnv) {}
 
   get windowMs(): number {
-    return this.env.TIMER_WINDOW_MINUTES * 60_000;
+    return windowMsOf(this.env);
   }
   get tickMs(): number {
     return this.env.TIMER_MIGRATOR_TICK_MS;
@@ -67,6 +65,6 @@ export class MigratorConfig {
     return this.env.TIMER_MIGRATOR_RANGE_TIMERS;
   }
   get catchUpMs(): number {
-    return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * 60_000;
+    return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * MINUTE_MS;
   }
 }

@@ -1,11 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { MigrateRangeMessage } from '@timer/contracts';
+import { FireRef, MigrateRangeMessage } from '@timer/contracts';
 import { NewTask, TimerEntity } from '@timer/dal';
-import { FireRef, HeldLock, LockOptions } from '@timer/redis';
+import { HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
-import { ExpandCounts, FireIndex, Locks, MigratorService, RangeCoordination, TaskSink, TimerSource, WindowStore } from './migrator.service';
+import { FireIndexer, FireRows, FireWriter } from '@timer/runtime';
+import { ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
 
 /** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */
 class FakeRanges implements RangeCoordination {
@@ -61,7 +62,7 @@ class FakeTimers implements TimerSource {
   }
 }
 
-class FakeTasks implements TaskSink {
+class FakeTasks implements FireRows {
   rows = new Set<string>();
   calls = 0;
   failOnCall: number | undefined;
@@ -78,7 +79,7 @@ class FakeTasks implements TaskSink {
   }
 }
 
-class FakeIndex implements FireIndex {
+class FakeIndex implements FireIndexer {
   members = new Set<string>();
   async add(fires: FireRef[]) {
     for (const f of fires) this.members.add(`${f.timerId}-${f.runAt}`);
@@ -110,7 +111,7 @@ function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {
   const deps = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), locks: new FakeLocks() };
   const clock = { now: () => now };
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2 }, env));
-  const service = new MigratorService(deps.windows, deps.timers, deps.tasks, deps.index, deps.locks, clock, config, new MigratorMetrics(new Registry()));
+  const service = new MigratorService(deps.windows, deps.timers, new FireWriter(deps.tasks, deps.index), deps.locks, clock, config, new MigratorMetrics(new Registry()));
   return { ...deps, service, clock };
 }
 
@@ -124,7 +125,7 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
     const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers) };
     const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2, TIMER_MIGRATOR_RANGE_TIMERS: 3 }));
     const make = () =>
-      new MigratorService(shared.windows, shared.timers, shared.tasks, shared.index, new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
+      new MigratorService(shared.windows, shared.timers, new FireWriter(shared.tasks, shared.index), new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
     return { ...shared, a: make(), b: make() };
   }
 
@@ -213,7 +214,7 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const before = s.tasks.rows.size;
     expect(await s.service.tick()).toEqual([]);
     expect(s.tasks.rows.size).toBe(before);
-    const later = new MigratorService(s.windows, s.timers, s.tasks, s.index, s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
+    const later = new MigratorService(s.windows, s.timers, new FireWriter(s.tasks, s.index), s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
     const outcomes = await later.tick();
     expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
     expect(s.tasks.rows.has(`1-${T0 + 3 * H}`)).toBe(true);

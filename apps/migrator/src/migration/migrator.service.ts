@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage } from '@timer/contracts';
-import { MigratorWindowRepository, NewTask, TaskRepository, TimerEntity, TimerRepository } from '@timer/dal';
-import { FireRef, RedisLock, SliceIndex } from '@timer/redis';
-import { fireTimesBetween, specOf } from '@timer/schedule';
+import { MigratorWindowRepository, NewTask, TimerEntity, TimerRepository } from '@timer/dal';
+import { RedisLock } from '@timer/redis';
+import { FireWriter } from '@timer/runtime';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
@@ -19,8 +19,7 @@ export type WindowOutcome =
 
 export type WindowStore = Pick<MigratorWindowRepository, 'completedBounds' | 'completedBetween' | 'isCompleted' | 'markCompleted'>;
 export type TimerSource = Pick<TimerRepository, 'enabledPage'>;
-export type TaskSink = Pick<TaskRepository, 'insertIgnore'>;
-export type FireIndex = Pick<SliceIndex, 'add'>;
+export type FireSink = Pick<FireWriter, 'write'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 
 /** Counts of expanded timers and fires, per window or per range. */
@@ -72,8 +71,7 @@ export class MigratorService {
   constructor(
     @Inject(MigratorWindowRepository) private readonly windows: WindowStore,
     @Inject(TimerRepository) private readonly timers: TimerSource,
-    @Inject(TaskRepository) private readonly tasks: TaskSink,
-    @Inject(SliceIndex) private readonly index: FireIndex,
+    @Inject(FireWriter) private readonly writer: FireSink,
     @Inject(RedisLock) private readonly locks: Locks,
     @Inject(CLOCK) private readonly clock: NowClock,
     private readonly config: MigratorConfig,
@@ -233,18 +231,16 @@ export class MigratorService {
       if (rows.length === 0) return;
       const batch = rows;
       rows = [];
-      // Rows before index entries: every index entry (and so every message) names an existing row.
-      inserted += await this.tasks.insertIgnore(batch);
-      await this.index.add(batch.map((r): FireRef => ({ timerId: r.timerId, runAt: r.runAt })));
+      inserted += await this.writer.write(batch);
     };
     for (;;) {
       checkpoint();
       const page: TimerEntity[] = await this.timers.enabledPage(after, pageSize, range?.upTo);
       if (page.length === 0) break;
       for (const t of page) {
-        const runAts = this.firesOf(t, window, now, catchUpMs);
-        fires += runAts.length;
-        for (const runAt of runAts) rows.push({ app: t.app, timerId: t.id, runAt });
+        const timerFires = this.firesOf(t, window, now, catchUpMs);
+        fires += timerFires.length;
+        for (const f of timerFires) rows.push(f);
         if (rows.length >= FLUSH_ROWS) await flush();
       }
       await flush();
@@ -255,11 +251,11 @@ export class MigratorService {
     return { timers, fires, inserted };
   }
 
-  private firesOf(t: TimerEntity, window: Window, now: number, catchUpMs: number): number[] {
+  private firesOf(t: TimerEntity, window: Window, now: number, catchUpMs: number): NewTask[] {
     const from = firesFrom(window, t.updatedAt instanceof Date ? t.updatedAt.getTime() : NaN, now, catchUpMs);
     if (from >= window.end) return [];
     try {
-      return fireTimesBetween(specOf(t), from, window.end);
+      return FireWriter.firesOf(t, from, window.end);
     } catch (e) {
       // A stored schedule that no longer evaluates must not block every other timer of the window.
       this.logger.error(`timer ${t.id}: cannot compute its fires in ${isoWindow(window)}: ${(e as Error).message}`);

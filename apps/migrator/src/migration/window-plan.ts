@@ -1,13 +1,6 @@
-import { windowOf } from '@timer/schedule';
+import { preparedWindows, Window, windowOf } from '@timer/contracts';
 
-/** One migrator window [start, end), epoch ms UTC. */
-export interface Window {
-  start: number;
-  end: number;
-}
-
-/** How many windows past the current one each tick prepares (the current window + the next two). */
-export const WINDOWS_AHEAD = 2;
+export type { Window };
 
 export interface WindowPlanInput {
   now: number;
@@ -25,7 +18,7 @@ export interface WindowPlan {
   windows: Window[];
   /** The first window the plan considers (the query range of `completed` starts here). */
   from: number;
-  /** The last window the plan considers (current + 2). */
+  /** The last window the plan considers (the last of `preparedWindows`). */
   to: number;
   /** Windows after the last completed one that fell behind the catch-up horizon (downtime), if any. */
   skipped?: { from: number; to: number };
@@ -33,11 +26,12 @@ export interface WindowPlan {
 
 /**
  * The range of windows a tick must cover, before knowing which are completed: from the catch-up
- * horizon (or the current window when nothing was ever completed) through the current window + 2.
+ * horizon (or the current window when nothing was ever completed) through the last prepared window.
  */
 export function planRange(now: number, windowMs: number, catchUpMs: number, bounds: WindowPlanInput['bounds']): { from: number; to: number } {
-  const current = windowOf(now, windowMs).start;
-  const to = current + WINDOWS_AHEAD * windowMs;
+  const prepared = preparedWindows(now, windowMs);
+  const current = prepared.from;
+  const to = prepared.windows[prepared.windows.length - 1].start;
   if (bounds === null) return { from: current, to };
   // Never before the catch-up horizon (older fires are beyond the scheduler's lookback), never before
   // the first window ever completed (the migrator's history starts there: what came before was not
@@ -47,7 +41,7 @@ export function planRange(now: number, windowMs: number, catchUpMs: number, boun
 }
 
 /**
- * Every window from the last completed one through the current window + 2 that is not completed.
+ * Every window from the last completed one through the last prepared window that is not completed.
  * Gaps between completed windows (a replica that died holding a window while another completed the
  * next) are included, so a window is never left behind because a later one completed.
  */

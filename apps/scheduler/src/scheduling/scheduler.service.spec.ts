@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { SliceMessage } from '@timer/contracts';
-import { HeldLock, LockOptions } from '@timer/redis';
+import { HeldLock, LockOptions, MinuteState } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { SchedulerConfig, SchedulerEnv } from '../config/scheduler.env';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { Locks, SchedulerService } from './scheduler.service';
 import { SlicePublisher } from './slice.publisher';
-import { MinuteState, SliceStateStore } from './slice-state.store';
+import { SliceStateStore } from './slice-state.store';
 
 const M = 60_000;
 const T0 = Date.UTC(2030, 0, 1, 10, 0);

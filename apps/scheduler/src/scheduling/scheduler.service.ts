@@ -1,14 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { SliceMessage } from '@timer/contracts';
-import { RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
+import { MINUTE_MS, minuteOf, SliceMessage } from '@timer/contracts';
+import { RedisLock, sliceLockResource } from '@timer/redis';
 import { SchedulerConfig } from '../config/scheduler.env';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SLICE_PUBLISHER, SLICE_STATE_STORE } from './scheduler.tokens';
 import type { SlicePublisher } from './slice.publisher';
 import type { SliceStateStore } from './slice-state.store';
-
-const MINUTE_MS = 60_000;
 
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 
@@ -56,10 +54,10 @@ export class SchedulerService {
 
   private async offer(): Promise<TickResult> {
     const now = this.clock.now();
-    const current = SliceIndex.minuteOf(now);
+    const current = minuteOf(now);
     const first = current - this.config.lookbackMinutes * MINUTE_MS;
     // The next minute is offered `leadMs` before it starts, so its first step is not late.
-    const last = SliceIndex.minuteOf(now + this.config.leadMs);
+    const last = minuteOf(now + this.config.leadMs);
     for (const m of this.doneMinutes) if (m < first) this.doneMinutes.delete(m);
     const minutes: number[] = [];
     for (let m = first; m <= last; m += MINUTE_MS) if (!this.doneMinutes.has(m)) minutes.push(m);

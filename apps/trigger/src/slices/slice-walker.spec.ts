@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Clock } from '@timer/platform';
-import { SliceMessage, TaskMessage } from '@timer/contracts';
-import type { PendingFire, SliceRange } from '@timer/dal';
-import type { FireRef, LockTokenExtension } from '@timer/redis';
+import { FireRef, SliceMessage, TaskMessage } from '@timer/contracts';
+import type { SliceRange } from '@timer/dal';
+import type { LockTokenExtension } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { DueFires, PendingFires, SliceState, SliceWalker, SliceWalkerOptions, TaskPublisher } from './slice-walker';
 import { TriggerMetrics } from './trigger.metrics';
@@ -82,8 +82,8 @@ class FakeIndex implements DueFires {
 class FakeMysql implements PendingFires {
   calls: SliceRange[] = [];
   fail: (range: SliceRange) => boolean = () => false;
-  constructor(public rows: PendingFire[] = []) {}
-  async pendingInSlice(range: SliceRange): Promise<PendingFire[]> {
+  constructor(public rows: FireRef[] = []) {}
+  async pendingInSlice(range: SliceRange): Promise<FireRef[]> {
     this.calls.push(range);
     if (this.fail(range)) throw new Error('mysql gone');
     return this.rows.filter((r) => r.runAt >= range.fromMs && r.runAt < range.toMs);
@@ -105,7 +105,7 @@ class FakePublisher implements TaskPublisher {
   }
 }
 
-function setup(startAt: number, fires: FireRef[] = [], rows: PendingFire[] = [], options: Partial<SliceWalkerOptions> = {}) {
+function setup(startAt: number, fires: FireRef[] = [], rows: FireRef[] = [], options: Partial<SliceWalkerOptions> = {}) {
   const clock = new FakeClock(startAt);
   const state = new FakeState(clock);
   const index = new FakeIndex(fires);

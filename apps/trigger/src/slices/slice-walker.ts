@@ -1,11 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Clock } from '@timer/platform';
-import { fireId, SliceMessage, TaskMessage } from '@timer/contracts';
-import type { PendingFire, SliceRange } from '@timer/dal';
-import type { FireRef, LockTokenExtension } from '@timer/redis';
+import { FireRef, fireId, MINUTE_MS, SliceMessage, TaskMessage } from '@timer/contracts';
+import type { SliceRange } from '@timer/dal';
+import type { LockTokenExtension } from '@timer/redis';
 import { FireSource, TriggerMetrics } from './trigger.metrics';
 
-export const MINUTE_MS = 60_000;
 /** Longest single wait, so a stop request or a due lease extension is noticed promptly. */
 const POLL_MS = 200;
 const BACKOFF_FIRST_MS = 100;
@@ -30,7 +29,7 @@ export interface DueFires {
 
 /** Pending task rows of a slice in MySQL (`SliceTaskRepository.pendingInSlice`). */
 export interface PendingFires {
-  pendingInSlice(range: SliceRange): Promise<PendingFire[]>;
+  pendingInSlice(range: SliceRange): Promise<FireRef[]>;
 }
 
 /** Publishes one task message; resolves once the broker acknowledged it. */
@@ -321,7 +320,7 @@ class SliceRun {
   private async sweep(): Promise<void> {
     if (this.runStart >= this.minuteEnd) return;
     const { bucket, buckets } = this.slice;
-    let rows: PendingFire[];
+    let rows: FireRef[];
     try {
       rows = await this.deps.mysql.pendingInSlice({ fromMs: this.runStart, toMs: this.minuteEnd, bucket, buckets });
     } catch (e) {

@@ -3,7 +3,7 @@ import { SliceMessage } from '@timer/contracts';
 import { LifecycleService } from '@timer/platform';
 import { Registry } from 'prom-client';
 import { SliceWalker, WalkResult } from './slice-walker';
-import { parseSlice, ShuttingDownError, SlicesService } from './slices.service';
+import { ShuttingDownError, SlicesService } from './slices.service';
 import { TriggerMetrics } from './trigger.metrics';
 
 const SLICE: SliceMessage = { minute: 1_893_456_000_000, bucket: 2, buckets: 10, lockToken: 'tok' };
@@ -18,24 +18,6 @@ function setup(walk: (slice: SliceMessage, stop: () => boolean) => Promise<WalkR
     ((await registry.getSingleMetric('timer_trigger_slices_total')!.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0);
   return { service, walker, lifecycle, count };
 }
-
-describe('parseSlice', () => {
-  it('accepts a well-formed slice message and drops unknown fields', () => {
-    expect(parseSlice({ ...SLICE, extra: 1 })).toEqual(SLICE);
-  });
-
-  it.each([
-    [null, /object/],
-    [{ ...SLICE, minute: SLICE.minute + 1 }, /minute/],
-    [{ ...SLICE, minute: '1893456000000' }, /minute/],
-    [{ ...SLICE, bucket: 10 }, /bucket/],
-    [{ ...SLICE, bucket: -1 }, /bucket/],
-    [{ ...SLICE, buckets: 0 }, /buckets/],
-    [{ ...SLICE, lockToken: '' }, /lockToken/],
-  ])('refuses %j', (data, problem) => {
-    expect(parseSlice(data)).toMatch(problem);
-  });
-});
 
 describe('SlicesService', () => {
   beforeAll(() => Logger.overrideLogger(false));

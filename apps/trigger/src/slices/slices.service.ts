@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
-import { SliceMessage } from '@timer/contracts';
+import { parseSliceMessage } from '@timer/contracts';
 import { LifecycleService } from '@timer/platform';
-import { MINUTE_MS, SliceWalker } from './slice-walker';
+import { SliceWalker } from './slice-walker';
 import { TriggerMetrics } from './trigger.metrics';
 
 /**
@@ -14,19 +14,6 @@ export class ShuttingDownError extends RpcException {
     super(`shutting down: ${what} stopped at a step boundary; its cursor is saved and it will be redelivered`);
     this.name = 'ShuttingDownError';
   }
-}
-
-const MAX_BUCKETS = 10_000;
-
-/** A slice message from the wire, validated (a malformed one can never succeed, so it is dropped). */
-export function parseSlice(data: unknown): SliceMessage | string {
-  if (typeof data !== 'object' || data === null) return 'not an object';
-  const { minute, bucket, buckets, lockToken } = data as Record<string, unknown>;
-  if (typeof minute !== 'number' || !Number.isSafeInteger(minute) || minute < 0 || minute % MINUTE_MS !== 0) return `bad minute ${String(minute)}`;
-  if (typeof buckets !== 'number' || !Number.isSafeInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) return `bad buckets ${String(buckets)}`;
-  if (typeof bucket !== 'number' || !Number.isSafeInteger(bucket) || bucket < 0 || bucket >= buckets) return `bad bucket ${String(bucket)}`;
-  if (typeof lockToken !== 'string' || lockToken.length === 0 || lockToken.length > 256) return 'bad lockToken';
-  return { minute, bucket, buckets, lockToken };
 }
 
 /** Runs slice walks for the transport and turns their outcome into ack (resolve) or nack (throw). */
@@ -43,12 +30,13 @@ export class SlicesService implements OnModuleDestroy {
 
   /** Resolves when the slice is finished or superseded (ack); throws when it stopped or failed (nack). */
   async handle(data: unknown): Promise<void> {
-    const slice = parseSlice(data);
-    if (typeof slice === 'string') {
+    const parsed = parseSliceMessage(data);
+    if (!parsed.ok) {
       this.metrics.slices.inc({ outcome: 'invalid' });
-      this.logger.error(`dropping an invalid slice message (${slice}): ${safeJson(data)}`);
+      this.logger.error(`dropping an invalid slice message (${parsed.reason}): ${safeJson(data)}`);
       return;
     }
+    const slice = parsed.value;
     const what = `slice ${slice.minute}:${slice.bucket}`;
     if (this.isStopping()) {
       this.metrics.slices.inc({ outcome: 'stopped' });

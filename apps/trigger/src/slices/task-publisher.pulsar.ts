@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TaskMessage, TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TaskMessage, TOPICS } from '@timer/contracts';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 import { lastValueFrom } from 'rxjs';
 import { TaskPublisher } from './slice-walker';
@@ -10,7 +10,7 @@ export class PulsarTaskPublisher implements TaskPublisher {
   constructor(private readonly client: ClientPulsar) {}
 
   async publish(task: TaskMessage): Promise<void> {
-    const record = new PulsarRecordBuilder(task).setKey(task.timerId).setProperty('fireId', task.fireId).build();
+    const record = new PulsarRecordBuilder(task).setKey(task.timerId).setProperty(MESSAGE_PROPERTIES.fireId, task.fireId).build();
     // emit resolves once the broker persisted the message.
     await lastValueFrom(this.client.emit(TOPICS.tasks, record));
   }

@@ -1,4 +1,5 @@
 import { isIP } from 'net';
+import { FireRef, fireId } from '@timer/contracts';
 import { Agent, errors, request } from 'undici';
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-policy';
 import { signatureHeader } from './signature';
@@ -16,9 +17,7 @@ export interface CallbackRequest {
 }
 
 /** The fire a delivery belongs to; becomes the `X-Timer-*` headers. */
-export interface FireIdentity {
-  timerId: string;
-  runAt: number;
+export interface FireIdentity extends FireRef {
   /** 1-based. */
   attempt: number;
 }
@@ -74,7 +73,7 @@ export class CallbackClient {
     const headers: Record<string, string | string[]> = { ...(req.header ?? {}) };
     headers['user-agent'] = this.userAgent;
     headers['x-timer-id'] = fire.timerId;
-    headers['x-timer-fire-id'] = `${fire.timerId}-${fire.runAt}`;
+    headers['x-timer-fire-id'] = fireId(fire.timerId, fire.runAt);
     headers['x-timer-scheduled-at'] = String(fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
     if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);

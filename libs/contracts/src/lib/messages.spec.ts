@@ -1,10 +1,42 @@
-import { fireId, TOPICS, TOPOLOGY } from '../index';
+import {
+  fireId,
+  formatFireId,
+  MINUTE_MS,
+  minuteOf,
+  Parsed,
+  parseFireId,
+  parseMigrateRangeMessage,
+  parseSliceMessage,
+  parseTaskMessage,
+  preparedWindows,
+  SliceMessage,
+  SUBSCRIPTION_INITIAL_POSITION,
+  TOPICS,
+  TOPOLOGY,
+  windowOf,
+} from '../index';
 
-describe('contracts', () => {
+/** A parser's rejection, with a reason that names the problem. */
+function expectRejected(parsed: Parsed<unknown>, problem: RegExp): void {
+  expect(parsed).toEqual({ ok: false, reason: expect.stringMatching(problem) });
+}
+
+const SLICE: SliceMessage = { minute: 1_893_456_000_000, bucket: 2, buckets: 10, lockToken: 'tok' };
+const H = 3_600_000;
+
+describe('fire id', () => {
   it('builds the fire id of the callback header contract: <timerId>-<runAtMs>', () => {
     expect(fireId('42', 1_763_800_000_000)).toBe('42-1763800000000');
+    expect(formatFireId({ timerId: '42', runAt: 1_763_800_000_000 })).toBe('42-1763800000000');
   });
 
+  it('parses what it formats and refuses anything else', () => {
+    expect(parseFireId('42-1763800000000')).toEqual({ timerId: '42', runAt: 1_763_800_000_000 });
+    for (const bad of ['', '42', '-1', '42-', 'x-1', '42-1.5', '42-99999999999999999', '1-2-3']) expect(parseFireId(bad)).toBeNull();
+  });
+});
+
+describe('topics', () => {
   it('keeps topic names unique and valid Pulsar local names', () => {
     const names = Object.values(TOPICS);
     expect(new Set(names).size).toBe(names.length);
@@ -14,5 +46,87 @@ describe('contracts', () => {
   it('names a subscription for every topic, so no message is published into no subscription', () => {
     expect(Object.keys(TOPOLOGY).sort()).toEqual(Object.values(TOPICS).sort());
     for (const subs of Object.values(TOPOLOGY)) expect(subs.length).toBeGreaterThan(0);
+  });
+
+  it('starts new subscriptions at the earliest kept message', () => {
+    expect(SUBSCRIPTION_INITIAL_POSITION).toBe('Earliest');
+  });
+});
+
+describe('parseSliceMessage', () => {
+  it('accepts a well-formed slice message and drops unknown fields', () => {
+    expect(parseSliceMessage({ ...SLICE, extra: 1 })).toEqual({ ok: true, value: SLICE });
+  });
+
+  it.each([
+    [null, /object/],
+    [[SLICE], /object/],
+    [{ ...SLICE, minute: SLICE.minute + 1 }, /minute/],
+    [{ ...SLICE, minute: '1893456000000' }, /minute/],
+    [{ ...SLICE, bucket: 10 }, /bucket/],
+    [{ ...SLICE, bucket: -1 }, /bucket/],
+    [{ ...SLICE, buckets: 0 }, /buckets/],
+    [{ ...SLICE, lockToken: '' }, /lockToken/],
+  ])('refuses %j', (data, problem) => {
+    expectRejected(parseSliceMessage(data), problem);
+  });
+});
+
+describe('parseTaskMessage', () => {
+  it('derives the fire id from (timerId, runAt), whatever the payload says', () => {
+    expect(parseTaskMessage({ timerId: '7', runAt: 1_000, attempt: 2, fireId: 'forged' })).toEqual({
+      ok: true,
+      value: { timerId: '7', runAt: 1_000, attempt: 2, fireId: '7-1000' },
+    });
+  });
+
+  it.each([
+    ['x', /object/],
+    [{ timerId: 7, runAt: 1, attempt: 1 }, /timerId/],
+    [{ timerId: '1'.repeat(21), runAt: 1, attempt: 1 }, /timerId/],
+    [{ timerId: '7', runAt: 1.5, attempt: 1 }, /runAt/],
+    [{ timerId: '7', runAt: 1, attempt: 0 }, /attempt/],
+    [{ timerId: '7', runAt: 1, attempt: 1_001 }, /attempt/],
+  ])('refuses %j', (data, problem) => {
+    expectRejected(parseTaskMessage(data), problem);
+  });
+});
+
+describe('parseMigrateRangeMessage', () => {
+  const RANGE = { windowStart: 0, windowEnd: H, fromTimerId: '0', toTimerId: '500' };
+
+  it('accepts a bounded and an open-ended range', () => {
+    expect(parseMigrateRangeMessage(RANGE)).toEqual({ ok: true, value: RANGE });
+    expect(parseMigrateRangeMessage({ ...RANGE, toTimerId: '' })).toEqual({ ok: true, value: { ...RANGE, toTimerId: '' } });
+  });
+
+  it.each([
+    [{ ...RANGE, windowEnd: 0 }, /window/],
+    [{ ...RANGE, windowStart: -1 }, /window/],
+    [{ ...RANGE, fromTimerId: 'a' }, /fromTimerId/],
+    [{ ...RANGE, toTimerId: '5x' }, /toTimerId/],
+    [{ ...RANGE, fromTimerId: '500' }, /empty range/],
+  ])('refuses %j', (data, problem) => {
+    expectRejected(parseMigrateRangeMessage(data), problem);
+  });
+});
+
+describe('time', () => {
+  it('aligns minutes and windows to UTC, half-open', () => {
+    const hour = Date.parse('2026-01-15T10:00:00Z');
+    expect(minuteOf(hour + MINUTE_MS - 1)).toBe(hour);
+    expect(windowOf(hour, H)).toEqual({ start: hour, end: hour + H });
+    expect(windowOf(hour + H - 1, H)).toEqual({ start: hour, end: hour + H });
+    expect(windowOf(-1, H)).toEqual({ start: -H, end: 0 });
+    expect(() => windowOf(0, 0)).toThrow(RangeError);
+    expect(() => windowOf(0, 1.5)).toThrow(RangeError);
+  });
+
+  it('prepares the current window and the next two', () => {
+    const hour = Date.parse('2026-01-15T10:00:00Z');
+    const p = preparedWindows(hour + 5 * MINUTE_MS, H);
+    expect(p.from).toBe(hour);
+    expect(p.until).toBe(hour + 3 * H);
+    expect(p.windows.map((w) => w.start)).toEqual([hour, hour + H, hour + 2 * H]);
   });
 });

@@ -1,4 +1,11 @@
+import { FireRef, fireId, isTimerId } from './fire-ref';
+import { isMinuteStart } from './time';
 import { TOPICS } from './topics';
+
+/** Most buckets a minute may be split into. */
+export const MAX_BUCKETS = 10_000;
+/** Highest delivery attempt a task message may carry. */
+export const MAX_ATTEMPT = 1_000;
 
 /** A 2-D time slice: one minute (epoch ms of its first instant, UTC) and one hash bucket of it. */
 export interface SliceMessage {
@@ -14,9 +21,7 @@ export interface SliceMessage {
 }
 
 /** One fire of a timer. Its identity is (timerId, runAt); `fireId` is `<timerId>-<runAt>`. */
-export interface TaskMessage {
-  timerId: string;
-  runAt: number;
+export interface TaskMessage extends FireRef {
   fireId: string;
   /** 1-based delivery attempt of the callback. */
   attempt: number;
@@ -42,6 +47,51 @@ export interface TopicPayloads {
   [TOPICS.migrateRanges]: MigrateRangeMessage;
 }
 
-export function fireId(timerId: string, runAt: number): string {
-  return `${timerId}-${runAt}`;
+/**
+ * What every parser returns: the typed message, or why the payload is not one. A rejected payload
+ * can never succeed, so consumers log it and do not redeliver it.
+ */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const accept = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const reject = <T>(reason: string): Parsed<T> => ({ ok: false, reason });
+
+function fields(raw: unknown): Record<string, unknown> | null {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isEpochMs = (v: unknown): v is number => isInt(v) && v >= 0;
+
+export function parseSliceMessage(raw: unknown): Parsed<SliceMessage> {
+  const m = fields(raw);
+  if (!m) return reject('not an object');
+  const { minute, bucket, buckets, lockToken } = m;
+  if (!isEpochMs(minute) || !isMinuteStart(minute)) return reject(`bad minute ${String(minute)}`);
+  if (!isInt(buckets) || buckets < 1 || buckets > MAX_BUCKETS) return reject(`bad buckets ${String(buckets)}`);
+  if (!isInt(bucket) || bucket < 0 || bucket >= buckets) return reject(`bad bucket ${String(bucket)}`);
+  if (typeof lockToken !== 'string' || lockToken.length === 0 || lockToken.length > 256) return reject('bad lockToken');
+  return accept({ minute, bucket, buckets, lockToken });
+}
+
+/** The fire id is derived from (timerId, runAt), never taken from the payload. */
+export function parseTaskMessage(raw: unknown): Parsed<TaskMessage> {
+  const m = fields(raw);
+  if (!m) return reject('not an object');
+  const { timerId, runAt, attempt } = m;
+  if (!isTimerId(timerId)) return reject(`bad timerId ${JSON.stringify(timerId)}`);
+  if (!isInt(runAt)) return reject(`bad runAt ${String(runAt)}`);
+  if (!isInt(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return reject(`bad attempt ${String(attempt)}`);
+  return accept({ timerId, runAt, attempt, fireId: fireId(timerId, runAt) });
+}
+
+export function parseMigrateRangeMessage(raw: unknown): Parsed<MigrateRangeMessage> {
+  const m = fields(raw);
+  if (!m) return reject('not an object');
+  const { windowStart, windowEnd, fromTimerId, toTimerId } = m;
+  if (!isEpochMs(windowStart) || !isEpochMs(windowEnd) || windowEnd <= windowStart) return reject(`bad window [${String(windowStart)}, ${String(windowEnd)})`);
+  if (!isTimerId(fromTimerId)) return reject(`bad fromTimerId ${JSON.stringify(fromTimerId)}`);
+  if (toTimerId !== '' && !isTimerId(toTimerId)) return reject(`bad toTimerId ${JSON.stringify(toTimerId)}`);
+  if (toTimerId !== '' && BigInt(toTimerId) <= BigInt(fromTimerId)) return reject(`empty range (${fromTimerId}, ${toTimerId}]`);
+  return accept({ windowStart, windowEnd, fromTimerId, toTimerId });
 }

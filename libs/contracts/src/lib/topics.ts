@@ -37,6 +37,13 @@ export const TOPOLOGY: Readonly<Record<string, readonly string[]>> = {
   [TOPICS.migrateRanges]: [SUBSCRIPTIONS.migrator],
 };
 
+/**
+ * Where a subscription created by provisioning starts: at the oldest message the topic still keeps.
+ * A subscription that is new (a fresh namespace, an added role, the ops view of the dead letters)
+ * must never skip what was already published to its topic. An existing subscription keeps its cursor.
+ */
+export const SUBSCRIPTION_INITIAL_POSITION = 'Earliest' as const;
+
 export type TopicKey = keyof typeof TOPICS;
 
 /**

@@ -19,8 +19,9 @@ export function pulsarClientOptions(config: RoleConfig): PulsarClientOptions & P
 }
 
 /**
- * The consuming side of a worker role: a `ServerPulsar` on the configured tenant/namespace that
- * provisions its topics and subscriptions at start-up unless `TIMER_PULSAR_PROVISION=false`.
+ * The consuming side of a worker role: a `ServerPulsar` on the configured tenant/namespace. It does
+ * not provision: the role's `PulsarModule` creates every topic and subscription of the topology at
+ * bootstrap (unless `TIMER_PULSAR_PROVISION=false`), and `bootstrapRole` starts the transport after it.
  */
 export function createPulsarServer(
   config: RoleConfig,
@@ -29,7 +30,7 @@ export function createPulsarServer(
 ): ServerPulsar {
   return new ServerPulsar({
     client: pulsarClientOptions(config),
-    provision: config.pulsar.TIMER_PULSAR_PROVISION,
+    provision: false,
     tenant: config.pulsar.TIMER_PULSAR_TENANT,
     namespace: config.pulsar.TIMER_PULSAR_NAMESPACE,
     consumer: { subscriptionType: 'Shared', ...defaults },

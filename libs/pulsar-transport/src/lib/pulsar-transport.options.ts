@@ -60,9 +60,9 @@ export interface ServerPulsarOptions {
    */
   admin?: PulsarProvisioner | PulsarProvisionerFactory;
   /**
-   * On `listen`, idempotently create the tenant, namespace, topic and subscription (at the
-   * consumer's `initialPosition`, default Latest) of every pattern before subscribing (default
-   * true), so events published before the first start are kept. Turn off where the service
+   * On `listen`, idempotently create the tenant, namespace, topic and subscription of every pattern
+   * before subscribing (default true; `provisionTopology`: a new subscription starts at Earliest), so
+   * events published before the first start are kept. Turn off where the service
    * account may not create them. Non-persistent topics get neither topic nor subscription.
    */
   provision?: boolean;

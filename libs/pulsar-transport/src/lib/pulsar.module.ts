@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { PulsarAdmin, retryUntil, topicName } from '@timer/pulsar';
+import { provisionTopology } from './provision-topology';
 import { DependencyCheck, RoleConfig } from '@timer/platform';
 import { ClientPulsar } from './client-pulsar';
 import { pulsarClientOptions } from './pulsar-config';
@@ -75,20 +76,15 @@ export class PulsarModule implements OnApplicationBootstrap, OnApplicationShutdo
     const p = this.config.pulsar;
     if (!p.TIMER_PULSAR_PROVISION) return;
     const namespace = `${p.TIMER_PULSAR_TENANT}/${p.TIMER_PULSAR_NAMESPACE}`;
-    const topics = Object.entries(this.topology).map(([local, subs]) => ({
+    const wanted = Object.entries(this.topology).map(([local, subscriptions]) => ({
       topic: topicName(p.TIMER_PULSAR_TENANT, p.TIMER_PULSAR_NAMESPACE, local),
-      subs,
+      subscriptions,
     }));
+    // Subscriptions before any publish or subscribe: a message is kept only for the subscriptions
+    // that exist when it arrives. The role's bootstrap runs this before its transport subscribes.
     await retryUntil(
       async () => {
-        await this.admin.ensureTenant(p.TIMER_PULSAR_TENANT);
-        await this.admin.ensureNamespace(namespace);
-        // Subscriptions before any publish: a message is kept only for subscriptions that exist
-        // when it arrives. Earliest, so a subscription created late still sees what was kept.
-        for (const { topic, subs } of topics) {
-          await this.admin.ensureTopic(topic);
-          for (const sub of subs) await this.admin.ensureSubscription(topic, sub, 'Earliest');
-        }
+        await provisionTopology(this.admin, wanted);
       },
       { what: `provisioning Pulsar namespace ${namespace}`, timeoutMs: p.TIMER_PULSAR_STARTUP_TIMEOUT_MS, logger: this.logger },
     );

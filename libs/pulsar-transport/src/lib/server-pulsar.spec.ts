@@ -74,8 +74,8 @@ describe('ServerPulsar', () => {
       'namespace acme/billing',
       `topic ${TOPIC}`,
       'topic persistent://acme/billing/invoices',
-      `subscription ${TOPIC} ${SUB} Latest`,
-      `subscription persistent://acme/billing/invoices ${SUB} Latest`,
+      `subscription ${TOPIC} ${SUB} Earliest`,
+      `subscription persistent://acme/billing/invoices ${SUB} Earliest`,
     ]);
     expect(fake.consumers.map((c) => c.options)).toEqual([
       { topic: TOPIC, subscription: SUB, subscriptionType: 'Shared' },

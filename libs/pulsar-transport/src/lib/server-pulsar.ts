@@ -1,9 +1,10 @@
 import { Logger, LoggerService } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
-import { Backoff, parseTopicName, retryUntil } from '@timer/pulsar';
+import { Backoff, retryUntil } from '@timer/pulsar';
 import type { Consumer, ConsumerOptions, PulsarClient, ReceivedMessage } from '@timer/pulsar';
 import { lastValueFrom } from 'rxjs';
 import { createDefaultAdmin, createPulsarClient } from './pulsar-driver';
+import { provisionTopology } from './provision-topology';
 import { PulsarDeserializer } from './pulsar.deserializer';
 import { PulsarContext } from './pulsar.context';
 import {
@@ -184,37 +185,14 @@ export class ServerPulsar
     });
   }
 
-  /** Creates tenant, namespace, topic and subscription of every planned consumer (idempotent). */
+  /** Creates tenant, namespace, topic and subscription of every planned consumer (idempotent; see provisionTopology). */
   protected async provision(planned: PlannedConsumer[]): Promise<void> {
     const admin = await this.createAdmin();
-    const tenants = new Set<string>();
-    const namespaces = new Set<string>();
-    const topics = new Set<string>();
-    for (const plan of planned) {
-      const parts = parseTopicName(plan.topic);
-      tenants.add(parts.tenant);
-      namespaces.add(`${parts.tenant}/${parts.namespace}`);
-      if (parts.domain === 'persistent') {
-        topics.add(plan.topic);
-      }
-    }
-    for (const tenant of tenants) {
-      await admin.ensureTenant(tenant);
-    }
-    for (const namespace of namespaces) {
-      await admin.ensureNamespace(namespace);
-    }
-    for (const topic of topics) {
-      await admin.ensureTopic(topic);
-    }
-    for (const plan of planned) {
-      if (parseTopicName(plan.topic).domain === 'persistent') {
-        await admin.ensureSubscription(plan.topic, plan.options.subscription, plan.options.initialPosition ?? 'Latest');
-      }
-    }
-    this.logger.log(
-      `Provisioned ${tenants.size} tenant(s), ${namespaces.size} namespace(s), ${topics.size} topic(s), ${planned.length} subscription(s)`,
+    const n = await provisionTopology(
+      admin,
+      planned.map((p) => ({ topic: p.topic, subscriptions: [p.options.subscription] })),
     );
+    this.logger.log(`Provisioned ${n.tenants} tenant(s), ${n.namespaces} namespace(s), ${n.topics} topic(s), ${n.subscriptions} subscription(s)`);
   }
 
   protected async createAdmin(): Promise<PulsarProvisioner> {

@@ -6,8 +6,9 @@ import { RedisHealthCheck } from './redis-health.check';
 import { RedisLock } from './redis-lock';
 import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
 import { SliceIndex, SliceIndexOptions } from './slice-index';
+import { SliceStore } from './slice-store';
 
-/** The role's Redis client, lock, bloom filter and slice index, configured from `TIMER_REDIS_*`. */
+/** The role's Redis client, lock, bloom filter, slice index and slice store, configured from `TIMER_REDIS_*`. */
 @Global()
 @Module({
   providers: [
@@ -33,9 +34,14 @@ import { SliceIndex, SliceIndexOptions } from './slice-index';
       inject: [REDIS, REDIS_KEY_PREFIX, { token: SLICE_INDEX_OPTIONS, optional: true }],
       useFactory: (r: Redis, p: string, options?: SliceIndexOptions) => new SliceIndex(r, p, options ?? {}),
     },
+    {
+      provide: SliceStore,
+      inject: [REDIS, REDIS_KEY_PREFIX, SliceIndex],
+      useFactory: (r: Redis, p: string, index: SliceIndex) => new SliceStore(r, p, index),
+    },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

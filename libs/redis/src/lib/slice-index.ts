@@ -1,10 +1,6 @@
 import type Redis from 'ioredis';
-
-/** One fire: its timer and scheduled instant (epoch ms). Its identity is `${timerId}-${runAt}`. */
-export interface FireRef {
-  timerId: string;
-  runAt: number;
-}
+import { FireRef, fireId, fireIdPrefix, isMinuteStart, isTimerId, MAX_BUCKETS, MINUTE_MS, minuteOf, parseFireId } from '@timer/contracts';
+import { sliceBucketsKey, sliceKey } from './slice-keys';
 
 export interface SliceIndexOptions {
   /** Buckets of a minute recorded on its first use. Default 10. */
@@ -16,10 +12,8 @@ export interface SliceIndexOptions {
   retentionMs?: number;
 }
 
-const MINUTE_MS = 60_000;
 /** Members per ZADD / ZREM command, and commands per pipeline round trip. */
 const CHUNK = 1_000;
-const MAX_BUCKETS = 10_000;
 
 // Records the bucket count of a minute on first use (SET NX with an absolute expiry) and returns the
 // count in force, in one atomic step, so concurrent first users all read the same value.
@@ -66,25 +60,20 @@ export class SliceIndex {
     if (!Number.isSafeInteger(this.retentionMs) || this.retentionMs < 0) throw new RangeError('retentionMs must be a non-negative integer');
   }
 
-  /** The start (epoch ms) of the UTC minute containing `ms`. */
-  static minuteOf(ms: number): number {
-    return Math.floor(ms / MINUTE_MS) * MINUTE_MS;
-  }
-
   /** The bucket of a timer in a minute of `buckets` buckets: BigInt(timerId) % buckets (stable). */
   bucketOf(timerId: string, buckets: number): number {
-    if (!/^\d{1,20}$/.test(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
+    if (!isTimerId(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
     return Number(BigInt(timerId) % BigInt(buckets));
   }
 
   /** ZSET key of a slice. */
   sliceKey(minute: number, bucket: number): string {
-    return `${this.prefix}slice:${minute}:${bucket}`;
+    return sliceKey(this.prefix, minute, bucket);
   }
 
   /** Key of a minute's recorded bucket count. */
   bucketsKey(minute: number): string {
-    return `${this.prefix}slice-buckets:${minute}`;
+    return sliceBucketsKey(this.prefix, minute);
   }
 
   /** Bucket count of the minute: recorded with SET NX (defaultBuckets) on first use, then read. */
@@ -114,7 +103,7 @@ export class SliceIndex {
    * finds such fires in MySQL.
    */
   async add(fires: FireRef[]): Promise<void> {
-    const bySlice = await this.groupBySlice(fires.filter((f) => !this.expired(SliceIndex.minuteOf(f.runAt))), true);
+    const bySlice = await this.groupBySlice(fires.filter((f) => !this.expired(minuteOf(f.runAt))), true);
     const commands: (string | number)[][] = [];
     for (const [key, { minute, members }] of bySlice) {
       for (let i = 0; i < members.length; i += CHUNK) {
@@ -141,14 +130,14 @@ export class SliceIndex {
   async removeTimer(timerId: string, fromMs: number, toMs: number): Promise<number> {
     if (!(fromMs < toMs)) return 0;
     const minutes: number[] = [];
-    for (let m = SliceIndex.minuteOf(fromMs); m < toMs; m += MINUTE_MS) minutes.push(m);
+    for (let m = minuteOf(fromMs); m < toMs; m += MINUTE_MS) minutes.push(m);
     const counts = await Promise.all(minutes.map((m) => this.recordedBuckets(m)));
     const commands: (string | number)[][] = [];
     minutes.forEach((m, i) => {
       const buckets = counts[i];
       if (buckets === null) return;
       const key = this.sliceKey(m, this.bucketOf(timerId, buckets));
-      commands.push(['eval', REMOVE_TIMER, 1, key, Math.max(fromMs, m), Math.min(toMs, m + MINUTE_MS), `${timerId}-`]);
+      commands.push(['eval', REMOVE_TIMER, 1, key, Math.max(fromMs, m), Math.min(toMs, m + MINUTE_MS), fireIdPrefix(timerId)]);
     });
     const results = await this.run(commands);
     return results.reduce<number>((n, r) => n + Number(r), 0);
@@ -163,12 +152,12 @@ export class SliceIndex {
   }
 
   private async groupBySlice(fires: FireRef[], record: boolean): Promise<Map<string, { minute: number; members: FireRef[] }>> {
-    const minutes = [...new Set(fires.map((f) => SliceIndex.minuteOf(checkFire(f).runAt)))];
+    const minutes = [...new Set(fires.map((f) => minuteOf(checkFire(f).runAt)))];
     const counts = await Promise.all(minutes.map((m) => (record ? this.buckets(m) : this.recordedBuckets(m))));
     const bucketsOf = new Map(minutes.map((m, i) => [m, counts[i]]));
     const out = new Map<string, { minute: number; members: FireRef[] }>();
     for (const f of fires) {
-      const minute = SliceIndex.minuteOf(f.runAt);
+      const minute = minuteOf(f.runAt);
       const buckets = bucketsOf.get(minute);
       if (buckets === null || buckets === undefined) continue;
       const key = this.sliceKey(minute, this.bucketOf(f.timerId, buckets));
@@ -209,20 +198,21 @@ export class SliceIndex {
   }
 
   private checkMinute(minute: number): void {
-    if (!Number.isSafeInteger(minute) || minute % MINUTE_MS !== 0) throw new RangeError(`minute must be the epoch ms of a minute start, got ${minute}`);
+    if (!isMinuteStart(minute)) throw new RangeError(`minute must be the epoch ms of a minute start, got ${minute}`);
   }
 }
 
 function member(f: FireRef): string {
-  return `${f.timerId}-${f.runAt}`;
+  return fireId(f.timerId, f.runAt);
 }
 
 function checkFire(f: FireRef): FireRef {
-  if (!/^\d{1,20}$/.test(f.timerId) || !Number.isSafeInteger(f.runAt) || f.runAt < 0) throw new RangeError(`invalid fire ${JSON.stringify(f)}`);
+  if (!isTimerId(f.timerId) || !Number.isSafeInteger(f.runAt) || f.runAt < 0) throw new RangeError(`invalid fire ${JSON.stringify(f)}`);
   return f;
 }
 
 function parseMember(m: string): FireRef {
-  const dash = m.lastIndexOf('-');
-  return { timerId: m.slice(0, dash), runAt: Number(m.slice(dash + 1)) };
+  const ref = parseFireId(m);
+  if (!ref) throw new Error(`corrupt slice index member ${JSON.stringify(m)}`);
+  return ref;
 }

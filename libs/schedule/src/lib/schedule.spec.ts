@@ -1,4 +1,4 @@
-import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, validateSchedule, windowOf } from './schedule';
+import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, validateSchedule } from './schedule';
 
 const utc = (iso: string) => Date.parse(iso);
 const isos = (ts: number[]) => ts.map((t) => new Date(t).toISOString());
@@ -288,17 +288,3 @@ describe('nextFireTimes', () => {
   });
 });
 
-describe('windowOf', () => {
-  it('aligns windows to UTC multiples of the window length, half-open', () => {
-    const hour = utc('2026-01-15T10:00:00Z');
-    expect(windowOf(hour, H)).toEqual({ start: hour, end: hour + H });
-    expect(windowOf(hour + H - 1, H)).toEqual({ start: hour, end: hour + H });
-    expect(windowOf(hour + H, H)).toEqual({ start: hour + H, end: hour + 2 * H });
-    expect(windowOf(-1, H)).toEqual({ start: -H, end: 0 });
-  });
-
-  it('rejects a non-positive window', () => {
-    expect(() => windowOf(0, 0)).toThrow(RangeError);
-    expect(() => windowOf(0, 1.5)).toThrow(RangeError);
-  });
-});

@@ -226,10 +226,3 @@ export function nextFireTimes(spec: ScheduleSpec, afterMs: number, count: number
   return out;
 }
 
-/** The UTC-aligned migrator window containing `ms`: [start, start + windowMs). */
-export function windowOf(ms: number, windowMs: number): { start: number; end: number } {
-  checkRange('ms', ms);
-  if (!Number.isSafeInteger(windowMs) || windowMs <= 0) throw new RangeError('windowMs must be a positive integer');
-  const start = Math.floor(ms / windowMs) * windowMs;
-  return { start, end: start + windowMs };
-}

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
 import { TaskStatus } from '../entities/task.entity';
-
-/** A pending fire as the trigger needs it. */
-export interface PendingFire {
-  timerId: string;
-  /** Epoch ms. */
-  runAt: number;
-}
 
 export interface SliceRange {
   /** Inclusive, epoch ms. */
@@ -29,7 +23,7 @@ export class SliceTaskRepository {
    * range narrows on `idx_run_at_status_timer`, which also holds status and timer_id: the index alone
    * answers it.
    */
-  async pendingInSlice({ fromMs, toMs, bucket, buckets }: SliceRange): Promise<PendingFire[]> {
+  async pendingInSlice({ fromMs, toMs, bucket, buckets }: SliceRange): Promise<FireRef[]> {
     if (!Number.isSafeInteger(fromMs) || !Number.isSafeInteger(toMs)) throw new RangeError('fromMs and toMs must be integers of epoch ms');
     if (!Number.isSafeInteger(buckets) || buckets < 1) throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
     if (!Number.isSafeInteger(bucket) || bucket < 0 || bucket >= buckets) throw new RangeError(`bucket must be in [0, ${buckets}), got ${bucket}`);

@@ -48,6 +48,9 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.microservice) {
     app.connectMicroservice({ strategy: options.microservice(app, config) }, { inheritAppConfig: true });
+    // Bootstrap hooks first: they provision the broker's topics and subscriptions (PulsarModule), which
+    // must exist before the transport subscribes, or a new subscription would start at Latest.
+    await app.init();
     await app.startAllMicroservices();
   }
   await app.listen(config.http.port, config.http.host);

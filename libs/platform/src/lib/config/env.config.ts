@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '@timer/contracts';
 
 /**
  * A boolean variable: `1/true/yes/on` (any case) is true, anything else false. Reads the raw string:
@@ -82,4 +83,19 @@ export class PulsarEnv {
   /** Create tenant, namespace, topics and subscriptions at start-up (off where an operator owns them). */
   @EnvBoolean() @IsBoolean()
   TIMER_PULSAR_PROVISION: boolean = true;
+}
+
+/**
+ * The migrator window (step1), declared once for the two roles that must agree on it: the api
+ * pre-creates the fires of the current and the next windows on enable, the migrator expands them.
+ * Compose files and the Helm chart give both roles the same value.
+ */
+export class WindowEnv {
+  @IsInt() @Min(1) @Max(1440)
+  TIMER_WINDOW_MINUTES: number = DEFAULT_WINDOW_MINUTES;
+}
+
+/** The window length of a validated {@link WindowEnv}, in ms. */
+export function windowMsOf(env: WindowEnv): number {
+  return env.TIMER_WINDOW_MINUTES * MINUTE_MS;
 }

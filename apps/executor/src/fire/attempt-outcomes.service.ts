@@ -1,0 +1,113 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
+import { CallbackResult } from '@timer/callback';
+import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
+import { TaskStatus, TimerEntity } from '@timer/dal';
+import { ExecutorConfig } from '../config/executor.env';
+import { retryDelayMs } from './backoff';
+import { ExecutorMetrics, MissedReason } from './executor.metrics';
+import { FirePublisher } from './fire-publisher';
+import { ClaimedAttempt, FireResult } from './fire.types';
+import { OutcomeRecorder } from './outcome-recorder.service';
+import { SettledFires } from './settled-fires.service';
+
+/**
+ * The end of one claimed attempt: its outcome recorded (batched, fenced by the claim), then the next
+ * attempt published or the fire dead-lettered; a settled fire is marked in the bloom filter. Each
+ * method resolves once the outcome is durable, and says 'fenced' when the claim had passed on.
+ */
+@Injectable()
+export class AttemptOutcomes {
+  private readonly logger = new Logger(AttemptOutcomes.name);
+
+  constructor(
+    private readonly recorder: OutcomeRecorder,
+    private readonly publisher: FirePublisher,
+    private readonly settled: SettledFires,
+    private readonly config: ExecutorConfig,
+    private readonly metrics: ExecutorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The callback's result: succeeded; failed with attempts left (retry); or failed for good (dead letter). */
+  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number): Promise<FireResult> {
+    const base = {
+      timerId: msg.timerId,
+      runAt: msg.runAt,
+      token,
+      attempt: msg.attempt,
+      httpStatus: result.status ?? null,
+      costMs: result.costMs,
+      latenessMs: lateness,
+      error: result.error ?? null,
+      output: result.output ?? null,
+    };
+
+    if (result.ok) {
+      const applied = await this.recorder.record({ ...base, status: TaskStatus.Succeeded, claimedBy: token, claimedUntil: null });
+      if (!applied) return this.fenced(msg);
+      this.metrics.deliveries.inc({ outcome: 'succeeded' });
+      this.settled.mark(msg);
+      return 'succeeded';
+    }
+
+    const maxAttempts = Math.max(1, timer.maxAttempts);
+    if (result.retryable && msg.attempt < maxAttempts) {
+      const retryAt = this.clock.now() + retryDelayMs(timer.backoffMs, msg.attempt);
+      // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
+      // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
+      const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt + this.config.leaseMs });
+      if (!applied) return this.fenced(msg);
+      await this.publisher.retry({ ...msg, attempt: msg.attempt + 1 }, retryAt);
+      this.metrics.retries.inc();
+      this.metrics.deliveries.inc({ outcome: 'retry' });
+      this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} failed (${result.error}); attempt ${msg.attempt + 1} at ${retryAt}`);
+      return 'retry';
+    }
+
+    // Final: dead-letter first (a crash before the record redelivers and dead-letters again, rather
+    // than recording failed with no dead letter), then record failed.
+    await this.publisher.deadLetter(msg, {
+      [MESSAGE_PROPERTIES.error]: (result.error ?? 'failed').slice(0, 512),
+      [MESSAGE_PROPERTIES.httpStatus]: String(result.status ?? ''),
+      [MESSAGE_PROPERTIES.attempts]: String(msg.attempt),
+      [MESSAGE_PROPERTIES.reason]: result.retryable ? 'attempts exhausted' : 'not retryable',
+    });
+    this.metrics.deadLettered.inc();
+    const applied = await this.recorder.record({ ...base, status: TaskStatus.Failed, claimedBy: token, claimedUntil: null });
+    if (!applied) return this.fenced(msg);
+    this.metrics.deliveries.inc({ outcome: 'failed' });
+    this.settled.mark(msg);
+    this.logger.warn(`fire ${msg.fireId} failed after attempt ${msg.attempt}: ${result.error}`);
+    return 'failed';
+  }
+
+  /** Not called: the timer is gone, disabled or deleted, or the misfire policy skips a late fire. */
+  async missed({ msg, token }: ClaimedAttempt, reason: MissedReason, text: string, latenessMs: number | null = null): Promise<FireResult> {
+    const applied = await this.recorder.record({
+      timerId: msg.timerId,
+      runAt: msg.runAt,
+      token,
+      attempt: msg.attempt,
+      status: TaskStatus.Missed,
+      httpStatus: null,
+      costMs: null,
+      latenessMs,
+      error: text,
+      output: null,
+      claimedBy: token,
+      claimedUntil: null,
+    });
+    if (!applied) return this.fenced(msg);
+    this.metrics.missed.inc({ reason });
+    this.settled.mark(msg);
+    this.logger.log(`fire ${msg.fireId} missed: ${text}`);
+    return 'missed';
+  }
+
+  private fenced(msg: TaskMessage): FireResult {
+    this.metrics.fenced.inc();
+    this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: the claim passed to another executor (lease expired); outcome dropped, theirs counts`);
+    return 'fenced';
+  }
+}

@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
+import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
+import { FireState, TaskStatus } from '@timer/dal';
+import { ExecutorConfig } from '../config/executor.env';
+import { ExecutorMetrics } from './executor.metrics';
+import { FireClaimer } from './fire-claimer.service';
+import { FirePublisher } from './fire-publisher';
+import { ClaimedAttempt, FireResult } from './fire.types';
+import { isSettled, SettledFires } from './settled-fires.service';
+
+/** A held fire is rechecked this long after its holder's lease ends. */
+export const RECHECK_MARGIN_MS = 1_000;
+/** Pulsar delivers delayed messages on a tick (1 s by default): an early message comes back this much before run_at. */
+export const EARLY_REPUBLISH_LEAD_MS = 1_000;
+
+/** Whether a message goes on to delivery: with its claimed attempt, or done here with what was done. */
+export type Admission = { admitted: true; attempt: ClaimedAttempt } | { admitted: false; result: FireResult };
+
+/**
+ * The first half of a task message (docs/pipeline.md, "executor"): a replay reopened, a message far
+ * ahead of run_at handed back to the broker, a duplicate of a settled fire dropped, then the claim
+ * (the duplicate fence); a fire held by a live claim is rechecked after its lease.
+ */
+@Injectable()
+export class FireAdmission {
+  private readonly logger = new Logger(FireAdmission.name);
+
+  constructor(
+    private readonly claimer: FireClaimer,
+    private readonly settled: SettledFires,
+    private readonly publisher: FirePublisher,
+    private readonly config: ExecutorConfig,
+    private readonly metrics: ExecutorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
+    let msg = message;
+    const recheck = properties[MESSAGE_PROPERTIES.recheck] === '1';
+    // A replayed dead letter is delivered without the misfire check (late is what was asked for).
+    const replayed = properties[MESSAGE_PROPERTIES.replayedFrom] !== undefined;
+    if (replayed) msg = await this.claimer.reopenForReplay(msg);
+
+    // Far ahead: hand it back to the broker for later instead of holding a worker (and a claim) for long.
+    const ahead = msg.runAt - this.clock.now();
+    if (ahead > this.config.maxEarlyWaitMs) {
+      await this.publisher.defer(msg, msg.runAt - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck);
+      this.metrics.deferred.inc({ reason: 'early' });
+      return done('deferred-early');
+    }
+
+    if (await this.settled.isSettled(msg)) return done(this.duplicate(msg, 'settled', recheck));
+
+    const claim = await this.claimer.claim(msg);
+    if (claim.kind === 'timer-not-found') return done(this.missedWithoutRow(msg));
+    if (claim.kind === 'refused') return done(await this.notClaimed(msg, claim.state, recheck));
+    return { admitted: true, attempt: { msg, token: claim.token, replayed } };
+  }
+
+  /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */
+  private async notClaimed(msg: TaskMessage, s: FireState | null, recheck: boolean): Promise<FireResult> {
+    if (s === null) return this.duplicate(msg, 'stale', recheck);
+    if (isSettled(s)) {
+      this.settled.mark(msg);
+      return this.duplicate(msg, 'settled', recheck);
+    }
+    if (s.status === TaskStatus.Running && s.attempt <= msg.attempt) {
+      // Another executor holds the fire (or waits for its retry). Acking this message would lose the
+      // fire if that executor dies mid-callback before its own message is redelivered and the lease
+      // ends; so look again once the lease is over (the holder's result decides then).
+      const now = this.clock.now();
+      const at = Math.max(s.claimedUntil ?? now, now) + RECHECK_MARGIN_MS;
+      await this.publisher.defer(msg, at, true);
+      this.metrics.deferred.inc({ reason: 'held' });
+      if (!recheck) this.metrics.duplicates.inc({ reason: 'in_flight' });
+      this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} is held by ${s.claimedBy ?? 'a pending retry'}; rechecking at ${at}`);
+      return 'deferred-held';
+    }
+    return this.duplicate(msg, 'stale', recheck);
+  }
+
+  private duplicate(msg: TaskMessage, reason: 'settled' | 'stale', recheck: boolean): FireResult {
+    if (!recheck) this.metrics.duplicates.inc({ reason });
+    this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt}: ${reason}, not delivered again`);
+    return 'duplicate';
+  }
+
+  /** The timer is gone altogether: there is no app to file a row under. Counted and logged, never silent. */
+  private missedWithoutRow(msg: TaskMessage): FireResult {
+    this.metrics.missed.inc({ reason: 'timer_not_found' });
+    this.logger.warn(`fire ${msg.fireId} missed: timer not found (and no task row to record it in)`);
+    return 'missed';
+  }
+}
+
+function done(result: FireResult): Admission {
+  return { admitted: false, result };
+}

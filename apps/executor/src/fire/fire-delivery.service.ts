@@ -1,0 +1,68 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock, CLOCK } from '@timer/platform';
+import { CallbackClient, CallbackMethod, CallbackResult } from '@timer/callback';
+import { TaskMessage } from '@timer/contracts';
+import { TimerDefinition, TimerStatus } from '@timer/dal';
+import { ExecutorConfig } from '../config/executor.env';
+import { AttemptOutcomes } from './attempt-outcomes.service';
+import { ExecutorMetrics } from './executor.metrics';
+import { ClaimedAttempt, FireResult } from './fire.types';
+import { misfireDecision } from './misfire';
+import { TimerCache } from './timer-cache.service';
+
+const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * The second half of a task message (docs/pipeline.md, "executor"): one claimed attempt waits for
+ * run_at, is checked against its timer's definition (missing, deleted, disabled) and the misfire
+ * policy, is called back, and ends in its recorded outcome.
+ */
+@Injectable()
+export class FireDelivery {
+  constructor(
+    private readonly cache: TimerCache,
+    private readonly callback: CallbackClient,
+    private readonly outcomes: AttemptOutcomes,
+    private readonly config: ExecutorConfig,
+    private readonly metrics: ExecutorMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Runs one claimed attempt to its recorded outcome. */
+  async deliver(attempt: ClaimedAttempt): Promise<FireResult> {
+    const { msg, replayed } = attempt;
+    const wait = msg.runAt - this.clock.now();
+    if (wait > 0) await this.clock.sleep(wait);
+
+    const def = await this.cache.get(msg.timerId);
+    if (!def) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
+    if (def.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
+    if (def.timer.status !== TimerStatus.Enabled) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
+
+    const start = this.clock.now();
+    const lateness = start - msg.runAt;
+    // Retries are late by design (their backoff); the misfire policy judges the first attempt.
+    if (msg.attempt === 1 && !replayed) {
+      const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
+      if (!decision.deliver) return this.outcomes.missed(attempt, 'late', decision.reason, lateness);
+    }
+    this.metrics.lateness.observe(Math.max(0, lateness));
+
+    const result = await this.call(def, msg);
+    this.metrics.callbackDuration.observe(result.costMs);
+    return this.outcomes.called(attempt, def.timer, result, lateness);
+  }
+
+  private call(def: TimerDefinition, msg: TaskMessage): Promise<CallbackResult> {
+    const p = def.timer.notifyHttpParam;
+    const method = String(p?.method ?? '').toUpperCase() as CallbackMethod;
+    if (!p || typeof p.url !== 'string' || !METHODS.includes(method)) {
+      return Promise.resolve({ ok: false, costMs: 0, error: `invalid callback: method ${JSON.stringify(p?.method)}`, retryable: false });
+    }
+    return this.callback.deliver(
+      { url: p.url, method, header: p.header, body: p.body },
+      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt },
+      def.signingSecret ?? undefined,
+    );
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Pulsar message property names the roles and the ops tool read and write. Properties carry what is
+ * not part of the payload: correlation, routing hints and the reason a dead letter failed.
+ */
+export const MESSAGE_PROPERTIES = {
+  /** The fire id (`<timerId>-<runAtMs>`) of every task message: the correlation id in logs and tools. */
+  fireId: 'x-timer-fire-id',
+  /** `1` on a message the executor re-published to look at a held fire again (not a new duplicate). */
+  recheck: 'x-timer-recheck',
+  /** Set by `ops replay` to the dead-letter topic a message came from. */
+  replayedFrom: 'replayed-from',
+  /** Dead letters: the last error, HTTP status, attempts made and why no further attempt is made. */
+  error: 'x-timer-error',
+  httpStatus: 'x-timer-http-status',
+  attempts: 'x-timer-attempts',
+  reason: 'x-timer-reason',
+} as const;

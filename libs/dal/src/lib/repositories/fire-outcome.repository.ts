@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { FireRef } from '@timer/contracts';
+import { DataSource } from 'typeorm';
+import { TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskStatusValue } from '../entities/task.entity';
+import { truncateUtf8 } from '../truncate';
+import { compareKeys, fireState, inChunks, keyedValues } from './fire-query-helpers';
+import { affectedRows, isId } from './query-helpers';
+
+/**
+ * The outcome of one claimed attempt, written only while the claim is still the writer's (fenced on
+ * `token` and `attempt`). `status` Running means "waiting for the next attempt".
+ */
+export interface FireOutcome extends FireRef {
+  token: string;
+  attempt: number;
+  status: TaskStatusValue;
+  httpStatus: number | null;
+  costMs: number | null;
+  latenessMs: number | null;
+  /** Cut to TASK_ERROR_MAX bytes here; any length may be passed. */
+  error: string | null;
+  /** Cut to TASK_OUTPUT_MAX bytes here; any length may be passed. */
+  output: string | null;
+  /** New claimed_by: the token for a settled fire (who settled it), null while waiting for a retry. */
+  claimedBy: string | null;
+  /** New claimed_until: null for a settled fire, retry time + lease while waiting for a retry. */
+  claimedUntil: number | null;
+}
+
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
+
+/** A value that fits an INT / SMALLINT column, so a wild number never fails the write. */
+function clampInt(v: number | null, min = INT_MIN, max = INT_MAX): number | null {
+  if (v === null || !Number.isFinite(v)) return null;
+  return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+/** The executor's outcome writes on `tasks` rows, batched and fenced by the claim. */
+@Injectable()
+export class FireOutcomeRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Writes outcomes, {@link OUTCOME_CHUNK} rows per statement, each only where the row is still held
+   * by the outcome's claim (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
+   * order, whether it was written (false: the claim was lost to another executor meanwhile).
+   * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
+   */
+  recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
+    return inChunks(outcomes, (chunk) => this.recordChunk(chunk));
+  }
+
+  private async recordChunk(chunk: FireOutcome[]): Promise<boolean[]> {
+    const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
+    // Key order, as claims lock rows, so an outcome batch and a claim batch cannot deadlock.
+    const rows = chunk.filter((_, i) => valid[i]).sort(compareKeys);
+    if (rows.length === 0) return chunk.map(() => false);
+    const v = keyedValues(
+      rows.map((o) => [
+        o.token,
+        o.attempt,
+        o.status,
+        clampInt(o.httpStatus, -32_768, 32_767),
+        clampInt(o.costMs),
+        clampInt(o.latenessMs),
+        truncateUtf8(o.error, TASK_ERROR_MAX),
+        truncateUtf8(o.output, TASK_OUTPUT_MAX),
+        o.claimedBy,
+        o.claimedUntil,
+      ]),
+      rows,
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until'],
+    );
+    // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
+    const result = await this.dataSource.query(
+      `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+       SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
+           t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by
+       WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
+      v.params,
+    );
+    let rowApplied: boolean[];
+    // mysql2 connects with CLIENT_FOUND_ROWS: affectedRows counts matched rows, changed or not.
+    if (affectedRows(result) >= rows.length) {
+      rowApplied = rows.map(() => true);
+    } else {
+      // Some claim was lost (rare): find out which rows now carry what this batch wrote.
+      rowApplied = await Promise.all(
+        rows.map(async (o) => {
+          const s = await fireState(this.dataSource, o);
+          return (
+            s !== null &&
+            s.status === o.status &&
+            s.attempt === o.attempt &&
+            s.claimedBy === o.claimedBy &&
+            s.claimedUntil === o.claimedUntil
+          );
+        }),
+      );
+    }
+    const appliedByOutcome = new Map(rows.map((o, i) => [o, rowApplied[i]]));
+    return chunk.map((o) => appliedByOutcome.get(o) ?? false);
+  }
+}

@@ -1,0 +1,98 @@
+import type Redis from 'ioredis';
+import { SliceMessage } from '@timer/contracts';
+import { extendLockToken, LockTokenExtension, releaseLockToken } from './lock-token';
+import { SLICE_STATE_TTL_MS, sliceCursorKey, sliceDoneAllKey, sliceDoneKey, sliceLockResource } from './slice-keys';
+import { SliceIndex } from './slice-index';
+
+/** What the scheduler knows of one minute's slices. */
+export interface MinuteState {
+  minute: number;
+  buckets: number;
+  /** The minute's `slice-done-all` marker exists: every bucket is done. */
+  allDone: boolean;
+  /** Per bucket: its `slice-done` marker exists. Empty when `allDone`. */
+  done: boolean[];
+}
+
+/**
+ * The progress of slices in Redis: done markers, cursors and the slice lock as the trigger holds it.
+ * The scheduler reads it to decide what to offer; the trigger writes it while it walks. Methods throw
+ * when Redis fails.
+ */
+export class SliceStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly index: SliceIndex,
+  ) {}
+
+  /**
+   * Bucket count of each minute: the recorded count, or the default recorded now (SET NX) for a minute
+   * nothing indexed yet. Recording it matters: the trigger also reconciles with MySQL, so a minute with
+   * rows but no index entry is walked all the same, and everyone must split it the same way.
+   */
+  buckets(minutes: number[]): Promise<number[]> {
+    return Promise.all(minutes.map((m) => this.index.buckets(m)));
+  }
+
+  /** Done markers of every bucket of the given minutes, in one round trip. */
+  async state(minutes: { minute: number; buckets: number }[]): Promise<MinuteState[]> {
+    if (minutes.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const { minute, buckets } of minutes) {
+      pipeline.exists(sliceDoneAllKey(this.prefix, minute));
+      for (let b = 0; b < buckets; b++) pipeline.exists(sliceDoneKey(this.prefix, minute, b));
+    }
+    const results = (await pipeline.exec()) ?? [];
+    let i = 0;
+    const next = (): boolean => {
+      const [err, value] = results[i++] ?? [new Error('missing pipeline result'), null];
+      if (err) throw err;
+      return Number(value) === 1;
+    };
+    return minutes.map(({ minute, buckets }) => {
+      const allDone = next();
+      const done: boolean[] = [];
+      for (let b = 0; b < buckets; b++) done.push(next());
+      return { minute, buckets, allDone, done: allDone ? [] : done };
+    });
+  }
+
+  /** Records that every bucket of the minute is done, so later ticks check one key for it. */
+  async markMinuteDone(minute: number): Promise<void> {
+    await this.redis.set(sliceDoneAllKey(this.prefix, minute), '1', 'PX', SLICE_STATE_TTL_MS);
+  }
+
+  /** Extends the slice lock with the message's token (or takes it back when it expired and is free). */
+  extend(slice: SliceMessage, ttlMs: number): Promise<LockTokenExtension> {
+    // An expired lock nobody took (e.g. Redis restarted, or the lease ran out during a stall) is taken
+    // back with the same token rather than abandoning the walk; never once the slice is done.
+    return extendLockToken(this.redis, this.prefix, {
+      resource: sliceLockResource(slice.minute, slice.bucket),
+      token: slice.lockToken,
+      ttlMs,
+      reclaimIfFree: true,
+      unlessKeyExists: sliceDoneKey(this.prefix, slice.minute, slice.bucket),
+    });
+  }
+
+  /** Token-checked release of the slice lock. */
+  release(slice: SliceMessage): Promise<boolean> {
+    return releaseLockToken(this.redis, this.prefix, sliceLockResource(slice.minute, slice.bucket), slice.lockToken);
+  }
+
+  async readCursor(minute: number, bucket: number): Promise<number | null> {
+    const value = await this.redis.get(sliceCursorKey(this.prefix, minute, bucket));
+    if (value === null) return null;
+    const at = Number(value);
+    return Number.isSafeInteger(at) ? at : null;
+  }
+
+  async writeCursor(minute: number, bucket: number, at: number): Promise<void> {
+    await this.redis.set(sliceCursorKey(this.prefix, minute, bucket), String(at), 'PX', SLICE_STATE_TTL_MS);
+  }
+
+  async markDone(minute: number, bucket: number): Promise<void> {
+    await this.redis.set(sliceDoneKey(this.prefix, minute, bucket), '1', 'PX', SLICE_STATE_TTL_MS);
+  }
+}
