@@ -1,13 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository } from '@timer/dal';
+import { AppRepository, LedgerRepository } from '@timer/dal';
 import { CLOCK, loadConfig, RoleConfig, systemClock } from '@timer/platform';
-import { FireWriter, RoleRuntimeModule } from '@timer/runtime';
+import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
+import { AuthFailureLimiterService } from './auth/auth-failure-limiter.service';
 import { AuthGuard } from './auth/auth.guard';
 import { APP_TOKENS } from './auth/auth.tokens';
 import { RateLimiterService } from './auth/rate-limiter.service';
+import { RedisWindowCounter } from './auth/redis-window';
 import { TokenAuthService } from './auth/token-auth.service';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { HttpSetupService } from './common/http-setup.service';
@@ -17,6 +19,8 @@ import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
 import { TimersService } from './timers/timers.service';
+import { AccountingController } from './accounting/accounting.controller';
+import { AccountingService } from './accounting/accounting.service';
 
 /** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
@@ -30,7 +34,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, TasksController, AppsController],
+      controllers: [TimersController, TasksController, AppsController, AccountingController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -40,12 +44,17 @@ export class AppModule {
         // Repositories come from DalModule (global, via RoleRuntimeModule).
         { provide: APP_TOKENS, useExisting: AppRepository },
         TokenAuthService,
+        RedisWindowCounter,
         RateLimiterService,
+        AuthFailureLimiterService,
         AuthGuard,
+        TaskPublisher,
         FireWriter,
         TimersService,
         TasksService,
         AppsService,
+        LedgerRepository,
+        AccountingService,
       ],
     };
   }

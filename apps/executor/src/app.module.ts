@@ -7,6 +7,7 @@ import { AttemptOutcomes } from './fire/attempt-outcomes.service';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
 import { ClaimBatcher } from './fire/claim-batcher.service';
 import { ExecutorMetrics } from './fire/executor.metrics';
+import { ExecutorLiveness } from './fire/executor-liveness.service';
 import { FireAdmission } from './fire/fire-admission.service';
 import { FireClaimer } from './fire/fire-claimer.service';
 import { FireDelivery } from './fire/fire-delivery.service';
@@ -44,6 +45,7 @@ export class AppModule {
         callbackClientProvider,
         CallbackClientCloser,
         SettledFires,
+        ExecutorLiveness,
         FireClaimer,
         FireAdmission,
         AttemptOutcomes,

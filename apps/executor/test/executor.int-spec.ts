@@ -60,21 +60,21 @@ describe('executor (allowPrivate: true)', () => {
 
   it('delivers a message sent twice once and counts one duplicate (after settling, and while in flight)', async () => {
     const timer = await h.timer({ url: receiver.url('/twice') });
-    const before = await metricValue(h, 'timer_duplicate_deliveries_total');
+    const before = await metricValue(h, 'timer_duplicate_messages_total');
     // Sequential: the second copy arrives after the fire settled.
     const runAt = Date.now();
     await h.row(timer.id, runAt);
     await h.publish(timer.id, runAt);
     await settled(h, timer.id, runAt);
     await h.publish(timer.id, runAt);
-    await eventually('one duplicate counted', async () => (await metricValue(h, 'timer_duplicate_deliveries_total')) === before + 1, 15_000);
-    expect(await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'settled' })).toBeGreaterThanOrEqual(1);
+    await eventually('one duplicate counted', async () => (await metricValue(h, 'timer_duplicate_messages_total')) === before + 1, 15_000);
+    expect(await metricValue(h, 'timer_duplicate_messages_total', { reason: 'settled' })).toBeGreaterThanOrEqual(1);
     // Concurrent: both copies arrive before run_at; one claims, the other is fenced off.
     const runAt2 = Date.now() + 1_500;
     await h.row(timer.id, runAt2);
     await Promise.all([h.publish(timer.id, runAt2), h.publish(timer.id, runAt2)]);
     await settled(h, timer.id, runAt2);
-    await eventually('second duplicate counted', async () => (await metricValue(h, 'timer_duplicate_deliveries_total')) === before + 2, 15_000);
+    await eventually('second duplicate counted', async () => (await metricValue(h, 'timer_duplicate_messages_total')) === before + 2, 15_000);
     await pause(1_000);
     expect(receiver.callsTo('/twice').map((c) => c.headers['x-timer-scheduled-at'])).toEqual([String(runAt), String(runAt2)]);
   });
@@ -166,6 +166,31 @@ describe('executor (allowPrivate: true)', () => {
     expect(task).toMatchObject({ attempt: 1, status: TaskStatus.Succeeded });
     await pause(1_000);
     expect(receiver.callsTo('/crashed-fresh')).toHaveLength(1);
+  });
+
+  it('takes a fire over from an executor process that is gone, before its lease ends, and flags the callback', async () => {
+    const timer = await h.timer({ url: receiver.url('/holder-gone') });
+    const runAt = Date.now() - 1_000;
+    await h.row(timer.id, runAt);
+    const leaseEnd = Date.now() + 50_000;
+    // A claim token of a process whose liveness key does not exist (SIGKILLed: it stopped beating).
+    await h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [
+      TaskStatus.Running,
+      'gone-host:4242:deadbeef:7',
+      leaseEnd,
+      timer.id,
+      runAt,
+    ]);
+    const published = Date.now();
+    await h.publish(timer.id, runAt);
+    const task = await settled(h, timer.id, runAt);
+    const calls = receiver.callsTo('/holder-gone');
+    expect(calls).toHaveLength(1);
+    expect(calls[0].at - published).toBeLessThan(5_000);
+    expect(calls[0].headers['x-timer-redelivery']).toBe('1');
+    expect(task).toMatchObject({ attempt: 1, status: TaskStatus.Succeeded });
+    expect(task!.claimedBy).not.toBe('gone-host:4242:deadbeef:7');
+    expect(await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'holder_died' })).toBe(1);
   });
 
   it('re-creates a missing row and records the fire of a deleted timer missed', async () => {

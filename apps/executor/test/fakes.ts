@@ -94,6 +94,14 @@ export class FakeFires {
     return r ? { status: r.status, attempt: r.attempt, claimedBy: r.claimedBy, claimedUntil: r.claimedUntil } : null;
   }
 
+  /** FireClaimRepository.takeOver: only while `holder` still holds the fire at this attempt or the one before. */
+  async takeOver(c: FireClaimRequest, holder: string): Promise<boolean> {
+    const r = this.rows.get(key(c));
+    if (!r || r.status !== TaskStatus.Running || r.claimedBy !== holder || (r.attempt !== c.attempt && r.attempt !== c.attempt - 1)) return false;
+    Object.assign(r, { attempt: c.attempt, claimedBy: c.token, claimedUntil: c.nowMs + c.leaseMs });
+    return true;
+  }
+
   async reopenFailed(k: FireRef): Promise<boolean> {
     const r = this.rows.get(key(k));
     if (!r || r.status !== TaskStatus.Failed) return false;
@@ -227,3 +235,15 @@ export class FakeBloom {
 }
 
 export type StatusValue = TaskStatusValue;
+
+/** ExecutorLiveness: this process is `exec-a`; processes in `dead` count as gone. */
+export class FakeLiveness {
+  readonly processId = 'exec-a';
+  readonly dead = new Set<string>();
+  token(seq: number): string {
+    return `${this.processId}:${seq}`;
+  }
+  async isDead(token: string): Promise<boolean> {
+    return this.dead.has(token.slice(0, token.lastIndexOf(':')));
+  }
+}

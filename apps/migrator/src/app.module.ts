@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MigratorWindowRepository } from '@timer/dal';
+import { LedgerRepository, MigratorWindowRepository } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { FireWriter, RoleRuntimeModule } from '@timer/runtime';
+import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
@@ -9,6 +9,9 @@ import { MigratorService, RANGE_COORDINATION } from './migration/migrator.servic
 import { RangeCoordinator } from './migration/range-coordinator';
 import { RangeHandler } from './migration/range.handler';
 import { RetentionService } from './migration/retention.service';
+import { ReconcilerLoop } from './reconcile/reconciler.loop';
+import { ReconcilerMetrics } from './reconcile/reconciler.metrics';
+import { ReconcilerService } from './reconcile/reconciler.service';
 
 /**
  * The migrator role: expands enabled timers into task rows and the slice index, window by window;
@@ -32,12 +35,17 @@ export class AppModule {
         { provide: MigratorMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new MigratorMetrics(m.registry) },
         // The DataSource comes from DalModule (global, via RoleRuntimeModule).
         MigratorWindowRepository,
+        TaskPublisher,
         FireWriter,
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         MigratorService,
         RetentionService,
         MigratorLoop,
+        LedgerRepository,
+        { provide: ReconcilerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new ReconcilerMetrics(m.registry) },
+        ReconcilerService,
+        ReconcilerLoop,
       ],
     };
   }

@@ -2,12 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { SliceTaskRepository } from '@timer/dal';
 import { CLOCK, Clock, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
 import { SliceIndex, SliceStore } from '@timer/redis';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { TriggerConfig, TriggerEnv } from './config/trigger.env';
 import { SliceWalker } from './slices/slice-walker';
 import { SlicesHandler } from './slices/slices.handler';
 import { SlicesService } from './slices/slices.service';
-import { PulsarTaskPublisher } from './slices/task-publisher.pulsar';
 import { TriggerMetrics } from './slices/trigger.metrics';
 
 /** The trigger role: walks slices from `timer-slices` and publishes their fires on `timer-tasks`. */
@@ -29,17 +28,17 @@ export class AppModule {
         { provide: TriggerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new TriggerMetrics(m.registry) },
         // Not in DalRepositoriesModule: provided here over the DataSource DalModule opens.
         SliceTaskRepository,
-        PulsarTaskPublisher,
+        TaskPublisher,
         {
           provide: SliceWalker,
-          inject: [TriggerConfig, CLOCK, SliceStore, SliceIndex, SliceTaskRepository, PulsarTaskPublisher, TriggerMetrics],
+          inject: [TriggerConfig, CLOCK, SliceStore, SliceIndex, SliceTaskRepository, TaskPublisher, TriggerMetrics],
           useFactory: (
             c: TriggerConfig,
             clock: Clock,
             state: SliceStore,
             index: SliceIndex,
             mysql: SliceTaskRepository,
-            publisher: PulsarTaskPublisher,
+            publisher: TaskPublisher,
             metrics: TriggerMetrics,
           ) =>
             new SliceWalker(

@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { AddressInfo } from 'net';
 import { CallbackClient, verifySignature } from '../src';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: string }
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; rawHeaders: string[]; body: string }
 
 describe('CallbackClient against a real HTTP receiver on loopback', () => {
   let server: Server;
@@ -15,7 +15,7 @@ describe('CallbackClient against a real HTTP receiver on loopback', () => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
-        seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        seen.push({ method: req.method!, url: req.url!, headers: req.headers, rawHeaders: req.rawHeaders, body });
         respond(req, res);
       });
     });
@@ -50,6 +50,32 @@ describe('CallbackClient against a real HTTP receiver on loopback', () => {
       'x-timer-attempt': '2',
     });
     expect(verifySignature('shh', req.headers['x-timer-signature'] as string, body, 60_000)).toBe(true);
+    expect(req.headers['x-timer-redelivery']).toBeUndefined();
+  });
+
+  it('flags a redelivery (an earlier delivery of the attempt may have reached the receiver)', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    await client.deliver({ url: `${base}/again`, method: 'POST', body: '{}' }, { ...fire, redelivery: true });
+    await client.close();
+    expect(seen[seen.length - 1].headers).toMatchObject({ 'x-timer-redelivery': '1', 'x-timer-fire-id': '42-1763800000000', 'x-timer-attempt': '2' });
+  });
+
+  it('sends our User-Agent, unless the timer gives one (any case): then only the timer\'s', async () => {
+    const client = new CallbackClient({ allowPrivate: true, userAgent: 'timer-service/test' });
+    const userAgents = () => {
+      const raw = seen[seen.length - 1].rawHeaders;
+      return raw.filter((_v, i) => i % 2 === 1 && raw[i - 1].toLowerCase() === 'user-agent');
+    };
+    await client.deliver({ url: base, method: 'GET' }, fire);
+    expect(userAgents()).toEqual(['timer-service/test']);
+    await client.deliver({ url: base, method: 'GET', header: { 'User-Agent': ['billing-bot/2.1'] } }, fire);
+    expect(userAgents()).toEqual(['billing-bot/2.1']);
+    await client.deliver({ url: base, method: 'POST', header: { 'user-agent': ['lower/1'], 'X-Other': ['x'] }, body: '{}' }, fire);
+    expect(userAgents()).toEqual(['lower/1']);
+    expect(seen[seen.length - 1].headers).toMatchObject({ 'x-other': 'x', 'x-timer-id': '42' });
+    await client.deliver({ url: base, method: 'GET', header: { 'USER-AGENT': ['upper/1'] } }, fire);
+    expect(userAgents()).toEqual(['upper/1']);
+    await client.close();
   });
 
   it('treats non-2xx as failure: 5xx/429 retryable, 4xx not', async () => {

@@ -13,4 +13,4 @@ export {
 } from './lib/messages';
 export { FireRef, fireId, fireIdPrefix, formatFireId, isTimerId, parseFireId } from './lib/fire-ref';
 export { MESSAGE_PROPERTIES } from './lib/properties';
-export { DEFAULT_WINDOW_MINUTES, isMinuteStart, MINUTE_MS, minuteOf, preparedWindows, Window, windowOf, WINDOWS_AHEAD } from './lib/time';
+export { DEFAULT_WINDOW_MINUTES, isMinuteStart, MINUTE_MS, minuteOf, NEAR_NOW_MS, preparedWindows, Window, windowOf, WINDOWS_AHEAD } from './lib/time';

@@ -20,3 +20,4 @@ export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers'
 export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/repositories/fire-claim.repository';
 export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
+export { LedgerRepository, OverdueFire, WindowAccount } from './lib/repositories/ledger.repository';

@@ -3,6 +3,7 @@ export { HeldLock, LockOptions, RedisLock } from './lib/redis-lock';
 export { BLOOM_BATCH, BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filter';
 export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { MinuteState, SliceStore } from './lib/slice-store';
+export { RescueMarks } from './lib/rescue-marks';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';
 export {

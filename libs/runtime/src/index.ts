@@ -1,2 +1,3 @@
 export { RoleRuntimeModule } from './lib/role-runtime.module';
-export { FireIndexer, FireRows, FireWriter } from './lib/fire-writer';
+export { DueFirePublisher, FireIndexer, FireRows, FireWriter, WrittenFires } from './lib/fire-writer';
+export { TaskPublisher } from './lib/task-publisher';

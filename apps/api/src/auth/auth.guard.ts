@@ -2,7 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from '../common/errors';
 import { APP_NAME } from '../common/validators';
-import { AuthedRequest } from './principal';
+import { AuthFailureLimiterService } from './auth-failure-limiter.service';
+import { clientAddress } from './client-address';
+import { AuthedRequest, Principal } from './principal';
 import { RateLimiterService } from './rate-limiter.service';
 import { TokenAuthService } from './token-auth.service';
 
@@ -15,20 +17,22 @@ function rateKey(req: Request & AuthedRequest): string {
 }
 
 /**
- * Authentication, then the per-app rate limit. Applied to the API controllers only (`@ApiAuth()`),
- * so /health, /metrics and /api/docs stay open.
+ * The failed-authentication limit of the client's address, authentication, then the per-app rate
+ * limit. Applied to the API controllers only (`@ApiAuth()`), so /health, /metrics and /api/docs stay
+ * open.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly auth: TokenAuthService,
     private readonly limiter: RateLimiterService,
+    private readonly failures: AuthFailureLimiterService,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const http = ctx.switchToHttp();
     const req = http.getRequest<Request & AuthedRequest>();
-    req.principal = await this.auth.authenticate(req.headers.authorization);
+    req.principal = await this.authenticate(req);
     if (!this.limiter.enabled) return true;
     const d = await this.limiter.take(rateKey(req));
     const res = http.getResponse<Response>();
@@ -40,5 +44,21 @@ export class AuthGuard implements CanActivate {
       });
     }
     return true;
+  }
+
+  /**
+   * The caller's principal. A failed attempt (401) counts against the client's address; an address
+   * that has failed too often is refused (429) before its token is looked at.
+   */
+  private async authenticate(req: Request): Promise<Principal> {
+    if (!this.failures.enabled) return this.auth.authenticate(req.headers.authorization);
+    const address = clientAddress(req);
+    await this.failures.assertAllowed(address);
+    try {
+      return await this.auth.authenticate(req.headers.authorization);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) await this.failures.recordFailure(address);
+      throw e;
+    }
   }
 }

@@ -13,35 +13,54 @@ interface Rendered {
   headers?: Record<string, string>;
 }
 
-/** Body-parser failures carry `type` and `status`; their message is safe to show when `expose` is set. */
+/**
+ * Body-parser failures carry `type` and `status`; their message is safe to show when `expose` is set.
+ * A body that does not decompress is passed on untyped: zlib's own error (`errno`, `code`), status 400.
+ */
 interface ParserError {
   type?: unknown;
   status?: unknown;
   expose?: unknown;
   message?: unknown;
+  encoding?: unknown;
+  charset?: unknown;
+  errno?: unknown;
+  code?: unknown;
 }
 
+/** An encoding or charset name as the client sent it, quoted, when it is short and printable. */
+const named = (v: unknown): string => (typeof v === 'string' && /^[\x20-\x7e]{1,32}$/.test(v) ? JSON.stringify(v) : '(unreadable)');
+
 /**
- * Body-parser failures (malformed JSON, too large, bad charset) as the API's error. Nest turns a JSON
- * SyntaxError into a generic 400 with the parser's message before filters see it, so `HttpSetupService`
- * converts these right after the parser, for `/api/` paths.
+ * Body-parser failures (malformed, too deep or undecompressable JSON, too large, bad encoding or
+ * charset) as the API's error. Nest turns a JSON SyntaxError into a generic 400 with the parser's
+ * message before filters see it, so `HttpSetupService` converts these right after the parser, for
+ * `/api/` paths; the filter converts those of later parsers (Nest's urlencoded one).
  */
-export function parserError(e: unknown): ApiError | undefined {
+export function parserError(e: unknown, req?: Request): ApiError | undefined {
   if (typeof e !== 'object' || e === null) return undefined;
-  const r = fromParser(e as ParserError);
+  const r = fromParser(e as ParserError, req);
   return r ? new ApiError(r.status, r.code as ErrorCode, r.msg) : undefined;
 }
 
-function fromParser(e: ParserError): Rendered | undefined {
-  if (typeof e.type !== 'string' || typeof e.status !== 'number' || e.status < 400 || e.status >= 500) return undefined;
+function fromParser(e: ParserError, req?: Request): Rendered | undefined {
+  if (typeof e.status !== 'number' || e.status < 400 || e.status >= 500) return undefined;
+  if (typeof e.type !== 'string') {
+    if (e.status !== 400 || typeof e.errno !== 'number' || typeof e.code !== 'string') return undefined;
+    const encoding = named(req?.headers['content-encoding']);
+    return { status: 400, code: ErrorCode.UNDECODABLE_BODY, msg: `request body could not be decompressed (Content-Encoding ${encoding})` };
+  }
   switch (e.type) {
     case 'entity.parse.failed':
       return { status: 400, code: ErrorCode.MALFORMED_JSON, msg: 'malformed JSON body' };
+    case 'entity.too.deep':
+      return { status: 400, code: ErrorCode.JSON_TOO_DEEP, msg: String(e.message) };
     case 'entity.too.large':
       return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, msg: 'request body too large' };
     case 'encoding.unsupported':
+      return { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, msg: `unsupported Content-Encoding ${named(e.encoding)}: use identity, gzip, deflate or br` };
     case 'charset.unsupported':
-      return { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, msg: 'unsupported body encoding or charset' };
+      return { status: 415, code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, msg: `unsupported charset ${named(e.charset)}: use UTF-8` };
     default:
       return { status: e.status, code: e.status * 100, msg: e.expose === true && typeof e.message === 'string' ? e.message : 'bad request' };
   }
@@ -79,7 +98,7 @@ export class ApiExceptionFilter extends BaseExceptionFilter {
     if (!path.startsWith('/api/') || path.startsWith('/api/docs')) return super.catch(exception, host);
 
     const requestId = this.requestId(req);
-    const r = this.render(exception);
+    const r = this.render(exception, req);
     if (r.status >= 500) {
       const detail = exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
       this.logger.error(`[${requestId}] ${req.method} ${path} -> ${r.status}: ${detail}`);
@@ -95,11 +114,11 @@ export class ApiExceptionFilter extends BaseExceptionFilter {
     res.status(r.status).json({ code: r.code, msg: r.msg, requestId });
   }
 
-  private render(e: unknown): Rendered {
+  private render(e: unknown, req: Request): Rendered {
     if (e instanceof ApiError) return { status: e.status, code: e.code, msg: e.message, headers: e.headers };
     if (e instanceof HttpException) return fromHttpException(e);
     if (typeof e === 'object' && e !== null) {
-      const parsed = fromParser(e as ParserError);
+      const parsed = fromParser(e as ParserError, req);
       if (parsed) return parsed;
     }
     return { status: 500, code: ErrorCode.INTERNAL, msg: 'internal error' };

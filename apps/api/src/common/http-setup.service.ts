@@ -3,15 +3,18 @@ import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
+import { refuseDeepJson } from './json-depth';
 import { ApiConfig } from '../config/api.env';
 import { serveOpenApi } from '../docs/openapi';
 
 /**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
- * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES). Nest installs its own
+ * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
+ *   deeper than MAX_JSON_DEPTH before they are parsed (`refuseDeepJson`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
- *   before `init()`;
+ *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
+ *   envelope right after it (`parserError`);
  * - the OpenAPI document and UI.
  * Both happen when the HTTP adapter is attached (`HttpAdapterHost.init$`, which replays): during
  * `NestFactory.create` in production, in `createNestApplication()` in tests; in both cases before routes.
@@ -27,9 +30,9 @@ export class HttpSetupService {
         this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
         return;
       }
-      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true });
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: refuseDeepJson });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
-        next((req.path.startsWith('/api/') && parserError(err)) || err);
+        next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });
       serveOpenApi(host, modules);
     });

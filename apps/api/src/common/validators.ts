@@ -66,10 +66,16 @@ export function IsHeaderMap(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** Why a callback URL is unusable (syntax only; the private-address rule needs config), or undefined. */
+/**
+ * Why a callback URL is unusable (syntax only; the private-address rule needs config), or undefined.
+ * Checked on the raw string: the URL parser silently drops TAB, CR and LF, but the raw string is what
+ * is stored and called. Credentials in the URL (`user:pass@`) are refused: they would be stored and
+ * shown in clear, and a header (`Authorization`) says the same thing explicitly.
+ */
 export function urlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
   if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  if (/[\x00-\x1f\x7f]/.test(value)) return 'must not contain control characters (CR, LF, TAB, ...)';
   let url: URL;
   try {
     url = new URL(value);
@@ -78,6 +84,11 @@ export function urlProblem(value: unknown): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
   if (!url.hostname) return 'must name a host';
+  // Also an empty `@` (the parser drops it, the raw string keeps it); a backslash ends the authority like `/`.
+  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:[/\\]*[^/?#\\]*@/i.test(value)) {
+    return 'must not contain credentials (user:password@); send them in notifyHTTPParam.header (e.g. Authorization)';
+  }
+  if (url.port === '0') return 'must not use port 0';
   return undefined;
 }
 
@@ -98,4 +109,46 @@ export function IsCallbackUrl(options?: ValidationOptions): PropertyDecorator {
 export function toTimerId({ value }: { value: unknown }): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return value;
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+}
+
+/** Why the fields of an ISO date-time name no real instant, or undefined. */
+function isoFieldProblem(f: number[]): string | undefined {
+  const [year, month, day, hour, minute, second, offHours, offMinutes] = f;
+  if (month < 1 || month > 12) return `month ${month} does not exist`;
+  if (day < 1 || day > daysInMonth(year, month)) return `day ${day} does not exist in ${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
+  if (hour > 23) return 'hour must be 00-23 (24:00 is not accepted: write 00:00 of the next day)';
+  if (minute > 59) return 'minute must be 00-59';
+  if (second > 59) return 'second must be 00-59';
+  if (offHours > 23 || offMinutes > 59) return 'offset must be within -23:59..+23:59';
+  return undefined;
+}
+
+/**
+ * Epoch ms of an ISO 8601 date-time with `Z` or an offset (`2027-02-28T10:00Z`, seconds and fraction
+ * optional), `{ problem }` when it has that shape but names no real instant, undefined when it does
+ * not have that shape. Every field is range-checked: `Date.parse` would roll `02-30` over to March
+ * and read `T24:00` as the next day.
+ */
+export function parseIsoInstant(text: string): { ms: number } | { problem: string } | undefined {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '0', frac = '', sign, oh = '0', om = '0'] = m;
+  const fields = [y, mo, d, h, mi, s, oh, om].map(Number);
+  const problem = isoFieldProblem(fields);
+  if (problem) return { problem };
+  const [year, month, day, hour, minute, second, offHours, offMinutes] = fields;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
+  const t = new Date(0);
+  t.setUTCFullYear(year, month - 1, day);
+  t.setUTCHours(hour, minute, second, Number(frac.padEnd(3, '0').slice(0, 3)));
+  const offsetMs = (sign === '-' ? -1 : 1) * (offHours * 60 + offMinutes) * 60_000;
+  return { ms: t.getTime() - offsetMs };
 }

@@ -10,12 +10,13 @@ describe('ApiEnv', () => {
       TIMER_AUTH_DISABLED: false,
       TIMER_CALLBACK_ALLOW_PRIVATE: false,
       TIMER_RATE_LIMIT_PER_SEC: 500,
+      TIMER_AUTH_FAILURES_PER_MIN: 20,
       TIMER_WINDOW_MINUTES: 60,
       TIMER_CALLBACK_BODY_MAX_BYTES: 65_536,
       TIMER_BODY_LIMIT_BYTES: 262_144,
     });
     expect(c.TIMER_ADMIN_TOKEN).toBeUndefined();
-    expect(API_VARIABLES).toEqual(expect.arrayContaining(['TIMER_ADMIN_TOKEN', 'TIMER_AUTH_DISABLED', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']));
+    expect(API_VARIABLES).toEqual(expect.arrayContaining(['TIMER_ADMIN_TOKEN', 'TIMER_AUTH_DISABLED', 'TIMER_AUTH_FAILURES_PER_MIN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']));
   });
 
   it('keeps auth on when TIMER_AUTH_DISABLED is set to "false" (and reads every boolean from its string)', () => {
@@ -27,15 +28,21 @@ describe('ApiEnv', () => {
     expect(on.TIMER_CALLBACK_ALLOW_PRIVATE).toBe(true);
   });
 
+  it('reads TIMER_AUTH_FAILURES_PER_MIN, 0 turning the limit off, and refuses what is not a count', () => {
+    expect(loadConfig(ApiEnv, { TIMER_AUTH_FAILURES_PER_MIN: '0' }).TIMER_AUTH_FAILURES_PER_MIN).toBe(0);
+    expect(loadConfig(ApiEnv, { TIMER_AUTH_FAILURES_PER_MIN: '5' }).TIMER_AUTH_FAILURES_PER_MIN).toBe(5);
+    for (const bad of ['-1', '1.5', 'many']) expect(() => loadConfig(ApiEnv, { TIMER_AUTH_FAILURES_PER_MIN: bad })).toThrow(/TIMER_AUTH_FAILURES_PER_MIN/);
+  });
+
   it('stops the boot naming every bad variable', () => {
     const role = loadRoleConfig('api', {});
     try {
-      AppModule.register(role, { TIMER_ADMIN_TOKEN: 'short', TIMER_RATE_LIMIT_PER_SEC: 'lots', TIMER_WINDOW_MINUTES: '0', TIMER_AUTH_DISABLED: 'true' });
+      AppModule.register(role, { TIMER_ADMIN_TOKEN: 'short', TIMER_RATE_LIMIT_PER_SEC: 'lots', TIMER_AUTH_FAILURES_PER_MIN: '-1', TIMER_WINDOW_MINUTES: '0', TIMER_AUTH_DISABLED: 'true' });
       throw new Error('expected a ConfigError');
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
-      expect(names).toEqual(['TIMER_ADMIN_TOKEN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']);
+      expect(names).toEqual(['TIMER_ADMIN_TOKEN', 'TIMER_AUTH_FAILURES_PER_MIN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']);
     }
   });
 });

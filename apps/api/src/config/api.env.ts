@@ -27,6 +27,13 @@ export class ApiEnv extends WindowEnv {
   @IsInt() @Min(0) @Max(1_000_000)
   TIMER_RATE_LIMIT_PER_SEC: number = 500;
 
+  /**
+   * Failed authentications (401) per client address per minute, all api replicas together (Redis fixed
+   * one-minute window); past it the address gets 429 until the window ends; 0 = off.
+   */
+  @IsInt() @Min(0) @Max(1_000_000)
+  TIMER_AUTH_FAILURES_PER_MIN: number = 20;
+
   /** Largest callback body (`notifyHTTPParam.body`, UTF-8 bytes) a timer may carry. */
   @IsInt() @Min(1) @Max(1_048_576)
   TIMER_CALLBACK_BODY_MAX_BYTES: number = 65_536;
@@ -58,6 +65,9 @@ export class ApiConfig {
   }
   get rateLimitPerSec(): number {
     return this.env.TIMER_RATE_LIMIT_PER_SEC;
+  }
+  get authFailuresPerMin(): number {
+    return this.env.TIMER_AUTH_FAILURES_PER_MIN;
   }
   get windowMs(): number {
     return windowMsOf(this.env);

@@ -28,9 +28,20 @@ describe('isPrivateLiteralHost', () => {
     'http://[2001:db8::1]/',
     // NAT64 of a loopback address.
     'http://[64:ff9b::127.0.0.1]/',
+    // IPv6 forms the executor refuses too (one rule, `isPrivateAddress`): IPv4-compatible, 6to4 of a
+    // blocked range, local-use NAT64, site-local, IPv4-mapped and IPv4-translated in other spellings.
+    'http://[::127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://[64:ff9b:1::808:808]/',
+    'http://[fec0::1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+    'http://[::ffff:0:127.0.0.1]/',
   ])('refuses %s', (url) => expect(isPrivateLiteralHost(url)).toBe(true));
 
-  it.each(['https://example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2606:4700:4700::1111]/', 'http://[64:ff9b::8.8.8.8]/', 'http://192.169.0.1/', 'http://localhost.example.com/'])(
+  it.each(['https://example.com/hook', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2606:4700:4700::1111]/', 'http://[64:ff9b::8.8.8.8]/', 'http://[2002:808:808::1]/', 'http://192.169.0.1/', 'http://localhost.example.com/'])(
     'accepts %s',
     (url) => expect(isPrivateLiteralHost(url)).toBe(false),
   );

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { fireId, MINUTE_MS, preparedWindows } from '@timer/contracts';
+import { FireRef, fireId, MESSAGE_PROPERTIES, MINUTE_MS, preparedWindows } from '@timer/contracts';
 import { AppRepository, DuplicateTimerNameError, TaskRepository, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
@@ -103,7 +103,8 @@ export class TimersService {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
     const until = preparedWindows(now, this.config.windowMs).until;
-    return this.dataSource.transaction(async (m) => {
+    let due: FireRef[] = [];
+    const result = await this.dataSource.transaction(async (m): Promise<EnableResult> => {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until };
       const spec = specOf(locked);
@@ -113,9 +114,13 @@ export class TimersService {
       const fires = this.safe(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
       // Inside the transaction: if Redis fails it rolls back and the client retries.
-      await this.fires.write(fires, m);
+      due = (await this.fires.write(fires, m)).due;
       return { changed: true, fires: fires.length, until };
     });
+    // After the commit (a message must name a committed row): fires due within seconds, which the
+    // trigger's walk may already have passed.
+    await this.fires.publishDue(due);
+    return result;
   }
 
   /** Disables a timer. Pending fires stay: the executor checks the status before calling back. */
@@ -150,12 +155,16 @@ export class TimersService {
     return { removedFires: removed };
   }
 
-  /** Runs a timer now: a task row and a slice index entry at the current instant. */
+  /**
+   * Runs a timer now: a task row at the current instant and its task message, published here (the
+   * trigger's walk is past it). The message is marked run-now: the misfire policy does not apply.
+   */
   async runNow(p: Principal, ref: TimerRef): Promise<RunResult> {
     const timer = await this.find(p, ref);
     if (timer.status !== TimerStatus.Enabled) throw conflict('timer is disabled: enable it before running it (the executor skips fires of disabled timers)');
     const runAt = this.clock.now();
-    await this.fires.write([{ app: ref.app, timerId: ref.id, runAt }]);
+    const { due } = await this.fires.write([{ app: ref.app, timerId: ref.id, runAt }]);
+    await this.fires.publishDue(due, { [MESSAGE_PROPERTIES.runNow]: '1' });
     return { fireId: fireId(ref.id, runAt), runAt };
   }
 

@@ -13,6 +13,7 @@ export class ExecutorMetrics {
   readonly lateness: Histogram;
   readonly callbackDuration: Histogram;
   readonly duplicates: Counter<'reason'>;
+  readonly redeliveries: Counter<'reason'>;
   readonly missed: Counter<'reason'>;
   readonly retries: Counter;
   readonly deadLettered: Counter;
@@ -45,8 +46,14 @@ export class ExecutorMetrics {
       registers,
     });
     this.duplicates = new Counter({
-      name: 'timer_duplicate_deliveries_total',
+      name: 'timer_duplicate_messages_total',
       help: 'Task messages not delivered because the claim fence refused them (settled, held by another executor, or a stale attempt)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.redeliveries = new Counter({
+      name: 'timer_duplicate_deliveries_total',
+      help: 'Callbacks sent with X-Timer-Redelivery: 1, because an earlier delivery of the same attempt may have reached the receiver (holder_died: taken over from a dead executor; lease_expired: the holder\'s lease ran out)',
       labelNames: ['reason'],
       registers,
     });

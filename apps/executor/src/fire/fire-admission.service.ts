@@ -4,6 +4,7 @@ import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { FireState, TaskStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
+import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
 import { FirePublisher } from './fire-publisher';
 import { ClaimedAttempt, FireResult } from './fire.types';
@@ -38,8 +39,9 @@ export class FireAdmission {
   async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
     let msg = message;
     const recheck = properties[MESSAGE_PROPERTIES.recheck] === '1';
-    // A replayed dead letter is delivered without the misfire check (late is what was asked for).
+    // A replayed dead letter or a run now is delivered without the misfire check (late is what was asked for).
     const replayed = properties[MESSAGE_PROPERTIES.replayedFrom] !== undefined;
+    const onDemand = replayed || properties[MESSAGE_PROPERTIES.runNow] === '1';
     if (replayed) msg = await this.claimer.reopenForReplay(msg);
 
     // Far ahead: hand it back to the broker for later instead of holding a worker (and a claim) for long.
@@ -54,8 +56,17 @@ export class FireAdmission {
 
     const claim = await this.claimer.claim(msg);
     if (claim.kind === 'timer-not-found') return done(this.missedWithoutRow(msg));
-    if (claim.kind === 'refused') return done(await this.notClaimed(msg, claim.state, recheck));
-    return { admitted: true, attempt: { msg, token: claim.token, replayed } };
+    if (claim.kind === 'refused') {
+      // Held by an executor that is gone: take it over now rather than after its lease.
+      const token = await this.claimer.takeOverFromDead(msg, claim.state);
+      if (token !== null) {
+        this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: its holder ${claim.state?.claimedBy} is gone; taken over`);
+        return { admitted: true, attempt: { msg, token, onDemand, redelivery: 'holder_died' } };
+      }
+      return done(await this.notClaimed(msg, claim.state, recheck));
+    }
+    // A recheck that claims took the fire over from a holder whose lease ran out.
+    return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
   }
 
   /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */
@@ -67,10 +78,12 @@ export class FireAdmission {
     }
     if (s.status === TaskStatus.Running && s.attempt <= msg.attempt) {
       // Another executor holds the fire (or waits for its retry). Acking this message would lose the
-      // fire if that executor dies mid-callback before its own message is redelivered and the lease
-      // ends; so look again once the lease is over (the holder's result decides then).
+      // fire if that executor dies mid-callback before its own message is redelivered; so look again:
+      // within the liveness TTL while a process holds it (a dead one is then taken over), once the
+      // lease is over for a pending retry (its own message is due then).
       const now = this.clock.now();
-      const at = Math.max(s.claimedUntil ?? now, now) + RECHECK_MARGIN_MS;
+      const leaseEnd = Math.max(s.claimedUntil ?? now, now);
+      const at = (s.claimedBy !== null ? Math.min(leaseEnd, now + LIVENESS_TTL_MS) : leaseEnd) + RECHECK_MARGIN_MS;
       await this.publisher.defer(msg, at, true);
       this.metrics.deferred.inc({ reason: 'held' });
       if (!recheck) this.metrics.duplicates.inc({ reason: 'in_flight' });

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { hostname } from 'os';
-import { randomBytes } from 'crypto';
 import { TaskMessage } from '@timer/contracts';
-import { ClaimResult, FireClaimRepository, FireState, TaskRepository } from '@timer/dal';
+import { ClaimResult, FireClaimRepository, FireState, TaskRepository, TaskStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ClaimBatcher } from './claim-batcher.service';
+import { ExecutorLiveness } from './executor-liveness.service';
 import { TimerCache } from './timer-cache.service';
 
 /**
@@ -15,10 +14,12 @@ import { TimerCache } from './timer-cache.service';
  */
 export type AttemptClaim = { kind: 'claimed'; token: string } | { kind: 'refused'; state: FireState | null } | { kind: 'timer-not-found' };
 
-/** Takes fires for delivery attempts: the batched claim under a unique token, a missing row re-created, a replay reopened. */
+/**
+ * Takes fires for delivery attempts: the batched claim under a unique token, a missing row re-created,
+ * a replay reopened, and the takeover of a fire whose holder died.
+ */
 @Injectable()
 export class FireClaimer {
-  private readonly tokenPrefix = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private seq = 0;
 
   constructor(
@@ -26,8 +27,9 @@ export class FireClaimer {
     private readonly claims: FireClaimRepository,
     private readonly tasks: TaskRepository,
     private readonly cache: TimerCache,
-    private readonly config: ExecutorConfig,
+    private readonly liveness: ExecutorLiveness,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly config: ExecutorConfig,
   ) {}
 
   /**
@@ -41,7 +43,7 @@ export class FireClaimer {
   }
 
   async claim(msg: TaskMessage): Promise<AttemptClaim> {
-    const token = `${this.tokenPrefix}:${(this.seq = (this.seq + 1) % 1e12)}`;
+    const token = this.nextToken();
     let claim = await this.claimOnce(msg, token);
     if (!claim.claimed && claim.state === null) {
       // Rows precede messages, so this should not happen (a delete removed pending rows after the
@@ -52,6 +54,26 @@ export class FireClaimer {
       claim = await this.claimOnce(msg, token);
     }
     return claim.claimed ? { kind: 'claimed', token } : { kind: 'refused', state: claim.state };
+  }
+
+  /**
+   * Takes over a fire held (unexpired lease) by an executor process that is gone, so its fire goes
+   * out within seconds of the death instead of after the lease. Returns the new claim's token, or
+   * null when the holder is alive, the fire is not held, or someone else took it first.
+   */
+  async takeOverFromDead(msg: TaskMessage, state: FireState | null): Promise<string | null> {
+    if (state === null || state.status !== TaskStatus.Running || state.claimedBy === null) return null;
+    if (state.attempt > msg.attempt || (state.claimedUntil ?? 0) <= this.clock.now()) return null;
+    if (!(await this.liveness.isDead(state.claimedBy))) return null;
+    const token = this.nextToken();
+    const now = this.clock.now();
+    const taken = await this.claims.takeOver({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: now, leaseMs: this.config.leaseMs }, state.claimedBy);
+    return taken ? token : null;
+  }
+
+  private nextToken(): string {
+    this.seq = (this.seq + 1) % 1e12;
+    return this.liveness.token(this.seq);
   }
 
   private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {

@@ -30,7 +30,7 @@ export class FireDelivery {
 
   /** Runs one claimed attempt to its recorded outcome. */
   async deliver(attempt: ClaimedAttempt): Promise<FireResult> {
-    const { msg, replayed } = attempt;
+    const { msg, onDemand } = attempt;
     const wait = msg.runAt - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait);
 
@@ -42,18 +42,19 @@ export class FireDelivery {
     const start = this.clock.now();
     const lateness = start - msg.runAt;
     // Retries are late by design (their backoff); the misfire policy judges the first attempt.
-    if (msg.attempt === 1 && !replayed) {
+    if (msg.attempt === 1 && !onDemand) {
       const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
       if (!decision.deliver) return this.outcomes.missed(attempt, 'late', decision.reason, lateness);
     }
     this.metrics.lateness.observe(Math.max(0, lateness));
 
-    const result = await this.call(def, msg);
+    if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
+    const result = await this.call(def, msg, attempt.redelivery !== null);
     this.metrics.callbackDuration.observe(result.costMs);
     return this.outcomes.called(attempt, def.timer, result, lateness);
   }
 
-  private call(def: TimerDefinition, msg: TaskMessage): Promise<CallbackResult> {
+  private call(def: TimerDefinition, msg: TaskMessage, redelivery: boolean): Promise<CallbackResult> {
     const p = def.timer.notifyHttpParam;
     const method = String(p?.method ?? '').toUpperCase() as CallbackMethod;
     if (!p || typeof p.url !== 'string' || !METHODS.includes(method)) {
@@ -61,7 +62,7 @@ export class FireDelivery {
     }
     return this.callback.deliver(
       { url: p.url, method, header: p.header, body: p.body },
-      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt },
+      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}) },
       def.signingSecret ?? undefined,
     );
   }

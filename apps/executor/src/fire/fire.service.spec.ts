@@ -5,11 +5,12 @@ import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerD
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import type { BloomFilter } from '@timer/redis';
-import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
+import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics } from './executor.metrics';
+import { type ExecutorLiveness, LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireAdmission, RECHECK_MARGIN_MS } from './fire-admission.service';
 import { FireClaimer } from './fire-claimer.service';
 import { FireDelivery } from './fire-delivery.service';
@@ -42,7 +43,8 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock);
   const pub = publisher as unknown as FirePublisher;
   const settled = new SettledFires(bloom as unknown as BloomFilter, claims);
-  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, config, clock);
+  const liveness = new FakeLiveness();
+  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config);
   const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
   const service = new FireService(
     new FireAdmission(claimer, settled, pub, config, metrics, clock),
@@ -51,7 +53,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness };
 }
 
 describe('FireService', () => {
@@ -108,12 +110,13 @@ describe('FireService', () => {
       expect(s.fires.stateReads).toBe(0);
     });
 
-    it('does not deliver a fire another executor holds, counts it and rechecks it after the lease', async () => {
+    it('does not deliver a fire a live executor holds, counts it and rechecks it within the liveness TTL', async () => {
       const s = setup();
-      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'other', claimedUntil: T0 + 40_000 });
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 40_000 });
       expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
       expect(s.callback.calls).toHaveLength(0);
-      expect(s.publisher.deferred).toEqual([{ message: s.msg(T0), at: T0 + 40_000 + RECHECK_MARGIN_MS, recheck: true }]);
+      expect(s.publisher.deferred).toEqual([{ message: s.msg(T0), at: T0 + LIVENESS_TTL_MS + RECHECK_MARGIN_MS, recheck: true }]);
+      expect(s.fires.row('7', T0)).toMatchObject({ claimedBy: 'exec-b:1', claimedUntil: T0 + 40_000 });
       expect(await value(s.metrics.duplicates, { reason: 'in_flight' })).toBe(1);
       // The recheck finds it settled: acked, not counted twice.
       s.fires.row('7', T0)!.status = TaskStatus.Succeeded;
@@ -121,6 +124,26 @@ describe('FireService', () => {
       expect(await s.service.handle(s.msg(T0), { 'x-timer-recheck': '1' })).toBe('duplicate');
       expect(await value(s.metrics.duplicates, { reason: 'in_flight' })).toBe(1);
       expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(0);
+    });
+
+    it('takes over a fire held by a dead executor before its lease ends, and flags the delivery as a redelivery', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:9', claimedUntil: T0 + 50_000 });
+      s.liveness.dead.add('exec-b');
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, attempt: 1, redelivery: true });
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+      expect(s.fires.row('7', T0)!.claimedBy).toMatch(/^exec-a:/);
+      expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(1);
+    });
+
+    it('flags a recheck that claims after the holder\'s lease ran out as a redelivery', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:3', claimedUntil: T0 - 1 });
+      expect(await s.service.handle(s.msg(T0), { 'x-timer-recheck': '1' })).toBe('succeeded');
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, attempt: 1, redelivery: true });
+      expect(await value(s.metrics.redeliveries, { reason: 'lease_expired' })).toBe(1);
     });
 
     it('takes over a fire whose holder died mid-callback (claim expired) and delivers it once more', async () => {

@@ -12,10 +12,19 @@ export type FireResult =
   | 'failed'
   | 'fenced';
 
-/** One attempt this executor has claimed: the fence token its writes carry, and whether an operator replayed it. */
+/** One attempt this executor has claimed: the fence token its writes carry, and whether someone asked for it now. */
 export interface ClaimedAttempt {
   /** The message as delivered (a replay's attempt is 1). */
   msg: TaskMessage;
   token: string;
-  replayed: boolean;
+  /** A replayed dead letter or a run now: delivered however late (the misfire policy does not apply). */
+  onDemand: boolean;
+  /**
+   * Set when an earlier delivery of this attempt may have reached the receiver: its holder died
+   * (`holder_died`) or its lease ran out (`lease_expired`). The callback then carries
+   * `X-Timer-Redelivery: 1` and the delivery is counted in timer_duplicate_deliveries_total.
+   */
+  redelivery: RedeliveryReason | null;
 }
+
+export type RedeliveryReason = 'holder_died' | 'lease_expired';

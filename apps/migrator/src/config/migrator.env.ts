@@ -37,6 +37,21 @@ export class MigratorEnv extends WindowEnv {
   /** Finished fire records older than this many days are deleted (hourly, in batches); 0 = keep all. */
   @IsInt() @Min(0) @Max(36_500)
   TIMER_TASK_RETENTION_DAYS: number = 30;
+
+  /** How often the reconciler looks for fires past their time that nothing is working on. */
+  @IsInt() @Min(500) @Max(600_000)
+  TIMER_RECONCILER_INTERVAL_MS: number = 5_000;
+
+  /**
+   * How long past its run_at a pending fire may stay before the reconciler publishes it again: longer
+   * than the pipeline's lag under load, so fires merely queued at the executor are left alone.
+   */
+  @IsInt() @Min(1_000) @Max(3_600_000)
+  TIMER_RECONCILER_GRACE_MS: number = 30_000;
+
+  /** Most overdue fires one reconciler pass publishes (the catch-up is paced, on-time fires go first). */
+  @IsInt() @Min(1) @Max(100_000)
+  TIMER_RECONCILER_BATCH: number = 1_000;
 }
 
 /** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -63,6 +78,15 @@ export class MigratorConfig {
   }
   get rangeTimers(): number {
     return this.env.TIMER_MIGRATOR_RANGE_TIMERS;
+  }
+  get reconcileIntervalMs(): number {
+    return this.env.TIMER_RECONCILER_INTERVAL_MS;
+  }
+  get reconcileGraceMs(): number {
+    return this.env.TIMER_RECONCILER_GRACE_MS;
+  }
+  get reconcileBatch(): number {
+    return this.env.TIMER_RECONCILER_BATCH;
   }
   get catchUpMs(): number {
     return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * MINUTE_MS;

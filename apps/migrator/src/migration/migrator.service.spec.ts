@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { FireRef, MigrateRangeMessage } from '@timer/contracts';
+import { FireRef, MigrateRangeMessage, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
 import { NewTask, TimerEntity } from '@timer/dal';
 import { HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
-import { FireIndexer, FireRows, FireWriter } from '@timer/runtime';
+import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from '@timer/runtime';
 import { ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
 
 /** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */
@@ -86,6 +86,14 @@ class FakeIndex implements FireIndexer {
   }
 }
 
+/** Task messages of fires already due, as FireWriter.publishDue sends them. */
+class FakePublisher implements DueFirePublisher {
+  published: string[] = [];
+  async publish(task: TaskMessage) {
+    this.published.push(task.fireId);
+  }
+}
+
 class FakeLocks implements Locks {
   held = new Map<string, string>();
   acquired: string[] = [];
@@ -108,10 +116,10 @@ function timer(id: string, fields: Partial<TimerEntity>): TimerEntity {
 }
 
 function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {}) {
-  const deps = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), locks: new FakeLocks() };
+  const deps = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), locks: new FakeLocks(), publisher: new FakePublisher() };
   const clock = { now: () => now };
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2 }, env));
-  const service = new MigratorService(deps.windows, deps.timers, new FireWriter(deps.tasks, deps.index), deps.locks, clock, config, new MigratorMetrics(new Registry()));
+  const service = new MigratorService(deps.windows, deps.timers, new FireWriter(deps.tasks, deps.index, deps.publisher, clock), deps.locks, clock, config, new MigratorMetrics(new Registry()));
   return { ...deps, service, clock };
 }
 
@@ -122,10 +130,10 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
   const every10Min = Array.from({ length: 7 }, (_, i) => timer(String(i + 1), { cron: '0 */10 * * * *' }));
 
   function replicas(timers: TimerEntity[]) {
-    const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers) };
+    const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers), publisher: new FakePublisher() };
     const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2, TIMER_MIGRATOR_RANGE_TIMERS: 3 }));
     const make = () =>
-      new MigratorService(shared.windows, shared.timers, new FireWriter(shared.tasks, shared.index), new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
+      new MigratorService(shared.windows, shared.timers, new FireWriter(shared.tasks, shared.index, shared.publisher, { now: () => T0 + 60_000 }), new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
     return { ...shared, a: make(), b: make() };
   }
 
@@ -147,7 +155,9 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
     expect(worked).toEqual(['(0,3]', '(3,6]', '(6,]']);
     expect(await coordinating).toMatchObject({ status: 'completed', timers: 7, fires: 42, inserted: 42 });
     expect(r.tasks.rows.size).toBe(42); // 7 timers x 6 fires an hour
-    expect(r.index.members.size).toBe(42);
+    // The 7 fires at T0 are already due at T0 + 1 min: published (the walk is past them), not indexed.
+    expect(new Set(r.publisher.published)).toEqual(new Set(every10Min.map((t) => `${t.id}-${T0}`)));
+    expect(r.index.members.size).toBe(35);
     expect(r.windows.done.has(T0)).toBe(true);
     // A late duplicate of a range message does nothing.
     expect(await r.b.migrateRange(r.ranges.published[0])).toBe('skipped');
@@ -201,7 +211,11 @@ describe('MigratorService (fakes, fixed clock)', () => {
     for (let h = 0; h < 3; h++) expected.add(`2-${T0 + h * H + 30 * 60_000}`);
     expected.add(`3-${T0 + H + 123}`);
     expect(s.tasks.rows).toEqual(expected);
-    expect(s.index.members).toEqual(expected);
+    // Fires due by now + NEAR_NOW_MS are published at once (the walk may be past them); the rest indexed.
+    const dueBy = T0 + 20 * 60_000 + NEAR_NOW_MS;
+    const runAt = (id: string) => Number(id.split('-')[1]);
+    expect(new Set(s.publisher.published)).toEqual(new Set([...expected].filter((id) => runAt(id) <= dueBy)));
+    expect(s.index.members).toEqual(new Set([...expected].filter((id) => runAt(id) > dueBy)));
     expect([...s.windows.done.keys()]).toEqual([T0, T0 + H, T0 + 2 * H]);
     // Keyset paging with page size 2: after null, '2', '4' per window.
     expect(s.timers.pages.slice(0, 3)).toEqual([null, '2', '4']);
@@ -214,7 +228,7 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const before = s.tasks.rows.size;
     expect(await s.service.tick()).toEqual([]);
     expect(s.tasks.rows.size).toBe(before);
-    const later = new MigratorService(s.windows, s.timers, new FireWriter(s.tasks, s.index), s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
+    const later = new MigratorService(s.windows, s.timers, new FireWriter(s.tasks, s.index, s.publisher, { now: () => T0 + H + 1 }), s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
     const outcomes = await later.tick();
     expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
     expect(s.tasks.rows.has(`1-${T0 + 3 * H}`)).toBe(true);
@@ -248,7 +262,10 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const second = await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
     expect(second).toMatchObject({ status: 'completed', timers: 5, fires: 50, inserted: 30 });
     expect(s.tasks.rows.size).toBe(50);
-    expect(s.index.members).toEqual(s.tasks.rows);
+    // Every row is indexed or, due at T0 already, published; the re-run publishes the first page's
+    // due fires again (at least once: the executor's claim fences the second message).
+    expect(new Set([...s.index.members, ...s.publisher.published])).toEqual(s.tasks.rows);
+    expect(new Set(s.publisher.published)).toEqual(new Set(timers.map((t) => `${t.id}-${T0}`)));
   });
 
   it('skips a window completed while it waited for the lock', async () => {

@@ -19,7 +19,7 @@ export type WindowOutcome =
 
 export type WindowStore = Pick<MigratorWindowRepository, 'completedBounds' | 'completedBetween' | 'isCompleted' | 'markCompleted'>;
 export type TimerSource = Pick<TimerRepository, 'enabledPage'>;
-export type FireSink = Pick<FireWriter, 'write'>;
+export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 
 /** Counts of expanded timers and fires, per window or per range. */
@@ -231,7 +231,10 @@ export class MigratorService {
       if (rows.length === 0) return;
       const batch = rows;
       rows = [];
-      inserted += await this.writer.write(batch);
+      const written = await this.writer.write(batch);
+      inserted += written.inserted;
+      // Fires already due (catch-up after downtime, a window migrated late): the walk may be past them.
+      if (written.due.length > 0) await this.writer.publishDue(written.due);
     };
     for (;;) {
       checkpoint();

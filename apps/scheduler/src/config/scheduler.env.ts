@@ -1,3 +1,4 @@
+import { SliceLeaseEnv } from '@timer/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
 /**
@@ -5,7 +6,7 @@ import { IsInt, Max, Min } from 'class-validator';
  * `AppModule.register`, so a bad value stops the process with a message naming the variable.
  */
 // Explicit property types: `loadConfig` converts strings by the emitted design type.
-export class SchedulerEnv {
+export class SchedulerEnv extends SliceLeaseEnv {
   /** Period of the scheduler's tick; at most 1 s so a slice is offered within a second of its minute. */
   @IsInt() @Min(50) @Max(1000)
   TIMER_SCHEDULER_TICK_MS: number = 1000;
@@ -21,10 +22,6 @@ export class SchedulerEnv {
    */
   @IsInt() @Min(0) @Max(30_000)
   TIMER_SCHEDULER_LEAD_MS: number = 5_000;
-
-  /** Lease of a slice lock `slice:<minute>:<bucket>`; the trigger extends it while it walks the slice. */
-  @IsInt() @Min(1000) @Max(600_000)
-  TIMER_SLICE_LEASE_MS: number = 30_000;
 }
 
 /** The scheduler's variable names, for `bootstrapRole({ extraVariables })`. */

@@ -1,3 +1,5 @@
+import { NEAR_NOW_MS } from '@timer/contracts';
+import { ConfigError, SliceLeaseEnv } from '@timer/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
 /**
@@ -6,7 +8,7 @@ import { IsInt, Max, Min } from 'class-validator';
  */
 // Explicit property types: `loadConfig` converts strings by the emitted design type, which a
 // transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
-export class TriggerEnv {
+export class TriggerEnv extends SliceLeaseEnv {
   /** Width of one step of the minute walk: each step's fires are read and published together. */
   @IsInt() @Min(10) @Max(60_000)
   TIMER_TRIGGER_STEP_MS: number = 200;
@@ -22,13 +24,6 @@ export class TriggerEnv {
   /** Slices walked at once by one process (2 minutes x buckets is the steady state, e.g. 20). */
   @IsInt() @Min(1) @Max(1_000)
   TIMER_TRIGGER_CONCURRENCY: number = 32;
-
-  /**
-   * Lease of the slice lock; must equal the scheduler's. The trigger extends it every lease/3 while it
-   * walks; a dead trigger's slice is offered again (with a new token) once the lease expired.
-   */
-  @IsInt() @Min(1_000) @Max(600_000)
-  TIMER_SLICE_LEASE_MS: number = 30_000;
 }
 
 /** The trigger's variable names, for `bootstrapRole({ extraVariables })` (so they are not reported as typos). */
@@ -36,7 +31,14 @@ export const TRIGGER_VARIABLES: readonly string[] = Object.keys(new TriggerEnv()
 
 /** The validated trigger settings, injectable by class. */
 export class TriggerConfig {
-  constructor(readonly env: TriggerEnv) {}
+  constructor(readonly env: TriggerEnv) {
+    // Fires created within NEAR_NOW_MS of their time are published by whoever creates them; the walk
+    // must not run further ahead than that, or a fire created just ahead of it would wait for the
+    // reconciler.
+    if (env.TIMER_TRIGGER_LEAD_MS + env.TIMER_TRIGGER_STEP_MS > NEAR_NOW_MS) {
+      throw new ConfigError([`TIMER_TRIGGER_LEAD_MS + TIMER_TRIGGER_STEP_MS must be at most ${NEAR_NOW_MS} ms (got ${env.TIMER_TRIGGER_LEAD_MS + env.TIMER_TRIGGER_STEP_MS})`]);
+    }
+  }
 
   get stepMs(): number {
     return this.env.TIMER_TRIGGER_STEP_MS;

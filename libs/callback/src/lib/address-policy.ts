@@ -9,20 +9,39 @@ const BLOCKED_V4 = [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const;
-for (const [net, prefix] of BLOCKED_V4) {
-  BLOCKED.addSubnet(net, prefix, 'ipv4');
-  // NAT64 (64:ff9b::/96) reaches the IPv4 address in its low 32 bits. (IPv4-mapped ::ffff:0:0/96
-  // addresses are matched against the IPv4 rules by BlockList itself.)
-  BLOCKED.addSubnet(`64:ff9b::${net}`, 96 + prefix, 'ipv6');
-}
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) {
-  BLOCKED.addSubnet(net, prefix, 'ipv6');
+
+/** `a.b.c.d` as the two hextets of an IPv6 address (`7f00:1`). */
+function hextets(v4: string): string {
+  const [a, b, c, d] = v4.split('.').map(Number);
+  return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
+for (const [net, prefix] of BLOCKED_V4) {
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+  // IPv6 forms that carry an IPv4 address and reach it, judged by that address: IPv4-mapped
+  // ::ffff:0:0/96 (written explicitly rather than relying on BlockList's own mapping), IPv4-translated
+  // ::ffff:0:0:0/96 (RFC 2765), NAT64 64:ff9b::/96 (RFC 6052) in the low 32 bits, 6to4 2002::/16
+  // (RFC 3056) in bits 16-47.
+  const v4 = hextets(net);
+  BLOCKED.addSubnet(`::ffff:${v4}`, 96 + prefix, 'ipv6');
+  BLOCKED.addSubnet(`::ffff:0:${v4}`, 96 + prefix, 'ipv6');
+  BLOCKED.addSubnet(`64:ff9b::${v4}`, 96 + prefix, 'ipv6');
+  BLOCKED.addSubnet(`2002:${v4}::`, 16 + prefix, 'ipv6');
+}
+const BLOCKED_V6 = [
+  // Unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d (RFC 4291 2.5.5.1), whatever it carries.
+  ['::', 96],
+  // Local-use NAT64 (RFC 8215): translates into the operator's own IPv4 network.
+  ['64:ff9b:1::', 48],
+  // Unique local, link-local, deprecated site-local (RFC 3879), multicast, documentation.
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32],
+] as const;
+for (const [net, prefix] of BLOCKED_V6) BLOCKED.addSubnet(net, prefix, 'ipv6');
+
 /**
- * True for addresses a callback may not reach by default (IPv4-mapped and NAT64 addresses are judged
- * by the IPv4 address they carry). The API (at create time, for literal hosts) and the executor (at
- * call time, for every resolved address) both ask this, so they agree.
+ * True for addresses a callback may not reach by default (IPv4-mapped, IPv4-translated, NAT64 and
+ * 6to4 addresses are judged by the IPv4 address they carry). The API (at create time, for literal
+ * hosts) and the executor (at call time, for every resolved address) both ask this, so they agree.
  */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);

@@ -20,6 +20,8 @@ export interface CallbackRequest {
 export interface FireIdentity extends FireRef {
   /** 1-based. */
   attempt: number;
+  /** An earlier delivery of this attempt may have reached the receiver: sent as `X-Timer-Redelivery: 1`. */
+  redelivery?: boolean;
 }
 
 export interface CallbackResult {
@@ -70,12 +72,12 @@ export class CallbackClient {
   async deliver(req: CallbackRequest, fire: FireIdentity, signingSecret?: string): Promise<CallbackResult> {
     const started = Date.now();
     const body = req.body ?? '';
-    const headers: Record<string, string | string[]> = { ...(req.header ?? {}) };
-    headers['user-agent'] = this.userAgent;
+    const headers = this.headersOf(req.header);
     headers['x-timer-id'] = fire.timerId;
     headers['x-timer-fire-id'] = fireId(fire.timerId, fire.runAt);
     headers['x-timer-scheduled-at'] = String(fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
+    if (fire.redelivery) headers['x-timer-redelivery'] = '1';
     if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);
     // One deadline for the whole call. Not AbortSignal.timeout: its timer cannot be cancelled, so
     // every call would still fire it (and build a DOMException) seconds after it finished.
@@ -111,6 +113,13 @@ export class CallbackClient {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** The timer's headers; a `User-Agent` among them (any case) replaces ours rather than joining it. */
+  private headersOf(given: Record<string, string[]> = {}): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = { ...given };
+    if (!Object.keys(given).some((name) => name.toLowerCase() === 'user-agent')) headers['user-agent'] = this.userAgent;
+    return headers;
   }
 
   /** Node connects to an IP literal without a lookup, so the guard checks it here. */

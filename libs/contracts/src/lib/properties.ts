@@ -7,6 +7,8 @@ export const MESSAGE_PROPERTIES = {
   fireId: 'x-timer-fire-id',
   /** `1` on a message the executor re-published to look at a held fire again (not a new duplicate). */
   recheck: 'x-timer-recheck',
+  /** `1` on the task message of a run now: delivered however late, never judged by the misfire policy. */
+  runNow: 'x-timer-run-now',
   /** Set by `ops replay` to the dead-letter topic a message came from. */
   replayedFrom: 'replayed-from',
   /** Dead letters: the last error, HTTP status, attempts made and why no further attempt is made. */

@@ -15,6 +15,14 @@ export const DEFAULT_WINDOW_MINUTES = 60;
  */
 export const WINDOWS_AHEAD = 2;
 
+/**
+ * A fire due within this long of its creation may already be behind the trigger's walk (the walk
+ * publishes each step TIMER_TRIGGER_LEAD_MS before it starts): whoever creates such a fire (run now,
+ * enable, the migrator's catch-up) publishes its task message itself instead of leaving it to the
+ * walk. The trigger refuses a lead + step longer than this.
+ */
+export const NEAR_NOW_MS = 2_000;
+
 /** One window [start, end), epoch ms UTC. */
 export interface Window {
   start: number;

@@ -5,9 +5,10 @@ import { TaskEntity } from './entities/task.entity';
 import { TimerEntity } from './entities/timer.entity';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { ReadPathIndexes1763900000000 } from './migrations/1763900000000-read-path-indexes';
+import { LedgerIndexes1764000000000 } from './migrations/1764000000000-ledger-indexes';
 
 /** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
-export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000];
+export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000];
 
 /** Every entity (mapped onto the tables the migrations create). */
 export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity];

@@ -7,6 +7,7 @@ import { RedisLock } from './redis-lock';
 import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
 import { SliceIndex, SliceIndexOptions } from './slice-index';
 import { SliceStore } from './slice-store';
+import { RescueMarks } from './rescue-marks';
 
 /** The role's Redis client, lock, bloom filter, slice index and slice store, configured from `TIMER_REDIS_*`. */
 @Global()
@@ -39,9 +40,10 @@ import { SliceStore } from './slice-store';
       inject: [REDIS, REDIS_KEY_PREFIX, SliceIndex],
       useFactory: (r: Redis, p: string, index: SliceIndex) => new SliceStore(r, p, index),
     },
+    { provide: RescueMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RescueMarks(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

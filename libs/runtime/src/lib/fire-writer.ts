@@ -1,22 +1,41 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FireRef, fireId, NEAR_NOW_MS } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
+import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
 import { fireTimesBetween, specOf } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
+import { TaskPublisher } from './task-publisher';
 
 export type FireRows = Pick<TaskRepository, 'insertIgnore'>;
 export type FireIndexer = Pick<SliceIndex, 'add'>;
+export type DueFirePublisher = Pick<TaskPublisher, 'publish'>;
+
+/** What {@link FireWriter.write} did: rows inserted, and the fires already due (not indexed). */
+export interface WrittenFires {
+  inserted: number;
+  /** Due within NEAR_NOW_MS: hand them to {@link FireWriter.publishDue} once the rows are committed. */
+  due: FireRef[];
+}
+
+/** Task messages sent at once by {@link FireWriter.publishDue}. */
+const PUBLISH_CHUNK = 1_000;
 
 /**
  * Turns timers into stored fires, for every path that creates them (enable, run now, the migrator's
- * windows): task rows in MySQL first, then their entries in the Redis slice index, so every index
- * entry (and so every task message) names an existing row. Both steps are idempotent.
+ * windows): task rows in MySQL first, then either their slice index entries (the trigger's walk
+ * publishes them) or, for fires due within NEAR_NOW_MS, which the walk may already have passed, their
+ * task messages (`publishDue`). Rows always come first, so every message names an existing row.
  */
 @Injectable()
 export class FireWriter {
+  private readonly logger = new Logger(FireWriter.name);
+
   constructor(
     @Inject(TaskRepository) private readonly rows: FireRows,
     @Inject(SliceIndex) private readonly index: FireIndexer,
+    @Inject(TaskPublisher) private readonly publisher: DueFirePublisher,
+    @Inject(CLOCK) private readonly clock: NowClock,
   ) {}
 
   /**
@@ -28,14 +47,48 @@ export class FireWriter {
   }
 
   /**
-   * Writes fires: rows (INSERT IGNORE, inside `manager`'s transaction when given), then index entries.
-   * Returns how many rows were new. With a transaction, a Redis failure rolls the rows back; a commit
-   * that fails after the index write leaves index entries without rows, which the executor drops.
+   * Writes fires: rows (INSERT IGNORE, inside `manager`'s transaction when given), then the index
+   * entries of the fires due later than NEAR_NOW_MS. With a transaction, a Redis failure rolls the
+   * rows back; a commit that fails after the index write leaves index entries without rows, which
+   * the executor drops. The fires due sooner are returned for {@link publishDue}.
    */
-  async write(fires: NewTask[], manager?: EntityManager): Promise<number> {
-    if (fires.length === 0) return 0;
+  async write(fires: NewTask[], manager?: EntityManager): Promise<WrittenFires> {
+    if (fires.length === 0) return { inserted: 0, due: [] };
+    const horizon = this.clock.now() + NEAR_NOW_MS;
     const inserted = await this.rows.insertIgnore(fires, manager);
-    await this.index.add(fires.map((f) => ({ timerId: f.timerId, runAt: f.runAt })));
-    return inserted;
+    const later: FireRef[] = [];
+    const due: FireRef[] = [];
+    for (const f of fires) (f.runAt > horizon ? later : due).push({ timerId: f.timerId, runAt: f.runAt });
+    if (later.length > 0) await this.index.add(later);
+    return { inserted, due };
+  }
+
+  /**
+   * Publishes the task messages of fires already due, once their rows are committed. A fire whose
+   * publish fails is indexed instead (the walk takes it if it has not passed it yet, the reconciler
+   * otherwise); never throws. Returns how many were published.
+   */
+  async publishDue(due: FireRef[], properties: Record<string, string> = {}): Promise<number> {
+    let published = 0;
+    const failed: FireRef[] = [];
+    let firstError: unknown;
+    for (let i = 0; i < due.length; i += PUBLISH_CHUNK) {
+      const chunk = due.slice(i, i + PUBLISH_CHUNK);
+      const results = await Promise.allSettled(
+        chunk.map((f) => this.publisher.publish({ timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 }, properties)),
+      );
+      results.forEach((r, j) => {
+        if (r.status === 'fulfilled') published++;
+        else {
+          failed.push(chunk[j]);
+          firstError ??= r.reason;
+        }
+      });
+    }
+    if (failed.length > 0) {
+      this.logger.warn(`${failed.length} due fire(s) could not be published (${String((firstError as Error)?.message ?? firstError)}); indexed for the walk and the reconciler`);
+      await this.index.add(failed).catch((e: Error) => this.logger.warn(`indexing them failed too (the reconciler finds them): ${e.message}`));
+    }
+    return published;
   }
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateNested } from 'class-validator';
-import { APP_NAME, IsAppName } from '../../common/validators';
+import { APP_NAME, IsAppName, parseIsoInstant } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
 
@@ -10,18 +10,25 @@ export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
 
 /** Latest instant accepted for `runAt` (9999-12-31T23:59:59.999Z). */
 const MAX_EPOCH_MS = 253_402_300_799_999;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** `runAt` as epoch ms: a JSON integer, a digit string, or an ISO 8601 date-time with `Z` or an offset. */
+/**
+ * `runAt` as epoch ms: a JSON integer, a digit string, or an ISO 8601 date-time with `Z` or an offset
+ * naming a real instant (an impossible one, `02-30` or `T24:00`, stays a string and is refused).
+ */
 export function parseRunAt({ value }: { value: unknown }): unknown {
   if (typeof value === 'string') {
     if (/^\d{1,16}$/.test(value)) return Number(value);
-    if (ISO_WITH_ZONE.test(value)) {
-      const ms = Date.parse(value);
-      return Number.isNaN(ms) ? value : ms;
-    }
+    const iso = parseIsoInstant(value);
+    if (iso && 'ms' in iso) return iso.ms;
   }
   return value;
+}
+
+/** The validation message for a refused `runAt`, naming the impossible field when there is one. */
+export function runAtMessage(value: unknown): string {
+  const iso = typeof value === 'string' ? parseIsoInstant(value) : undefined;
+  if (iso && 'problem' in iso) return `runAt ${JSON.stringify(value)} is not a real date-time: ${iso.problem}`;
+  return 'runAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset';
 }
 
 export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_EPOCH_MS;
@@ -59,7 +66,7 @@ export class CreateTimerDto {
   @Transform(parseRunAt)
   @ValidateBy({
     name: 'isRunAt',
-    validator: { validate: isEpochMs, defaultMessage: () => 'runAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset' },
+    validator: { validate: isEpochMs, defaultMessage: (args) => runAtMessage(args?.value) },
   })
   runAt?: number;
 

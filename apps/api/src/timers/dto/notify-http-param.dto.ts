@@ -11,7 +11,8 @@ export class NotifyHttpParamDto {
   @ApiProperty({
     description:
       'Absolute http(s) URL called at every fire. A literal loopback/private/link-local IP (or `localhost`) is refused unless ' +
-      'TIMER_CALLBACK_ALLOW_PRIVATE=true; names are not resolved here (the executor checks the resolved address at call time).',
+      'TIMER_CALLBACK_ALLOW_PRIVATE=true; names are not resolved here (the executor checks the resolved address at call time). ' +
+      'Credentials (`user:pass@`, give them as a header), control characters (CR, LF, TAB) and port 0 are refused.',
     example: 'https://hooks.example.com/timer',
     maxLength: MAX_URL_LENGTH,
   })
@@ -27,7 +28,7 @@ export class NotifyHttpParamDto {
     description:
       'map[string][]string of request headers (a single string is accepted and stored as a one-element array). Names are ' +
       'RFC 7230 tokens; values may not contain CR/LF/control characters; Host, Content-Length, Transfer-Encoding, ' +
-      'Connection and X-Timer-* are reserved.',
+      'Connection and X-Timer-* are reserved. A User-Agent given here replaces the service\'s own.',
     type: 'object',
     additionalProperties: { type: 'array', items: { type: 'string' } },
     example: { 'Content-Type': ['application/json'] },

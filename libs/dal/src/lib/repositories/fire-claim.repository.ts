@@ -97,6 +97,21 @@ export class FireClaimRepository {
   }
 
   /**
+   * Takes over the claim `holder` has on the fire (whatever its lease says): only while `holder` still
+   * holds it (same token, running, at this attempt or the one before), so two takers cannot both win
+   * and the holder's own late writes stay fenced. The caller has established that the holder is dead.
+   */
+  async takeOver(c: FireClaimRequest, holder: string): Promise<boolean> {
+    if (!isId(c.timerId) || !Number.isSafeInteger(c.runAt) || !Number.isSafeInteger(c.attempt) || c.attempt < 1) return false;
+    const result = await this.dataSource.query(
+      `UPDATE tasks SET attempt = ?, claimed_by = ?, claimed_until = ?
+       WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND status = ? AND claimed_by = ? AND attempt IN (?, ?)`,
+      [c.attempt, c.token, c.nowMs + c.leaseMs, c.timerId, c.runAt, TaskStatus.Running, holder, c.attempt - 1, c.attempt],
+    );
+    return affectedRows(result) > 0;
+  }
+
+  /**
    * An operator replays a dead letter: its failed row becomes pending again at attempt 0, so the
    * replayed message claims it as a first attempt. Returns false when the row is not failed (already
    * replayed and delivered, or never failed): the claim then treats the message as a duplicate.

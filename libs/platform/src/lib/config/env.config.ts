@@ -95,6 +95,16 @@ export class WindowEnv {
   TIMER_WINDOW_MINUTES: number = DEFAULT_WINDOW_MINUTES;
 }
 
+/**
+ * The lease of a slice lock, declared once for the scheduler (which takes the lock to offer a slice)
+ * and the trigger (which extends it every third of the lease while it walks). A trigger that stops
+ * extending (dead, or stalled) loses the slice within one lease: the scheduler offers it again.
+ */
+export class SliceLeaseEnv {
+  @IsInt() @Min(1_000) @Max(600_000)
+  TIMER_SLICE_LEASE_MS: number = 5_000;
+}
+
 /** The window length of a validated {@link WindowEnv}, in ms. */
 export function windowMsOf(env: WindowEnv): number {
   return env.TIMER_WINDOW_MINUTES * MINUTE_MS;

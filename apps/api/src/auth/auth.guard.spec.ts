@@ -1,0 +1,128 @@
+import { ExecutionContext, Logger } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { loadConfig } from '@timer/platform';
+import { ApiError } from '../common/errors';
+import { ApiConfig, ApiEnv } from '../config/api.env';
+import { AuthFailureLimiterService } from './auth-failure-limiter.service';
+import { AuthGuard } from './auth.guard';
+import { AppTokenLookup } from './auth.tokens';
+import { AuthedRequest } from './principal';
+import { RateLimiterService } from './rate-limiter.service';
+import { RedisWindowCounter } from './redis-window';
+import { TokenAuthService } from './token-auth.service';
+
+const ADMIN = 'admin-token-for-unit-tests-0123';
+
+/** The two window commands `RedisWindowCounter` defines, over an in-memory map and a clock the test moves. */
+class FakeRedis {
+  now = 1_000_000;
+  down = false;
+  readonly windows = new Map<string, { count: number; endsAt: number }>();
+  calls = 0;
+
+  async timerWindowIncr(key: string, windowMs: number): Promise<[number, number]> {
+    const w = this.live(key) ?? { count: 0, endsAt: this.now + windowMs };
+    w.count++;
+    this.windows.set(key, w);
+    return [w.count, w.endsAt - this.now];
+  }
+
+  async timerWindowPeek(key: string): Promise<[number, number]> {
+    const w = this.live(key);
+    return w ? [w.count, w.endsAt - this.now] : [0, 0];
+  }
+
+  private live(key: string): { count: number; endsAt: number } | undefined {
+    this.calls++;
+    if (this.down) throw new Error('connect ECONNREFUSED');
+    const w = this.windows.get(key);
+    return w && w.endsAt > this.now ? w : undefined;
+  }
+}
+
+function setup(env: Record<string, string> = {}) {
+  const config = new ApiConfig(loadConfig(ApiEnv, { TIMER_ADMIN_TOKEN: ADMIN, TIMER_AUTH_FAILURES_PER_MIN: '3', TIMER_RATE_LIMIT_PER_SEC: '0', ...env }));
+  const redis = new FakeRedis();
+  const tokens: AppTokenLookup & { lookups: number } = {
+    lookups: 0,
+    async appForToken(token: string) {
+      this.lookups++;
+      return token === 'tmr_good' ? 'billing' : null;
+    },
+  };
+  const windows = new RedisWindowCounter(redis as unknown as Redis, 'p:');
+  const guard = new AuthGuard(new TokenAuthService(config, tokens), new RateLimiterService(windows, config), new AuthFailureLimiterService(windows, config));
+
+  /** Runs the guard for a request from `ip` with `token`: 'ok', or the error's status, code and headers. */
+  async function call(token: string | undefined, ip = '::ffff:203.0.113.7') {
+    const headers: Record<string, string> = {};
+    const req = { ip, headers: token ? { authorization: `Bearer ${token}` } : {}, body: {}, query: {} } as unknown as AuthedRequest;
+    const res = { setHeader: (k: string, v: string) => (headers[k] = v) };
+    const ctx = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) } as unknown as ExecutionContext;
+    try {
+      await guard.canActivate(ctx);
+      return { status: 200 };
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return { status: e.status, code: e.code, msg: e.message, retryAfter: e.headers['Retry-After'] };
+    }
+  }
+  return { call, redis, tokens };
+}
+
+describe('AuthGuard: failed authentications per client address', () => {
+  it('answers 429 with Retry-After once an address failed N times in the minute, without looking at the token', async () => {
+    const { call, redis, tokens } = setup();
+    for (let i = 0; i < 3; i++) expect((await call('tmr_guess' + i)).status).toBe(401);
+    expect(tokens.lookups).toBe(3);
+    redis.now += 15_000;
+    const refused = await call('tmr_good');
+    expect(refused).toEqual({ status: 429, code: 42901, msg: 'too many failed authentications from this address (3 per minute); retry in 45 s', retryAfter: '45' });
+    expect((await call(ADMIN)).status).toBe(429);
+    expect((await call(undefined)).status).toBe(429);
+    expect(tokens.lookups).toBe(3);
+    // The refusals do not extend the window: once it ends, the address may try again.
+    redis.now += 45_000;
+    expect((await call('tmr_good')).status).toBe(200);
+  });
+
+  it('counts per address: IPv4 as such or IPv4-mapped alike, IPv6 per /64', async () => {
+    const { call } = setup();
+    await call('bad', '198.51.100.1');
+    await call('bad', '::ffff:198.51.100.1');
+    await call('bad', '198.51.100.1');
+    expect((await call(ADMIN, '198.51.100.1')).status).toBe(429);
+    expect((await call(ADMIN, '198.51.100.2')).status).toBe(200);
+    for (const host of ['1', '2', '3']) await call('bad', `2001:db8:5:6::${host}`);
+    expect((await call(ADMIN, '2001:db8:5:6:ffff::9')).status).toBe(429);
+    expect((await call(ADMIN, '2001:db8:5:7::1')).status).toBe(200);
+  });
+
+  it('does not count successful requests', async () => {
+    const { call } = setup();
+    for (let i = 0; i < 20; i++) expect((await call(i % 2 ? ADMIN : 'tmr_good')).status).toBe(200);
+    expect((await call('bad')).status).toBe(401);
+    expect((await call('bad')).status).toBe(401);
+    expect((await call(ADMIN)).status).toBe(200);
+  });
+
+  it('fails open when Redis is down: failures answer 401, never 429 (one warning, not one per request)', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { call, redis } = setup();
+    redis.down = true;
+    for (let i = 0; i < 10; i++) expect((await call('bad')).status).toBe(401);
+    expect((await call(ADMIN)).status).toBe(200);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatch(/failed-authentication limit not enforced \(Redis error\)/);
+    warn.mockRestore();
+  });
+
+  it('is off with TIMER_AUTH_FAILURES_PER_MIN=0 or TIMER_AUTH_DISABLED=true (no Redis call at all)', async () => {
+    const envs: Record<string, string>[] = [{ TIMER_AUTH_FAILURES_PER_MIN: '0' }, { TIMER_AUTH_DISABLED: 'true' }];
+    for (const env of envs) {
+      const { call, redis } = setup(env);
+      for (let i = 0; i < 10; i++) await call('bad');
+      expect(redis.calls).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import { Body, Controller, INestApplication, Post } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { request as httpRequest } from 'http';
+import { AddressInfo } from 'net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
+import { loadConfig } from '@timer/platform';
+import { ApiConfig, ApiEnv } from '../config/api.env';
+import { ApiExceptionFilter } from './api-exception.filter';
+import { HttpSetupService } from './http-setup.service';
+import { MAX_JSON_DEPTH } from './json-depth';
+
+@Controller('api/echo')
+class EchoController {
+  @Post()
+  echo(@Body() body: unknown): { code: 0; body: unknown } {
+    return { code: 0, body };
+  }
+}
+
+interface Answer {
+  status: number;
+  body: { code: number; msg?: string; body?: unknown };
+}
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+// The body parser as the api installs it, in front of a route that echoes what it got. Raw HTTP
+// rather than supertest, which would re-encode a Buffer sent as JSON.
+describe('HttpSetupService body parsing', () => {
+  let app: INestApplication;
+  let port: number;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      controllers: [EchoController],
+      providers: [{ provide: ApiConfig, useValue: new ApiConfig(loadConfig(ApiEnv, {})) }, { provide: APP_FILTER, useClass: ApiExceptionFilter }, HttpSetupService],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    port = (app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(() => app.close());
+
+  function post(body: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/api/echo', headers: { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'] }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  it('reads gzip, deflate and br bodies', async () => {
+    const json = '{"a":[1,{"b":"c"}]}';
+    for (const [encoding, packed] of [['gzip', gzipSync(json)], ['deflate', deflateSync(json)], ['br', brotliCompressSync(json)]] as const) {
+      expect(await post(packed, { 'content-encoding': encoding })).toEqual({ status: 201, body: { code: 0, body: { a: [1, { b: 'c' }] } } });
+    }
+  });
+
+  it.each([
+    ['gzip', Buffer.from('not gzip at all')],
+    ['gzip', gzipSync('{"a":1}').subarray(0, 12)], // truncated
+    ['deflate', Buffer.from('not deflate')],
+    ['br', Buffer.from('not brotli, not brotli, not brotli')],
+  ])('answers a corrupt %s body with 400 naming the problem', async (encoding, body) => {
+    const res = await post(body, { 'content-encoding': encoding });
+    expect(res).toEqual({ status: 400, body: expect.objectContaining({ code: 40004, msg: `request body could not be decompressed (Content-Encoding "${encoding}")` }) });
+  });
+
+  it('answers a corrupt compressed form body with 400 too', async () => {
+    const res = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(40004);
+  });
+
+  it('answers an unknown Content-Encoding with 415 naming it', async () => {
+    const res = await post('{"a":1}', { 'content-encoding': 'zip9' });
+    expect(res).toEqual({ status: 415, body: expect.objectContaining({ code: 41500, msg: 'unsupported Content-Encoding "zip9": use identity, gzip, deflate or br' }) });
+  });
+
+  it(`accepts JSON nested ${MAX_JSON_DEPTH} levels deep and refuses one level more`, async () => {
+    expect((await post(nested(MAX_JSON_DEPTH))).status).toBe(201);
+    const res = await post(`{"a":${nested(MAX_JSON_DEPTH)}}`);
+    expect(res).toEqual({ status: 400, body: expect.objectContaining({ code: 40005, msg: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels` }) });
+  });
+
+  it('refuses very deep JSON (plain, compressed or UTF-16) with 400, not a stack overflow', async () => {
+    const deep = `{"a":${nested(60_000)}}`;
+    expect((await post(deep)).body.code).toBe(40005);
+    expect((await post(gzipSync(deep), { 'content-encoding': 'gzip' })).body.code).toBe(40005);
+    const utf16 = await post(Buffer.from(deep, 'utf16le'), { 'content-type': 'application/json; charset=utf-16le' });
+    expect(utf16).toEqual({ status: 400, body: expect.objectContaining({ code: 40005 }) });
+  });
+
+  it('answers a JSON charset it cannot decode with 415 naming it', async () => {
+    const res = await post('{"a":1}', { 'content-type': 'application/json; charset=utf-7' });
+    expect(res).toEqual({ status: 415, body: expect.objectContaining({ code: 41500, msg: 'unsupported charset "utf-7": use UTF-8' }) });
+  });
+});

@@ -1,0 +1,30 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+
+export type RescueReason = 'pending' | 'stale_claim' | 'lost_retry';
+
+/** The reconciler's Prometheus metrics (registered on the role's registry). */
+export class ReconcilerMetrics {
+  readonly overdue: Gauge;
+  readonly unsettledFinishedWindows: Gauge;
+  readonly rescued: Counter<'reason'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.overdue = new Gauge({
+      name: 'timer_overdue_fires',
+      help: 'Pending fires past run_at + TIMER_RECONCILER_GRACE_MS (counted up to 100000): 0 when nothing is stranded',
+      registers,
+    });
+    this.unsettledFinishedWindows = new Gauge({
+      name: 'timer_unsettled_fires_finished_windows',
+      help: 'Pending or running fires of windows that have ended (counted up to 100000)',
+      registers,
+    });
+    this.rescued = new Counter({
+      name: 'timer_reconciler_rescued_total',
+      help: 'Overdue fires the reconciler published again, by reason: pending (never picked up), stale_claim (its executor stopped before recording it), lost_retry (its retry message is missing)',
+      labelNames: ['reason'],
+      registers,
+    });
+  }
+}

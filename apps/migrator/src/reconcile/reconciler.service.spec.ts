@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import { TaskMessage } from '@timer/contracts';
+import { OverdueFire, TaskStatus } from '@timer/dal';
+import { HeldLock, LockOptions } from '@timer/redis';
+import { Registry } from 'prom-client';
+import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
+import { ReconcilerMetrics } from './reconciler.metrics';
+import { Ledger, Locks, Marks, Publisher, ReconcilerService, rescueMessage } from './reconciler.service';
+
+const T0 = Date.UTC(2030, 0, 1, 10, 30);
+
+class FakeLedger implements Ledger {
+  rows: OverdueFire[] = [];
+  asked: { dueBefore: number; nowMs: number; limit: number }[] = [];
+  async overdue(dueBefore: number, nowMs: number, limit: number) {
+    this.asked.push({ dueBefore, nowMs, limit });
+    return this.rows.filter((r) => r.runAt < dueBefore).slice(0, limit);
+  }
+  async countPendingBefore(dueBefore: number) {
+    return this.rows.filter((r) => r.status === TaskStatus.Pending && r.runAt < dueBefore).length;
+  }
+  async countOpenBefore(before: number) {
+    return this.rows.filter((r) => r.runAt < before).length;
+  }
+}
+
+class FakeMarks implements Marks {
+  readonly marked = new Map<string, number>();
+  now = T0;
+  async mark(ids: readonly string[], ttlMs: number) {
+    return ids.map((id) => {
+      const until = this.marked.get(id);
+      if (until !== undefined && until > this.now) return false;
+      this.marked.set(id, this.now + ttlMs);
+      return true;
+    });
+  }
+}
+
+class FakePublisher implements Publisher {
+  sent: TaskMessage[] = [];
+  failFor = new Set<string>();
+  async publish(t: TaskMessage) {
+    if (this.failFor.has(t.fireId)) throw new Error('broker unavailable (injected)');
+    this.sent.push(t);
+  }
+}
+
+class FakeLocks implements Locks {
+  held = false;
+  async tryAcquire(o: LockOptions): Promise<HeldLock | undefined> {
+    if (this.held) return undefined;
+    this.held = true;
+    return { resource: o.resource, token: 't', extend: async () => true, release: async () => !(this.held = false) };
+  }
+}
+
+function setup(env: Partial<MigratorEnv> = {}) {
+  const clock = { now: () => T0 };
+  const deps = { ledger: new FakeLedger(), publisher: new FakePublisher(), marks: new FakeMarks(), locks: new FakeLocks() };
+  const registry = new Registry();
+  const metrics = new ReconcilerMetrics(registry);
+  const config = new MigratorConfig(Object.assign(new MigratorEnv(), env));
+  const service = new ReconcilerService(deps.ledger, deps.publisher, deps.marks, deps.locks, clock, config, metrics);
+  const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
+  const rescued = async (reason: string) => (await registry.getSingleMetric('timer_reconciler_rescued_total')!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+  return { ...deps, service, gauge, rescued };
+}
+
+const pending = (timerId: string, runAt: number): OverdueFire => ({ timerId, runAt, status: TaskStatus.Pending, attempt: 0, claimedBy: null });
+
+describe('ReconcilerService', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
+
+  it('publishes fires past run_at + grace that nothing works on, with the attempt their claim expects', async () => {
+    const s = setup();
+    s.ledger.rows = [
+      pending('1', T0 - 3_600_000), // stranded an hour ago
+      { timerId: '2', runAt: T0 - 60_000, status: TaskStatus.Running, attempt: 1, claimedBy: 'exec:1:a:5' }, // holder gone, lease over
+      { timerId: '3', runAt: T0 - 45_000, status: TaskStatus.Running, attempt: 2, claimedBy: null }, // its retry message is lost
+      pending('4', T0 - 10_000), // within the grace: the pipeline may still be on it
+    ];
+    const result = await s.service.pass();
+    expect(s.ledger.asked).toEqual([{ dueBefore: T0 - 30_000, nowMs: T0, limit: 1_000 }]);
+    expect(s.publisher.sent).toEqual([
+      { timerId: '1', runAt: T0 - 3_600_000, fireId: `1-${T0 - 3_600_000}`, attempt: 1 },
+      { timerId: '2', runAt: T0 - 60_000, fireId: `2-${T0 - 60_000}`, attempt: 1 },
+      { timerId: '3', runAt: T0 - 45_000, fireId: `3-${T0 - 45_000}`, attempt: 3 },
+    ]);
+    expect(result).toEqual({ ran: true, overdue: 1, rescued: { pending: 1, stale_claim: 1, lost_retry: 1 }, failed: 0 });
+    expect(await s.rescued('pending')).toBe(1);
+    expect(await s.rescued('stale_claim')).toBe(1);
+    expect(await s.gauge('timer_overdue_fires')).toBe(1);
+    expect(await s.gauge('timer_unsettled_fires_finished_windows')).toBe(1); // the one of the previous hour
+    expect(s.locks.held).toBe(false);
+  });
+
+  it('publishes a fire that stays overdue at most once a minute, and retries one whose publish failed', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 40_000), pending('2', T0 - 40_000)];
+    s.publisher.failFor.add(`2-${T0 - 40_000}`);
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 }, failed: 1 });
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 0 }, failed: 0 });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1']);
+    // The mark of a failed publish lapses with the others; a minute later both go out again.
+    s.marks.now = T0 + 60_001;
+    s.publisher.failFor.clear();
+    await s.service.pass();
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1', '1', '2']);
+  });
+
+  it('paces the catch-up: at most TIMER_RECONCILER_BATCH fires a pass, oldest first', async () => {
+    const s = setup({ TIMER_RECONCILER_BATCH: 2 });
+    s.ledger.rows = [pending('1', T0 - 90_000), pending('2', T0 - 80_000), pending('3', T0 - 70_000)];
+    await s.service.pass();
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1', '2']);
+  });
+
+  it('does nothing while another replica runs a pass', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 90_000)];
+    s.locks.held = true;
+    expect(await s.service.pass()).toEqual({ ran: false });
+    expect(s.publisher.sent).toEqual([]);
+  });
+
+  it('builds the message the claim rules take', () => {
+    expect(rescueMessage(pending('9', 5)).attempt).toBe(1);
+    expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Running, attempt: 2, claimedBy: 'x:1' }).attempt).toBe(2);
+    expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Running, attempt: 2, claimedBy: null }).attempt).toBe(3);
+  });
+});

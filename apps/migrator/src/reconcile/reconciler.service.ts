@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { fireId, TaskMessage, windowOf } from '@timer/contracts';
+import { LedgerRepository, OverdueFire, TaskStatus } from '@timer/dal';
+import { CLOCK, NowClock } from '@timer/platform';
+import { RedisLock, RescueMarks } from '@timer/redis';
+import { TaskPublisher } from '@timer/runtime';
+import { MigratorConfig } from '../config/migrator.env';
+import { ReconcilerMetrics, RescueReason } from './reconciler.metrics';
+
+export type Ledger = Pick<LedgerRepository, 'overdue' | 'countPendingBefore' | 'countOpenBefore'>;
+export type Marks = Pick<RescueMarks, 'mark'>;
+export type Locks = Pick<RedisLock, 'tryAcquire'>;
+export type Publisher = Pick<TaskPublisher, 'publish'>;
+
+/** A fire is published again at most this often while it stays overdue. */
+export const RESCUE_EVERY_MS = 60_000;
+/** The gauges count up to this many rows (a count must stay cheap when something is badly wrong). */
+export const COUNT_CAP = 100_000;
+
+/** What one pass did. */
+export type PassResult = { ran: false } | { ran: true; overdue: number; rescued: Record<RescueReason, number>; failed: number };
+
+/**
+ * Reconciles the pipeline with MySQL, the ledger (invariant 8): every pass (one replica at a time,
+ * under a Redis lock) finds fires whose run_at passed more than TIMER_RECONCILER_GRACE_MS ago and that
+ * nothing is working on (pending, or running with an expired claim or a pending retry whose time has
+ * passed) and publishes their task messages again, oldest first, at most TIMER_RECONCILER_BATCH a
+ * pass. The executor then delivers them or records them missed under their misfire policy. This
+ * covers what the slice walk cannot see: fires inserted into minutes already walked, minutes past the
+ * scheduler's lookback, lost Redis state, a lost retry message.
+ */
+@Injectable()
+export class ReconcilerService {
+  private readonly logger = new Logger(ReconcilerService.name);
+
+  constructor(
+    @Inject(LedgerRepository) private readonly ledger: Ledger,
+    @Inject(TaskPublisher) private readonly publisher: Publisher,
+    @Inject(RescueMarks) private readonly marks: Marks,
+    @Inject(RedisLock) private readonly locks: Locks,
+    @Inject(CLOCK) private readonly clock: NowClock,
+    private readonly config: MigratorConfig,
+    private readonly metrics: ReconcilerMetrics,
+  ) {}
+
+  async pass(): Promise<PassResult> {
+    const lock = await this.locks.tryAcquire({ resource: 'reconciler', ttlMs: Math.max(10_000, 3 * this.config.reconcileIntervalMs) });
+    if (!lock) return { ran: false };
+    try {
+      const now = this.clock.now();
+      const dueBefore = now - this.config.reconcileGraceMs;
+      const rows = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch);
+      const fresh = await this.marks.mark(
+        rows.map((r) => fireId(r.timerId, r.runAt)),
+        RESCUE_EVERY_MS,
+      );
+      const rescued: Record<RescueReason, number> = { pending: 0, stale_claim: 0, lost_retry: 0 };
+      let failed = 0;
+      const due = rows.filter((_, i) => fresh[i]);
+      const results = await Promise.allSettled(due.map((r) => this.publisher.publish(rescueMessage(r))));
+      results.forEach((res, i) => {
+        if (res.status === 'rejected') {
+          failed++;
+          return;
+        }
+        const reason = reasonOf(due[i]);
+        rescued[reason]++;
+        this.metrics.rescued.inc({ reason });
+      });
+      if (due.length > 0) {
+        this.logger.warn(
+          `rescued ${due.length - failed} overdue fire(s) (pending ${rescued.pending}, stale claim ${rescued.stale_claim}, lost retry ${rescued.lost_retry})` +
+            (failed > 0 ? `; ${failed} publish(es) failed, retried next pass` : '') +
+            `; oldest ${new Date(due[0].runAt).toISOString()}`,
+        );
+      }
+      const overdue = await this.ledger.countPendingBefore(dueBefore, COUNT_CAP);
+      this.metrics.overdue.set(overdue);
+      this.metrics.unsettledFinishedWindows.set(await this.ledger.countOpenBefore(windowOf(now, this.config.windowMs).start, COUNT_CAP));
+      return { ran: true, overdue, rescued, failed };
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+function reasonOf(r: OverdueFire): RescueReason {
+  if (r.status === TaskStatus.Pending) return 'pending';
+  return r.claimedBy === null ? 'lost_retry' : 'stale_claim';
+}
+
+/**
+ * The message that claims the fire as the claim rules expect it: the next attempt of a pending fire
+ * or of one waiting for its retry, the same attempt of one whose holder stopped mid-delivery.
+ */
+export function rescueMessage(r: OverdueFire): TaskMessage {
+  const attempt = r.status === TaskStatus.Running && r.claimedBy !== null ? Math.max(1, r.attempt) : r.attempt + 1;
+  return { timerId: r.timerId, runAt: r.runAt, fireId: fireId(r.timerId, r.runAt), attempt };
+}
