@@ -3,7 +3,11 @@ import { RoleConfig } from '@timer/platform';
 import { createPulsarServer, PulsarConsumerConfig, ServerPulsar } from '@timer/pulsar-transport';
 import { ExecutorConfig } from './config/executor.env';
 
-/** How the executor consumes: tasks and retries, Shared subscription `executor`, N handlers each. */
+/**
+ * How the executor consumes: tasks and retries with TIMER_EXECUTOR_CONCURRENCY handlers each, and the
+ * catch-up lane with a tenth of that (at least 1), all on the Shared subscription `executor`. Catch-up
+ * work (past minutes, rescued fires) thus never takes more than a tenth of the handlers from fires due now.
+ */
 export function executorConsumers(c: ExecutorConfig): Record<string, PulsarConsumerConfig> {
   const consumer: PulsarConsumerConfig = {
     subscription: SUBSCRIPTIONS.executor,
@@ -14,7 +18,12 @@ export function executorConsumers(c: ExecutorConfig): Record<string, PulsarConsu
     // A nacked message (its outcome could not be written) comes back after this.
     negativeAckRedeliveryDelayMs: 5_000,
   };
-  return { [TOPICS.tasks]: consumer, [TOPICS.retries]: { ...consumer } };
+  const catchUp = Math.max(1, Math.floor(c.concurrency / 10));
+  return {
+    [TOPICS.tasks]: consumer,
+    [TOPICS.retries]: { ...consumer },
+    [TOPICS.catchUp]: { ...consumer, concurrency: catchUp, receiverQueueSize: catchUp },
+  };
 }
 
 export function createExecutorServer(role: RoleConfig, c: ExecutorConfig): ServerPulsar {

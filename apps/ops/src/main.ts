@@ -10,7 +10,8 @@ const USAGE = `usage: npm run ops -- <command> [options]
   topics [--watch SECONDS] [--json]      backlog, rates, consumers of every topic and subscription
   peek [TOPIC] [--count N] [--json]      oldest messages of TOPIC (default ${TOPICS.deadLetter}), not consumed
   replay [--from TOPIC] [--to TOPIC] [--max N]
-                                         move dead letters back (default ${TOPICS.deadLetter} -> ${TOPICS.tasks})
+                                         move the dead letters present now back, each fire once
+                                         (default ${TOPICS.deadLetter} -> ${TOPICS.tasks})
 Reads TIMER_PULSAR_URL, TIMER_PULSAR_TOKEN, TIMER_PULSAR_TENANT and TIMER_PULSAR_NAMESPACE.`;
 
 async function main(argv: string[]): Promise<void> {
@@ -62,7 +63,8 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'replay': {
         const result = await ops.replay(values.from!, values.to!, positive('max', values.max));
-        print(`replayed ${result.replayed} message(s) from ${result.from} to ${result.to}`, result);
+        const duplicates = result.duplicates > 0 ? ` (${result.duplicates} further dead letter(s) of a fire replayed in this run acked, not sent again)` : '';
+        print(`replayed ${result.replayed} message(s) from ${result.from} to ${result.to}${duplicates}`, result);
         break;
       }
       default:

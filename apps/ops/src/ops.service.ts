@@ -1,6 +1,6 @@
-import { MESSAGE_PROPERTIES, SUBSCRIPTION_INITIAL_POSITION, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
-import { PulsarAdmin, PulsarAdminError, PulsarClient, topicName } from '@timer/pulsar';
-import type { PeekedMessage } from '@timer/pulsar';
+import { MESSAGE_PROPERTIES, parseTaskMessage, SUBSCRIPTION_INITIAL_POSITION, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
+import { comparePositions, messageIdPosition, PulsarAdmin, PulsarAdminError, PulsarClient, topicName } from '@timer/pulsar';
+import type { PeekedMessage, ReceivedMessage } from '@timer/pulsar';
 
 /** The subscription operators read dead letters through; created at the earliest position. */
 export const OPS_SUBSCRIPTION = SUBSCRIPTIONS.ops;
@@ -28,6 +28,8 @@ export interface TopicRow {
 
 export interface ReplayResult {
   replayed: number;
+  /** Further dead letters of a fire already replayed in this run: acked, not sent again. */
+  duplicates: number;
   from: string;
   to: string;
 }
@@ -95,34 +97,65 @@ export class OpsService {
   }
 
   /**
-   * Moves up to `max` messages from `fromLocal` (through the ops subscription) to `toLocal`, keeping
-   * key and properties and marking each with `replayed-from`. Each is acked only after the broker
-   * persisted its copy, so a crash replays a message twice rather than losing it. Stops when the
-   * backlog stays empty for `idleMs`.
+   * Moves up to `max` of the messages `fromLocal` holds when the replay starts (through the ops
+   * subscription) to `toLocal`, keeping key and properties and marking each with `replayed-from`.
+   * It stops at the newest message present at the start, so what arrives meanwhile (a replayed fire
+   * that failed again and was dead-lettered again) stays for the next run; and it sends each fire
+   * at most once (a further dead letter of a fire already sent is acked as a duplicate), so no run
+   * calls a callback twice. Each message is acked only after the broker persisted its copy, so a
+   * crash replays a message twice rather than losing it. Stops early when nothing arrives for `idleMs`.
    */
   async replay(fromLocal: string, toLocal: string, max: number, idleMs = 1_500): Promise<ReplayResult> {
     const from = this.topic(fromLocal);
     const to = this.topic(toLocal);
     await this.admin.ensureSubscription(from, OPS_SUBSCRIPTION, SUBSCRIPTION_INITIAL_POSITION);
+    const end = await this.admin.lastMessageId(from);
+    const result: ReplayResult = { replayed: 0, duplicates: 0, from, to };
+    if (end.ledgerId < 0) return result; // the topic never stored a message
+    // Exclusive: the ops subscription hands messages out in the order they are stored.
     const consumer = await this.client.subscribe({ topic: from, subscription: OPS_SUBSCRIPTION, subscriptionType: 'Exclusive', receiverQueueSize: 100 });
     const producer = await this.client.createProducer({ topic: to });
-    let replayed = 0;
+    const sent = new Set<string>();
     try {
-      while (replayed < max) {
+      while (result.replayed < max) {
         const message = await consumer.receive(idleMs).catch(() => undefined);
         if (!message) break;
-        await producer.send({
-          payload: message.payload,
-          key: message.key,
-          properties: { ...message.properties, [MESSAGE_PROPERTIES.replayedFrom]: from },
-        });
+        const position = messageIdPosition(message.messageId);
+        if (!position) throw new Error(`cannot tell where message ${message.messageId} is stored; stopped (it stays for the next run)`);
+        const order = comparePositions(position, end);
+        // Newer than the start: left unacked (closing the consumer hands it back) for the next run.
+        if (order > 0) break;
+        const fire = fireIdOf(message);
+        if (fire !== undefined && sent.has(fire)) {
+          result.duplicates++;
+        } else {
+          await producer.send({
+            payload: message.payload,
+            key: message.key,
+            properties: { ...message.properties, [MESSAGE_PROPERTIES.replayedFrom]: from },
+          });
+          if (fire !== undefined) sent.add(fire);
+          result.replayed++;
+        }
         await consumer.acknowledge(message);
-        replayed++;
+        if (order === 0) break; // the newest message present at the start
       }
     } finally {
       await producer.close();
       await consumer.close();
     }
-    return { replayed, from, to };
+    return result;
+  }
+}
+
+/** The fire a task message stands for: its fire id property, else the fire of its payload. */
+function fireIdOf(message: ReceivedMessage): string | undefined {
+  const property = message.properties[MESSAGE_PROPERTIES.fireId];
+  if (property) return property;
+  try {
+    const parsed = parseTaskMessage(JSON.parse(message.payload.toString('utf8')));
+    return parsed.ok ? parsed.value.fireId : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,9 +1,10 @@
 import { spawnSync } from 'child_process';
 import { existsSync } from 'fs';
 import { join } from 'path';
-import { TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, topicName, WsPulsarClient } from '@timer/pulsar';
-import { testEnv, uniqueId } from '@timer/testing';
+import type { OutgoingMessage, PulsarClient } from '@timer/pulsar';
+import { eventually, testEnv, uniqueId } from '@timer/testing';
 import { OPS_SUBSCRIPTION, OpsService } from '../src/ops.service';
 
 jest.setTimeout(60_000);
@@ -55,7 +56,7 @@ describe('ops command against the real broker', () => {
 
   it('replays dead letters to the tasks topic, keeping key and properties, and empties the backlog', async () => {
     const result = await ops.replay(TOPICS.deadLetter, TOPICS.tasks, 100, 1_000);
-    expect(result).toEqual({ replayed: 3, from: dlq, to: tasks });
+    expect(result).toEqual({ replayed: 3, duplicates: 0, from: dlq, to: tasks });
 
     const executor = await client.subscribe({ topic: tasks, subscription: 'executor', subscriptionType: 'Shared' });
     const got = [];
@@ -67,6 +68,77 @@ describe('ops command against the real broker', () => {
 
     const after = (await ops.topics([TOPICS.deadLetter]))[0];
     expect(after.subscriptions.find((s) => s.name === OPS_SUBSCRIPTION)?.backlog).toBe(0);
+  });
+
+  it('replays only the dead letters present at its start, each fire once: a fire dead-lettered again meanwhile stays for the next run', async () => {
+    const fireOf = (m: { properties: Record<string, string> }) => m.properties[MESSAGE_PROPERTIES.fireId];
+    const deadLetter = (fire: string, note: string): OutgoingMessage => {
+      const [timerId, runAt] = fire.split('-');
+      return {
+        payload: JSON.stringify({ timerId, runAt: Number(runAt), fireId: fire, attempt: 3 }),
+        key: timerId,
+        properties: { [MESSAGE_PROPERTIES.fireId]: fire, [MESSAGE_PROPERTIES.reason]: note },
+      };
+    };
+    const dlqProducer = await client.createProducer({ topic: dlq });
+    // 8-5000 twice (a crash between dead letter and record dead-letters a fire twice), 9-5000 once.
+    for (const fire of ['8-5000', '9-5000', '8-5000']) await dlqProducer.send(deadLetter(fire, 'attempts exhausted'));
+
+    // A stand-in executor: every replayed fire is "called" and fails again, so it is dead-lettered again.
+    const calls: string[] = [];
+    const executor = await client.subscribe({ topic: tasks, subscription: 'executor', subscriptionType: 'Shared' });
+    let stopped = false;
+    const executing = (async () => {
+      while (!stopped) {
+        const m = await executor.receive(200).catch(() => undefined);
+        if (!m) continue;
+        await dlqProducer.send(deadLetter(fireOf(m), 'failed again after a replay'));
+        calls.push(fireOf(m));
+        await executor.acknowledge(m);
+      }
+    })();
+    // The replay goes on to its next message only once the executor dead-lettered the last one again,
+    // so the new dead letters are in the topic while the run still reads it.
+    const waitingClient: PulsarClient = {
+      subscribe: (o) => client.subscribe(o),
+      close: async () => undefined,
+      createProducer: async (o) => {
+        const producer = await client.createProducer(o);
+        return {
+          topic: producer.topic,
+          flush: () => producer.flush(),
+          close: () => producer.close(),
+          send: async (m: OutgoingMessage) => {
+            const id = await producer.send(m);
+            const before = calls.length;
+            await eventually('the executor to dead-letter the replayed fire again', async () => calls.length > before);
+            return id;
+          },
+        };
+      },
+    };
+    try {
+      const first = await new OpsService(admin, waitingClient, env.pulsarTenant, namespace).replay(TOPICS.deadLetter, TOPICS.tasks, 100, 3_000);
+      expect(first).toEqual({ replayed: 2, duplicates: 1, from: dlq, to: tasks });
+      expect(calls.sort()).toEqual(['8-5000', '9-5000']);
+      const left = await ops.peek(TOPICS.deadLetter, 10);
+      expect(left.map((m) => `${fireOf(m)} ${m.properties[MESSAGE_PROPERTIES.reason]}`).sort()).toEqual([
+        '8-5000 failed again after a replay',
+        '9-5000 failed again after a replay',
+      ]);
+
+      // The next run takes them (and again leaves what its own replays dead-letter).
+      calls.length = 0;
+      const second = await new OpsService(admin, waitingClient, env.pulsarTenant, namespace).replay(TOPICS.deadLetter, TOPICS.tasks, 100, 3_000);
+      expect(second).toEqual({ replayed: 2, duplicates: 0, from: dlq, to: tasks });
+      expect(calls.sort()).toEqual(['8-5000', '9-5000']);
+      expect((await ops.peek(TOPICS.deadLetter, 10)).length).toBe(2);
+    } finally {
+      stopped = true;
+      await executing;
+      await executor.close();
+      await dlqProducer.close();
+    }
   });
 
   it('runs as a command: `topics --json`, and refuses an unknown command', () => {

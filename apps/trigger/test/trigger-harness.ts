@@ -15,7 +15,7 @@ import { TriggerConfig } from '../src/config/trigger.env';
 import { sliceConsumers } from '../src/slices/slice-consumers';
 import { TriggerMetrics } from '../src/slices/trigger.metrics';
 
-/** A task message as the test's consumer of `timer-tasks` received it. */
+/** A task message as the test's consumer of `timer-tasks` (or the catch-up lane) received it. */
 export interface Received {
   task: TaskMessage;
   key?: string;
@@ -43,7 +43,7 @@ export class TriggerHarness {
   private readonly env = testEnv();
   private admin?: DataSource;
   private pulsar?: WsPulsarClient;
-  private consumer?: Consumer;
+  private consumers: Consumer[] = [];
   private closed = false;
 
   constructor(private readonly triggerEnv: NodeJS.ProcessEnv = {}) {}
@@ -77,8 +77,9 @@ export class TriggerHarness {
     this.lock = new RedisLock(this.redis, this.prefix);
 
     this.pulsar = new WsPulsarClient({ serviceUrl: this.env.pulsarUrl, connectTimeoutMs: 5_000 });
-    this.consumer = await this.pulsar.subscribe({
-      topic: this.topic(TOPICS.tasks),
+    // Both lanes: fires already late when walked (past minutes) go to the catch-up topic.
+    for (const local of [TOPICS.tasks, TOPICS.catchUp]) this.consumers.push(await this.pulsar.subscribe({
+      topic: this.topic(local),
       subscription: 'it-executor',
       subscriptionType: 'Shared',
       initialPosition: 'Earliest',
@@ -91,7 +92,7 @@ export class TriggerHarness {
         });
         void consumer.acknowledge(message).catch(() => undefined);
       },
-    });
+    }));
     return this;
   }
 
@@ -109,7 +110,7 @@ export class TriggerHarness {
   async stop(): Promise<void> {
     const redis = this.redis;
     try {
-      await this.consumer?.close().catch(() => undefined);
+      await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
       await this.pulsar?.close().catch(() => undefined);
       await this.closeApp();
       if (redis) {
@@ -119,7 +120,7 @@ export class TriggerHarness {
       }
     } finally {
       const admin = new PulsarAdmin({ serviceUrl: this.env.pulsarUrl });
-      for (const local of [TOPICS.slices, TOPICS.tasks]) await admin.deleteTopic(this.topic(local), true).catch(() => undefined);
+      for (const local of [TOPICS.slices, TOPICS.tasks, TOPICS.catchUp]) await admin.deleteTopic(this.topic(local), true).catch(() => undefined);
       await fetch(`${this.env.pulsarUrl}/admin/v2/namespaces/${this.env.pulsarTenant}/${this.namespace}`, { method: 'DELETE' }).catch(() => undefined);
       if (this.admin) {
         await this.admin.query(`DROP DATABASE IF EXISTS \`${this.database}\``);

@@ -16,12 +16,15 @@ export type {
   ClientPulsarOptions,
   PulsarClientFactory,
   PulsarConsumerConfig,
+  PulsarDeadLetter,
   PulsarProvisioner,
   PulsarProvisionerFactory,
   PulsarServerEvents,
   PulsarStatus,
   ServerPulsarOptions,
+  UndecodableOptions,
 } from './lib/pulsar-transport.options';
+export { DEAD_LETTER_PROPERTIES, DEFAULT_MAX_UNDECODABLE_DELIVERIES, UNDECODABLE_REASON } from './lib/undecodable-messages';
 export { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName } from './lib/topic-name';
 export type { TopicDefaults } from './lib/topic-name';
 export { createPulsarServer, pulsarClientOptions } from './lib/pulsar-config';

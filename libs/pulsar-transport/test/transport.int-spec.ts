@@ -8,7 +8,9 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { randomBytes } from 'crypto';
 import { lastValueFrom } from 'rxjs';
-import { ClientPulsar, PulsarContext, PulsarRecordBuilder, ServerPulsar } from '../src';
+import { MESSAGE_PROPERTIES } from '@timer/contracts';
+import { messageIdPosition, WsPulsarClient } from '@timer/pulsar';
+import { ClientPulsar, PulsarContext, PulsarDeadLetter, PulsarRecordBuilder, ServerPulsar } from '../src';
 
 jest.setTimeout(60_000);
 
@@ -17,6 +19,8 @@ const RUN = `it-transport-${Date.now().toString(36)}-${randomBytes(3).toString('
 const EVENTS = `${RUN}-events`;
 const RETRY = `${RUN}-retry`;
 const SLOW = `${RUN}-slow`;
+const GARBAGE = `${RUN}-garbage`;
+const UNDECODABLE = `${RUN}-undecodable`;
 const SUBSCRIPTION = 'it-transport';
 const N = 50;
 
@@ -33,6 +37,8 @@ interface Seen {
 const seen: Seen[] = [];
 const retrySeen: number[] = [];
 const slow = { started: 0, finished: 0 };
+const garbageHandled: unknown[] = [];
+const deadLetters: PulsarDeadLetter[] = [];
 
 @Controller()
 class ItController {
@@ -56,6 +62,11 @@ class ItController {
     if (ctx.getRedeliveryCount() === 0) {
       throw new Error('fails on first delivery (expected by the test)');
     }
+  }
+
+  @EventPattern(GARBAGE)
+  async onGarbage(@Payload() data: unknown): Promise<void> {
+    garbageHandled.push(data);
   }
 
   @EventPattern(SLOW)
@@ -102,14 +113,14 @@ describe('Pulsar transport against the broker', () => {
 
   beforeAll(async () => {
     Logger.overrideLogger(['error']);
-    app = await NestFactory.createMicroservice(ItModule, {
-      strategy: new ServerPulsar({
-        client: { serviceUrl: SERVICE_URL, connectTimeoutMs: 5_000, sendTimeoutMs: 10_000 },
-        consumer: { subscription: SUBSCRIPTION, negativeAckRedeliveryDelayMs: 300, receiverQueueSize: 20 },
-        closeTimeoutMs: 10_000,
-      }),
-      logger: ['error'],
+    const server = new ServerPulsar({
+      client: { serviceUrl: SERVICE_URL, connectTimeoutMs: 5_000, sendTimeoutMs: 10_000 },
+      consumer: { subscription: SUBSCRIPTION, negativeAckRedeliveryDelayMs: 300, receiverQueueSize: 20 },
+      closeTimeoutMs: 10_000,
+      undecodable: { deadLetterTopic: UNDECODABLE, initialSubscription: 'it-undecodable' },
     });
+    server.on('deadLetter', (d) => deadLetters.push(d));
+    app = await NestFactory.createMicroservice(ItModule, { strategy: server, logger: ['error'] });
     await app.listen();
     client = new ClientPulsar({ client: { serviceUrl: SERVICE_URL, connectTimeoutMs: 5_000, sendTimeoutMs: 10_000 } });
   });
@@ -119,7 +130,7 @@ describe('Pulsar transport against the broker', () => {
     await app?.close();
     Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']);
     await Promise.allSettled(
-      [EVENTS, RETRY, SLOW].map((t) =>
+      [EVENTS, RETRY, SLOW, GARBAGE, UNDECODABLE].map((t) =>
         fetch(`${topicPath(t)}?force=true`, { method: 'DELETE', signal: AbortSignal.timeout(5_000) }),
       ),
     );
@@ -158,6 +169,36 @@ describe('Pulsar transport against the broker', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(retrySeen).toEqual([0, 1]);
     expect(await backlog(RETRY)).toBe(0);
+  });
+
+  it('dead-letters a message that is not JSON after 3 deliveries, acks it, and never hands it to the handler', async () => {
+    const garbage = Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x7b, 0x22, 0x00, 0xff]);
+    const id = await lastValueFrom(client!.emit(GARBAGE, new PulsarRecordBuilder(garbage).setKey('g1').setProperty('origin', 'it').build()));
+    const reader = new WsPulsarClient({ serviceUrl: SERVICE_URL });
+    try {
+      // Provisioned by the server at listen (initialSubscription), so the broker kept it.
+      const dlq = await reader.subscribe({ topic: `persistent://public/default/${UNDECODABLE}`, subscription: 'it-undecodable', subscriptionType: 'Exclusive' });
+      const dead = await dlq.receive(20_000);
+      await dlq.acknowledge(dead);
+      expect(Buffer.compare(dead.payload, garbage)).toBe(0);
+      expect(dead.key).toBe('g1');
+      expect(dead.properties).toEqual({
+        origin: 'it',
+        REAL_TOPIC: `persistent://public/default/${GARBAGE}`,
+        ORIGIN_MESSAGE_ID: expect.any(String),
+        [MESSAGE_PROPERTIES.reason]: 'undecodable',
+        [MESSAGE_PROPERTIES.error]: 'payload is not UTF-8 (8 bytes)',
+      });
+      expect(messageIdPosition(dead.properties.ORIGIN_MESSAGE_ID)).toEqual(messageIdPosition(id));
+      await until('backlog 0', async () => (await backlog(GARBAGE)) === 0);
+      // Not redelivered again: no second dead letter, the source backlog stays empty.
+      await expect(dlq.receive(2_000)).rejects.toThrow();
+      expect(await backlog(GARBAGE)).toBe(0);
+      expect(garbageHandled).toEqual([]);
+      expect(deadLetters).toEqual([expect.objectContaining({ topic: `persistent://public/default/${GARBAGE}`, deliveries: 3, reason: 'undecodable' })]);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('close() waits for in-flight handlers, which ack before the consumers close', async () => {

@@ -17,6 +17,8 @@ export type {
 export { WsPulsarClient } from './lib/ws-pulsar-client';
 export { PulsarAdmin } from './lib/pulsar-admin';
 export type { PeekedMessage, PulsarAdminOptions, PulsarHealth, SubscriptionStats, TopicStats } from './lib/pulsar-admin';
+export { comparePositions, messageIdPosition } from './lib/ws-frames';
+export type { MessagePosition } from './lib/ws-frames';
 export { canonicalTopicName, parseTopicName, topicName } from './lib/topic-name';
 export type { ParsedTopicName, TopicDomain } from './lib/topic-name';
 export {

@@ -1,6 +1,11 @@
-import { KNOWN_VARIABLES } from '@timer/platform';
-import { ConfigError } from '@timer/platform';
-import { ExecutorConfig, EXECUTOR_VARIABLES } from './executor.env';
+import { Logger } from '@nestjs/common';
+import { Registry } from 'prom-client';
+import type { FireOutcome, FireOutcomeRepository } from '@timer/dal';
+import { ConfigError, KNOWN_VARIABLES } from '@timer/platform';
+import type { MetricsService } from '@timer/platform';
+import { ExecutorMetrics } from '../fire/executor.metrics';
+import { OutcomeRecorder } from '../fire/outcome-recorder.service';
+import { ExecutorConfig, EXECUTOR_VARIABLES, OUTCOME_WRITE_RETRY_BACKOFF_MS } from './executor.env';
 
 describe('ExecutorConfig', () => {
   it('has the documented defaults', () => {
@@ -34,6 +39,50 @@ describe('ExecutorConfig', () => {
 
   it('refuses a lease shorter than one held delivery', () => {
     expect(() => ExecutorConfig.load({ TIMER_EXECUTOR_CLAIM_LEASE_MS: '12000', TIMER_CALLBACK_TIMEOUT_MS: '10000' })).toThrow(ConfigError);
+  });
+
+  describe('minimum lease', () => {
+    const settings = { TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: '4000', TIMER_CALLBACK_TIMEOUT_MS: '10000', TIMER_EXECUTOR_FLUSH_MS: '2000' };
+    // early wait + callback timeout + flush interval + write retries' backoff + write margin
+    const min = 4_000 + 10_000 + 2_000 + 600 + 5_000;
+
+    it('includes the outcome flush interval and the write retries', () => {
+      expect(ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min) }).leaseMs).toBe(min);
+      expect(() => ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min - 1) })).toThrow(ConfigError);
+      // The flush interval alone makes the difference: 20,000 covers the rest (19,600), not 2,000 ms of flushing too.
+      expect(() => ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: '20000' })).toThrow(/TIMER_EXECUTOR_FLUSH_MS \(2000\)/);
+      expect(ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_FLUSH_MS: '0', TIMER_EXECUTOR_CLAIM_LEASE_MS: '20000' }).leaseMs).toBe(20_000);
+    });
+
+    it('names every term and the total', () => {
+      let message = '';
+      try {
+        ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: '15000' });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toContain(
+        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (4000) + TIMER_CALLBACK_TIMEOUT_MS (10000) + ` +
+          `TIMER_EXECUTOR_FLUSH_MS (2000) + the outcome write retries' backoff (600) + 5000 for the outcome writes = ${min} (got 15000)`,
+      );
+    });
+
+    it("counts the outcome recorder's real retry backoff", async () => {
+      Logger.overrideLogger(false);
+      try {
+        const slept: number[] = [];
+        const repo = { recordOutcomes: jest.fn(async () => Promise.reject(new Error('mysql gone'))) };
+        const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: '0' });
+        const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
+        const clock = { now: () => Date.now(), sleep: async (ms: number) => void slept.push(ms) };
+        const recorder = new OutcomeRecorder(repo as unknown as FireOutcomeRepository, config, metrics, clock);
+        await expect(recorder.record({ timerId: '1', runAt: 1 } as FireOutcome)).rejects.toThrow('mysql gone');
+        expect(repo.recordOutcomes).toHaveBeenCalledTimes(slept.length + 1);
+        expect(slept.reduce((a, b) => a + b, 0)).toBe(OUTCOME_WRITE_RETRY_BACKOFF_MS);
+      } finally {
+        Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']);
+      }
+    });
   });
 
   it('lists its variables for bootstrapRole', () => {

@@ -60,6 +60,15 @@ export class ExecutorEnv {
 /** The executor's variable names, for `bootstrapRole({ extraVariables })`. */
 export const EXECUTOR_VARIABLES: readonly string[] = Object.keys(new ExecutorEnv());
 
+/**
+ * What the outcome recorder (`fire/outcome-recorder.service.ts`) may sleep between the attempts of a
+ * failed batch write: 3 attempts, 200 then 400 ms apart. The spec checks it against the recorder.
+ */
+export const OUTCOME_WRITE_RETRY_BACKOFF_MS = 600;
+
+/** Room for the outcome write statements themselves (up to 3 of them, see above). */
+const OUTCOME_WRITE_MARGIN_MS = 5_000;
+
 /** The validated executor settings, injectable by class. */
 export class ExecutorConfig {
   constructor(readonly env: ExecutorEnv) {}
@@ -67,11 +76,16 @@ export class ExecutorConfig {
   /** Loads and cross-checks the settings; throws `ConfigError` naming the variables. */
   static load(env?: NodeJS.ProcessEnv): ExecutorConfig {
     const e = loadConfig(ExecutorEnv, env);
-    // The lease must outlast one held delivery: waiting for run_at, the callback, and writing its outcome.
-    const minLease = e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + e.TIMER_CALLBACK_TIMEOUT_MS + 5_000;
+    // The lease must outlast one held delivery: waiting for run_at, the callback, then its outcome
+    // waiting for the batch (flush interval), the write retries' backoff, and the write statements.
+    const minLease =
+      e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + e.TIMER_CALLBACK_TIMEOUT_MS + e.TIMER_EXECUTOR_FLUSH_MS + OUTCOME_WRITE_RETRY_BACKOFF_MS + OUTCOME_WRITE_MARGIN_MS;
     if (e.TIMER_EXECUTOR_CLAIM_LEASE_MS < minLease) {
       throw new ConfigError([
-        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + TIMER_CALLBACK_TIMEOUT_MS + 5000 = ${minLease} (got ${e.TIMER_EXECUTOR_CLAIM_LEASE_MS})`,
+        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (${e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS}) + ` +
+          `TIMER_CALLBACK_TIMEOUT_MS (${e.TIMER_CALLBACK_TIMEOUT_MS}) + TIMER_EXECUTOR_FLUSH_MS (${e.TIMER_EXECUTOR_FLUSH_MS}) + ` +
+          `the outcome write retries' backoff (${OUTCOME_WRITE_RETRY_BACKOFF_MS}) + ${OUTCOME_WRITE_MARGIN_MS} for the outcome writes = ${minLease} ` +
+          `(got ${e.TIMER_EXECUTOR_CLAIM_LEASE_MS})`,
       ]);
     }
     return new ExecutorConfig(e);

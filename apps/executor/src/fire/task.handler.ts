@@ -5,8 +5,9 @@ import { PulsarContext } from '@timer/pulsar-transport';
 import { FireService } from './fire.service';
 
 /**
- * Task messages from the trigger (`timer-tasks`) and the executor's own retries and rechecks
- * (`timer-task-retries`). The transport acks when the returned promise resolves (the outcome is
+ * Task messages from the trigger and the roles that create due fires (`timer-tasks`, and
+ * `timer-tasks-catchup` for fires already late when published) and the executor's own retries and
+ * rechecks (`timer-task-retries`). The transport acks when the returned promise resolves (the outcome is
  * written) and nacks when it rejects.
  */
 @Controller()
@@ -15,6 +16,11 @@ export class TaskHandler {
 
   @EventPattern(TOPICS.tasks)
   async onTask(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
+    await this.fires.handle(data, ctx.getProperties());
+  }
+
+  @EventPattern(TOPICS.catchUp)
+  async onCatchUp(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
     await this.fires.handle(data, ctx.getProperties());
   }
 

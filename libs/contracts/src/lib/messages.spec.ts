@@ -11,6 +11,7 @@ import {
   preparedWindows,
   SliceMessage,
   SUBSCRIPTION_INITIAL_POSITION,
+  taskTopicOf,
   TOPICS,
   TOPOLOGY,
   windowOf,
@@ -46,6 +47,13 @@ describe('topics', () => {
   it('names a subscription for every topic, so no message is published into no subscription', () => {
     expect(Object.keys(TOPOLOGY).sort()).toEqual(Object.values(TOPICS).sort());
     for (const subs of Object.values(TOPOLOGY)) expect(subs.length).toBeGreaterThan(0);
+  });
+
+  it('puts a fire already more than 5 s late on the catch-up lane, any other on timer-tasks', () => {
+    expect(taskTopicOf(10_000, 10_000)).toBe(TOPICS.tasks);
+    expect(taskTopicOf(10_000, 15_000)).toBe(TOPICS.tasks);
+    expect(taskTopicOf(10_000, 15_001)).toBe(TOPICS.catchUp);
+    expect(taskTopicOf(20_000, 15_000)).toBe(TOPICS.tasks);
   });
 
   it('starts new subscriptions at the earliest kept message', () => {

@@ -42,6 +42,7 @@ export interface MigrateRangeMessage {
 export interface TopicPayloads {
   [TOPICS.slices]: SliceMessage;
   [TOPICS.tasks]: TaskMessage;
+  [TOPICS.catchUp]: TaskMessage;
   [TOPICS.retries]: TaskMessage;
   [TOPICS.deadLetter]: TaskMessage;
   [TOPICS.migrateRanges]: MigrateRangeMessage;

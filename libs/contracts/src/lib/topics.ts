@@ -7,10 +7,18 @@ export const TOPICS = {
   slices: 'timer-slices',
   /** trigger -> executor: one message per fire, keyed by timer id. */
   tasks: 'timer-tasks',
+  /**
+   * The catch-up lane: task messages of fires already more than CATCH_UP_AFTER_MS late when they are
+   * published (past minutes after downtime, reconciler rescues, the migrator's catch-up). The executor
+   * works them with a fraction of its concurrency, so fires due now never queue behind a backlog.
+   */
+  catchUp: 'timer-tasks-catchup',
   /** executor -> executor: fires whose callback failed, redelivered after their backoff. */
   retries: 'timer-task-retries',
   /** fires that exhausted their attempts. */
   deadLetter: 'timer-tasks-dlq',
+  /** any consumer -> operators: messages of any topic that could not be decoded (not JSON), as they came. */
+  undecodable: 'timer-undecodable',
   /** migrator -> migrator: ranges of a large window split across replicas. */
   migrateRanges: 'timer-migrate-ranges',
 } as const;
@@ -19,7 +27,7 @@ export const SUBSCRIPTIONS = {
   trigger: 'trigger',
   executor: 'executor',
   migrator: 'migrator',
-  /** Operators' view of the dead letters (`npm run ops -- peek|replay`). */
+  /** Operators' view of the dead letters and undecodable messages (`npm run ops -- peek|replay`). */
   ops: 'ops',
 } as const;
 
@@ -32,8 +40,10 @@ export const SUBSCRIPTIONS = {
 export const TOPOLOGY: Readonly<Record<string, readonly string[]>> = {
   [TOPICS.slices]: [SUBSCRIPTIONS.trigger],
   [TOPICS.tasks]: [SUBSCRIPTIONS.executor],
+  [TOPICS.catchUp]: [SUBSCRIPTIONS.executor],
   [TOPICS.retries]: [SUBSCRIPTIONS.executor],
   [TOPICS.deadLetter]: [SUBSCRIPTIONS.ops],
+  [TOPICS.undecodable]: [SUBSCRIPTIONS.ops],
   [TOPICS.migrateRanges]: [SUBSCRIPTIONS.migrator],
 };
 
@@ -52,4 +62,12 @@ export type TopicKey = keyof typeof TOPICS;
  * fire with its claim, so a redelivered batch costs duplicate claims, never a duplicate callback.
  * Retries carry deliverAt and are never batched.
  */
-export const BATCHED_TOPICS: readonly string[] = [TOPICS.tasks];
+export const BATCHED_TOPICS: readonly string[] = [TOPICS.tasks, TOPICS.catchUp];
+
+/** A fire published this late (ms past its run_at) goes to the catch-up lane (`timer-tasks-catchup`). */
+export const CATCH_UP_AFTER_MS = 5_000;
+
+/** The lane of a fire's task message, by how late it is when published. */
+export function taskTopicOf(runAt: number, now: number): typeof TOPICS.tasks | typeof TOPICS.catchUp {
+  return now - runAt > CATCH_UP_AFTER_MS ? TOPICS.catchUp : TOPICS.tasks;
+}

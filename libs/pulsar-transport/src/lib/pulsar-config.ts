@@ -1,5 +1,6 @@
 import { readFileSync } from 'fs';
 import { Logger } from '@nestjs/common';
+import { TOPICS } from '@timer/contracts';
 import type { PulsarAdminOptions, PulsarClientOptions } from '@timer/pulsar';
 import type { RoleConfig } from '@timer/platform';
 import { ServerPulsar } from './server-pulsar';
@@ -22,6 +23,7 @@ export function pulsarClientOptions(config: RoleConfig): PulsarClientOptions & P
  * The consuming side of a worker role: a `ServerPulsar` on the configured tenant/namespace. It does
  * not provision: the role's `PulsarModule` creates every topic and subscription of the topology at
  * bootstrap (unless `TIMER_PULSAR_PROVISION=false`), and `bootstrapRole` starts the transport after it.
+ * A message that cannot be decoded, on any topic, goes to `timer-undecodable` after 3 deliveries.
  */
 export function createPulsarServer(
   config: RoleConfig,
@@ -35,6 +37,7 @@ export function createPulsarServer(
     namespace: config.pulsar.TIMER_PULSAR_NAMESPACE,
     consumer: { subscriptionType: 'Shared', ...defaults },
     consumers,
+    undecodable: { deadLetterTopic: TOPICS.undecodable },
     // Leave room inside the process's own drain budget to close connections afterwards.
     closeTimeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 3_000),
     startupTimeoutMs: config.pulsar.TIMER_PULSAR_STARTUP_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import type { ConsumerDeserializer, ProducerSerializer } from '@nestjs/microservices';
 import type { ConsumerOptions, PulsarClient, PulsarClientOptions } from '@timer/pulsar';
+import type { UNDECODABLE_REASON } from './undecodable-messages';
 
 /** Creates the {@link PulsarClient} a transport uses; the transport closes it on `close()`. */
 export type PulsarClientFactory = () => PulsarClient | Promise<PulsarClient>;
@@ -23,14 +24,50 @@ export type PulsarProvisionerFactory = () => PulsarProvisioner | Promise<PulsarP
 /** Transport status, as `server.status` / `client.status` emit it. */
 export type PulsarStatus = 'connecting' | 'connected' | 'disconnected';
 
+/** A message {@link ServerPulsar} moved to a dead-letter topic (see `ServerPulsarOptions.undecodable`). */
+export interface PulsarDeadLetter {
+  /** The pattern, topic and subscription it was consumed on. */
+  pattern: string;
+  topic: string;
+  subscription: string;
+  messageId: string;
+  /** Where it was published. */
+  deadLetterTopic: string;
+  /** Deliveries it had, the last included. */
+  deliveries: number;
+  reason: typeof UNDECODABLE_REASON;
+  /** What the deserializer said (at most 300 characters). */
+  error: string;
+}
+
 /** Events a {@link ServerPulsar} reports through `on(event, callback)`. */
 export type PulsarServerEvents = {
   /**
    * A transport-level failure that is logged and survived: a failed receive, ack or negative
-   * ack (the broker redelivers the message), or a message no handler took.
+   * ack (the broker redelivers the message), a message no handler took, or an undecodable
+   * message that could not be dead-lettered (it is redelivered and tried again).
    */
   error: (error: unknown) => void;
+  /** A message was dead-lettered and acknowledged (count it: it will not be handled). */
+  deadLetter: (deadLetter: PulsarDeadLetter) => void;
 };
+
+/** What {@link ServerPulsar} does with messages its deserializer rejects. */
+export interface UndecodableOptions {
+  /**
+   * The topic they go to (a pattern-style name: local, `tenant/namespace/topic`, or full). Default:
+   * `<topic>-<subscription>-DLQ` for each consumed topic, the name Pulsar's own dead-letter policy uses.
+   */
+  deadLetterTopic?: string;
+  /**
+   * With `provision`, this subscription is created on the dead-letter topic(s) at Earliest, so the
+   * broker keeps what arrives there (a topic without subscription or retention discards it). Without
+   * it, give the dead-letter topic a subscription yourself (the roles do, through the topology).
+   */
+  initialSubscription?: string;
+  /** Deliveries before a message is dead-lettered (default 3; 1 = at once). */
+  maxDeliveries?: number;
+}
 
 /**
  * How one pattern is consumed. Everything but `subscription` and `concurrency` is passed to
@@ -90,8 +127,18 @@ export interface ServerPulsarOptions {
    * one attempt). Roles set it so that starting during a broker restart waits instead of exiting.
    */
   startupTimeoutMs?: number;
-  /** Turns a received message into `{ pattern, data }` (default {@link PulsarDeserializer}). */
+  /**
+   * Turns a received message into `{ pattern, data }` (default {@link PulsarDeserializer}). When it
+   * throws, the message cannot be decoded: see {@link undecodable}.
+   */
   deserializer?: ConsumerDeserializer;
+  /**
+   * A message the deserializer rejects is negatively acknowledged until its `maxDeliveries`-th
+   * delivery (default 3), then published as it is (payload, key, properties, plus `REAL_TOPIC`,
+   * `ORIGIN_MESSAGE_ID`, `x-timer-reason: undecodable` and `x-timer-error`) to the dead-letter topic,
+   * acknowledged, logged once and reported to `on('deadLetter')`. It is never redelivered forever.
+   */
+  undecodable?: UndecodableOptions;
 }
 
 export interface ClientPulsarOptions {

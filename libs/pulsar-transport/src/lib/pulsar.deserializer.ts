@@ -9,10 +9,13 @@ export interface PulsarDeserializeOptions {
   channel: string;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Default consumer-side deserializer of {@link ServerPulsar}: the event's pattern is the pattern
- * whose consumer received the message; its data is the payload parsed as JSON, or the raw
- * payload Buffer when it is not JSON.
+ * whose consumer received the message; its data is the payload parsed as JSON. A payload that is
+ * not UTF-8 JSON cannot be decoded: it throws, and the server dead-letters the message after a
+ * few deliveries (`ServerPulsarOptions.undecodable`).
  *
  * A custom deserializer receives the {@link ReceivedMessage} and {@link PulsarDeserializeOptions}
  * and may route to another registered pattern by returning it.
@@ -25,9 +28,15 @@ export class PulsarDeserializer implements ConsumerDeserializer {
 }
 
 function decodePayload(payload: Buffer): unknown {
+  let text: string;
   try {
-    return JSON.parse(payload.toString('utf8'));
+    text = utf8.decode(payload);
   } catch {
-    return payload;
+    throw new Error(`payload is not UTF-8 (${payload.length} bytes)`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`payload is not JSON (${payload.length} bytes): ${(err as Error).message}`);
   }
 }

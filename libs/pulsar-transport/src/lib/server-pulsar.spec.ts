@@ -5,8 +5,10 @@ import { PulsarAdminError } from '@timer/pulsar';
 import type { ReceivedMessage } from '@timer/pulsar';
 import { Observable, timer } from 'rxjs';
 import { map } from 'rxjs/operators';
+import { MESSAGE_PROPERTIES } from '@timer/contracts';
 import { FakeProvisioner, FakePulsarClient } from '../testing/fake-pulsar-client';
 import { PulsarContext } from './pulsar.context';
+import type { PulsarDeadLetter, ServerPulsarOptions } from './pulsar-transport.options';
 import { ServerPulsar } from './server-pulsar';
 
 const TOPIC = 'persistent://public/default/orders';
@@ -240,16 +242,14 @@ describe('ServerPulsar', () => {
     expect(handler).not.toHaveBeenCalled();
   });
 
-  it('passes JSON data, and the raw payload when it is not JSON', async () => {
+  it('passes JSON data to the handler', async () => {
     const seen: unknown[] = [];
     server.addHandler('orders', async (data: unknown) => void seen.push(data), true);
-    server.on('error', () => undefined);
     await listen(server);
     send(fake, { a: [1, 'b'] });
-    fake.publish(TOPIC, { payload: Buffer.from([0xff, 0x00]) });
+    send(fake, 'text');
     await until(() => fake.acks.length === 2);
-    expect(seen[0]).toEqual({ a: [1, 'b'] });
-    expect(Buffer.isBuffer(seen[1])).toBe(true);
+    expect(seen).toEqual([{ a: [1, 'b'] }, 'text']);
   });
 
   it('exposes the message through PulsarContext', async () => {
@@ -425,6 +425,128 @@ describe('ServerPulsar', () => {
 
   it('rejects unknown events in on()', () => {
     expect(() => server.on('nope' as 'error', () => undefined)).toThrow(/unknown event/);
+  });
+});
+
+describe('ServerPulsar with messages it cannot decode', () => {
+  const DLQ = `${TOPIC}-${SUB}-DLQ`;
+  let fake: FakePulsarClient;
+  let server: ServerPulsar;
+  let handler: jest.Mock;
+  let deadLetters: PulsarDeadLetter[];
+  let errors: unknown[];
+
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']));
+
+  async function start(options: Partial<ServerPulsarOptions> = {}): Promise<void> {
+    server = new ServerPulsar({ client: () => fake, admin: new FakeProvisioner(fake), ...options });
+    server.on('deadLetter', (d) => deadLetters.push(d));
+    server.on('error', (e) => errors.push(e));
+    server.addHandler('orders', handler, true);
+    await listen(server);
+  }
+
+  beforeEach(() => {
+    fake = new FakePulsarClient();
+    handler = jest.fn(async () => undefined);
+    deadLetters = [];
+    errors = [];
+  });
+  afterEach(() => server.close());
+
+  it.each([
+    ['not UTF-8', Buffer.from([0xff, 0xfe, 0x7b, 0x00]), /payload is not UTF-8 \(4 bytes\)/],
+    ['not JSON', Buffer.from('{"timerId": 1,'), /payload is not JSON \(14 bytes\)/],
+  ])('redelivers a payload that is %s twice, then dead-letters it as it came and acks it', async (_what, payload, error) => {
+    fake.subscription(DLQ, 'inspect');
+    await start();
+    const id = fake.publish(TOPIC, { payload, key: 'k1', properties: { origin: 'test' } });
+    await until(() => fake.acks.length === 1);
+    expect(handler).not.toHaveBeenCalled();
+    expect(fake.nacks.map((n) => n.message.redeliveryCount)).toEqual([0, 1]);
+    expect(fake.acks[0].message).toMatchObject({ messageId: id, redeliveryCount: 2 });
+    const dead = fake.sent.filter((m) => m.topic === DLQ);
+    expect(dead).toHaveLength(1);
+    expect(Buffer.compare(dead[0].payload as Buffer, payload)).toBe(0);
+    expect(dead[0].key).toBe('k1');
+    expect(dead[0].properties).toEqual({
+      origin: 'test',
+      REAL_TOPIC: TOPIC,
+      ORIGIN_MESSAGE_ID: id,
+      [MESSAGE_PROPERTIES.reason]: 'undecodable',
+      [MESSAGE_PROPERTIES.error]: expect.stringMatching(error),
+    });
+    expect(fake.backlog(DLQ, 'inspect')).toBe(1);
+    expect(deadLetters).toEqual([
+      { pattern: 'orders', topic: TOPIC, subscription: SUB, messageId: id, deadLetterTopic: DLQ, deliveries: 3, reason: 'undecodable', error: expect.stringMatching(error) },
+    ]);
+    expect(errors).toEqual([]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fake.nacks).toHaveLength(2);
+    expect(fake.backlog(TOPIC, SUB)).toBe(0);
+  });
+
+  it('treats any deserializer failure the same, and sends to the configured topic (provisioned with its subscription)', async () => {
+    const admin = new FakeProvisioner(fake);
+    const deserializer = {
+      deserialize: () => {
+        throw new Error('unknown schema version');
+      },
+    };
+    await start({ admin, deserializer, tenant: 'acme', namespace: 'jobs', undecodable: { deadLetterTopic: 'poison', initialSubscription: 'ops', maxDeliveries: 1 } });
+    fake.publish('persistent://acme/jobs/orders', { payload: '{}' });
+    await until(() => fake.acks.length === 1);
+    expect(fake.nacks).toHaveLength(0);
+    expect(fake.sent.filter((m) => m.topic === 'persistent://acme/jobs/poison')).toHaveLength(1);
+    expect(deadLetters[0]).toMatchObject({ deadLetterTopic: 'persistent://acme/jobs/poison', deliveries: 1, error: 'unknown schema version' });
+    expect(admin.calls).toEqual(expect.arrayContaining(['topic persistent://acme/jobs/poison', 'subscription persistent://acme/jobs/poison ops Earliest']));
+  });
+
+  it('counts deliveries itself where the broker does not (Exclusive and Failover subscriptions, after a broker restart)', async () => {
+    fake.redeliveryTracking = false;
+    await start({ consumer: { subscriptionType: 'Exclusive' } });
+    fake.publish(TOPIC, { payload: 'not json' });
+    await until(() => fake.acks.length === 1);
+    expect(fake.nacks.map((n) => n.message.redeliveryCount)).toEqual([0, 0]);
+    expect(deadLetters.map((d) => d.deliveries)).toEqual([3]);
+  });
+
+  it('leaves the message to the broker when the dead letter cannot be published, and dead-letters it on a later delivery', async () => {
+    fake.sendError = new Error('broker unavailable');
+    await start({ undecodable: { maxDeliveries: 2 } });
+    fake.consumers[0].options.negativeAckRedeliveryDelayMs = 30;
+    fake.publish(TOPIC, { payload: 'not json' });
+    await until(() => fake.nacks.length === 3);
+    expect(fake.acks).toHaveLength(0);
+    expect(String(errors[0])).toContain('broker unavailable');
+    expect(deadLetters).toEqual([]);
+    fake.sendError = null;
+    await until(() => fake.acks.length === 1);
+    expect(deadLetters.map((d) => d.deliveries)).toEqual([4]);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('logs the dead letter once, with at most 300 characters of the payload', async () => {
+    const logged = jest.spyOn(Logger.prototype, 'error');
+    try {
+      await start({ undecodable: { maxDeliveries: 2 } });
+      fake.publish(TOPIC, { payload: `<html>${'x'.repeat(5_000)}</html>` });
+      await until(() => fake.acks.length === 1);
+      const lines = logged.mock.calls.map(([line]) => String(line));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/Dead-lettered message fake-1 on persistent:\/\/public\/default\/orders .* after 2 deliveries: cannot decode it: payload is not JSON/);
+      expect(lines[0]).toContain('payload (5013 bytes): "<html>');
+      expect(lines[0].match(/x/g)!.length).toBeLessThanOrEqual(300 + 20);
+      const [dead] = fake.sent.filter((m) => m.topic === `${TOPIC}-${SUB}-DLQ`);
+      expect(dead.properties![MESSAGE_PROPERTIES.error].length).toBeLessThanOrEqual(301);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('refuses a maxDeliveries below 1 at listen', async () => {
+    await expect(start({ undecodable: { maxDeliveries: 0 } })).rejects.toThrow(/maxDeliveries must be a positive integer/);
   });
 });
 

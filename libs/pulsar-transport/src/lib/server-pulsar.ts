@@ -18,6 +18,7 @@ import {
   ServerPulsarOptions,
 } from './pulsar-transport.options';
 import { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName, TopicDefaults } from './topic-name';
+import { DEFAULT_MAX_UNDECODABLE_DELIVERIES, excerpt, payloadExcerpt, UNDECODABLE_REASON, UndecodableMessages } from './undecodable-messages';
 
 /** Transport id of {@link ServerPulsar}; pass it to `@EventPattern(pattern, PULSAR_TRANSPORT)` to pin a handler. */
 export const PULSAR_TRANSPORT = Symbol.for('timer.transport.pulsar');
@@ -27,6 +28,8 @@ interface ConsumerBinding {
   readonly topic: string;
   readonly subscription: string;
   readonly concurrency: number;
+  /** Where its undecodable messages go. */
+  readonly deadLetterTopic: string;
   readonly consumer: Consumer;
   /** Handlers running now (processing through ack / negative ack). */
   readonly inFlight: Set<Promise<void>>;
@@ -37,6 +40,7 @@ interface PlannedConsumer {
   pattern: string;
   topic: string;
   concurrency: number;
+  deadLetterTopic: string;
   options: ConsumerOptions;
 }
 
@@ -49,6 +53,8 @@ interface PlannedConsumer {
  * - A message is acknowledged only after its handler completed (the returned promise resolved /
  *   the returned observable completed) and negatively acknowledged when it threw / errored, so
  *   the broker redelivers it (`PulsarContext.getRedeliveryCount()` counts the deliveries).
+ * - A message the deserializer cannot decode is redelivered a few times, then dead-lettered and
+ *   acknowledged (`options.undecodable`, `on('deadLetter')`): never redelivered forever.
  * - Per consumer at most `concurrency` handlers run at a time.
  * - `@MessagePattern` (request/response) is not supported: `listen` fails naming the patterns.
  * - `close()` stops receiving, waits for running handlers (up to `closeTimeoutMs`), then closes
@@ -64,8 +70,9 @@ export class ServerPulsar
   protected stopping = false;
   private closing: Promise<void> | null = null;
   private starting: Promise<void> | null = null;
-  private readonly listeners: { [K in keyof PulsarServerEvents]: PulsarServerEvents[K][] } = { error: [] };
+  private readonly listeners: { [K in keyof PulsarServerEvents]: PulsarServerEvents[K][] } = { error: [], deadLetter: [] };
   private readonly topicDefaults: TopicDefaults;
+  private readonly undecodable: UndecodableMessages;
 
   constructor(protected readonly options: ServerPulsarOptions) {
     super();
@@ -75,6 +82,9 @@ export class ServerPulsar
       namespace: options.namespace ?? DEFAULT_NAMESPACE,
     };
     this.deserializer = options.deserializer ?? new PulsarDeserializer();
+    this.undecodable = new UndecodableMessages(options.undecodable?.maxDeliveries ?? DEFAULT_MAX_UNDECODABLE_DELIVERIES, (topic) =>
+      this.unwrap().createProducer({ topic }),
+    );
   }
 
   async listen(callback: (...optionalParams: unknown[]) => unknown): Promise<void> {
@@ -128,6 +138,7 @@ export class ServerPulsar
         topic: plan.topic,
         subscription: plan.options.subscription,
         concurrency: plan.concurrency,
+        deadLetterTopic: plan.deadLetterTopic,
         consumer,
         inFlight: new Set(),
         workers: [],
@@ -162,6 +173,10 @@ export class ServerPulsar
       );
     }
     const defaults = this.options.consumer ?? {};
+    const { maxDeliveries } = this.undecodable;
+    if (!Number.isInteger(maxDeliveries) || maxDeliveries < 1) {
+      throw new Error(`ServerPulsar: undecodable.maxDeliveries must be a positive integer, got ${maxDeliveries}`);
+    }
     return [...this.messageHandlers.keys()].map((pattern) => {
       let topic: string;
       try {
@@ -181,17 +196,29 @@ export class ServerPulsar
         subscription: subscription ?? DEFAULT_SUBSCRIPTION,
         subscriptionType: consumerOptions.subscriptionType ?? 'Shared',
       };
-      return { pattern, topic, concurrency, options };
+      const deadLetterName = this.options.undecodable?.deadLetterTopic ?? `${topic}-${options.subscription}-DLQ`;
+      let deadLetterTopic: string;
+      try {
+        deadLetterTopic = resolveTopicName(deadLetterName, this.topicDefaults);
+      } catch (err) {
+        throw new Error(`ServerPulsar cannot map dead-letter topic ${JSON.stringify(deadLetterName)} to a topic: ${(err as Error).message}`);
+      }
+      return { pattern, topic, concurrency, deadLetterTopic, options };
     });
   }
 
-  /** Creates tenant, namespace, topic and subscription of every planned consumer (idempotent; see provisionTopology). */
+  /**
+   * Creates tenant, namespace, topic and subscription of every planned consumer, and, given
+   * `undecodable.initialSubscription`, the dead-letter topics with it; idempotent, see provisionTopology.
+   */
   protected async provision(planned: PlannedConsumer[]): Promise<void> {
     const admin = await this.createAdmin();
-    const n = await provisionTopology(
-      admin,
-      planned.map((p) => ({ topic: p.topic, subscriptions: [p.options.subscription] })),
-    );
+    const initial = this.options.undecodable?.initialSubscription;
+    const deadLetterTopics = initial ? [...new Set(planned.map((p) => p.deadLetterTopic))] : [];
+    const n = await provisionTopology(admin, [
+      ...planned.map((p) => ({ topic: p.topic, subscriptions: [p.options.subscription] })),
+      ...deadLetterTopics.map((topic) => ({ topic, subscriptions: [initial!] })),
+    ]);
     this.logger.log(`Provisioned ${n.tenants} tenant(s), ${n.namespaces} namespace(s), ${n.topics} topic(s), ${n.subscriptions} subscription(s)`);
   }
 
@@ -254,8 +281,7 @@ export class ServerPulsar
       pattern = packet.pattern == null ? binding.pattern : this.normalizePattern(packet.pattern);
       data = packet.data;
     } catch (err) {
-      this.reportError(`Cannot deserialize message ${message.messageId} on ${message.topic}: ${describe(err)}`, err);
-      await this.settle(binding, message, 'nack');
+      await this.handleUndecodable(binding, message, describe(err));
       return;
     }
     // The registered pattern itself is the common case: a direct lookup, because Nest's
@@ -312,6 +338,51 @@ export class ServerPulsar
         reject(err);
       }
     });
+  }
+
+  /**
+   * A message the deserializer rejected: negatively acknowledged (it may be a passing failure of a
+   * custom deserializer) until its last allowed delivery, then dead-lettered and acknowledged. A
+   * dead letter that cannot be published leaves the message to be redelivered and tried again.
+   */
+  private async handleUndecodable(binding: ConsumerBinding, message: ReceivedMessage, error: string): Promise<void> {
+    const deliveries = this.undecodable.countDelivery(message);
+    if (deliveries < this.undecodable.maxDeliveries) {
+      // Logged once, when dead-lettered; until then only at debug level.
+      this.logger.debug?.(
+        `Cannot decode message ${message.messageId} on ${binding.topic} (delivery ${deliveries} of ` +
+          `${this.undecodable.maxDeliveries} before it is dead-lettered): ${excerpt(error)}`,
+      );
+      await this.settle(binding, message, 'nack');
+      return;
+    }
+    try {
+      await this.undecodable.deadLetter(binding.deadLetterTopic, message, error);
+    } catch (err) {
+      this.reportError(
+        `Cannot dead-letter undecodable message ${message.messageId} on ${binding.topic} to ${binding.deadLetterTopic} ` +
+          `(negatively acknowledging it; it is tried again when redelivered): ${describe(err)}`,
+        err,
+      );
+      await this.settle(binding, message, 'nack');
+      return;
+    }
+    this.logger.error(
+      `Dead-lettered message ${message.messageId} on ${binding.topic} (subscription ${binding.subscription}) to ` +
+        `${binding.deadLetterTopic} after ${deliveries} deliveries: cannot decode it: ${excerpt(error)}; ` +
+        `payload (${message.payload.length} bytes): ${payloadExcerpt(message.payload)}`,
+    );
+    this.notify('deadLetter', {
+      pattern: binding.pattern,
+      topic: binding.topic,
+      subscription: binding.subscription,
+      messageId: message.messageId,
+      deadLetterTopic: binding.deadLetterTopic,
+      deliveries,
+      reason: UNDECODABLE_REASON,
+      error: excerpt(error),
+    });
+    await this.settle(binding, message, 'ack');
   }
 
   private async settle(binding: ConsumerBinding, message: ReceivedMessage, how: 'ack' | 'nack'): Promise<void> {
@@ -372,6 +443,7 @@ export class ServerPulsar
     const client = this.client;
     this.bindings = [];
     this.client = null;
+    this.undecodable.clear();
     if (client) {
       await client.close().catch((err: unknown) => this.logger.warn(`Closing Pulsar client failed: ${describe(err)}`));
     }
@@ -403,11 +475,15 @@ export class ServerPulsar
 
   private reportError(text: string, err: unknown): void {
     this.logger.error(text);
-    for (const listener of this.listeners.error) {
+    this.notify('error', err);
+  }
+
+  private notify<K extends keyof PulsarServerEvents>(event: K, ...args: Parameters<PulsarServerEvents[K]>): void {
+    for (const listener of this.listeners[event]) {
       try {
-        listener(err);
+        (listener as (...a: Parameters<PulsarServerEvents[K]>) => void)(...args);
       } catch (listenerErr) {
-        this.logger.error(`"error" listener threw: ${describe(listenerErr)}`);
+        this.logger.error(`"${event}" listener threw: ${describe(listenerErr)}`);
       }
     }
   }

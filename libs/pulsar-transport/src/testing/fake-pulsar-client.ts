@@ -4,7 +4,8 @@
  * Topics hold subscriptions; a message sent to a topic is queued on every subscription that
  * exists at that time. Consumers of one subscription share its queue (like Shared). Unacked
  * messages go back to the queue on negative ack (after `negativeAckRedeliveryDelayMs`, default 0)
- * and on consumer close, with `redeliveryCount` + 1.
+ * and on consumer close, with `redeliveryCount` + 1 (unless `redeliveryTracking` is off, as on the
+ * broker's Exclusive and Failover subscriptions, or after a broker restart).
  */
 import type {
   Consumer,
@@ -127,7 +128,7 @@ export class FakeConsumer implements Consumer {
     }
     this.unacked.delete(message.messageId);
     this.owner.nacks.push({ topic: this.topic, subscription: this.subscription, message });
-    const redeliver = () => this.sub.push({ ...message, redeliveryCount: message.redeliveryCount + 1 });
+    const redeliver = () => this.sub.push(this.owner.redelivered(message));
     const delay = this.options.negativeAckRedeliveryDelayMs ?? 0;
     if (delay > 0) {
       setTimeout(redeliver, delay).unref();
@@ -148,7 +149,7 @@ export class FakeConsumer implements Consumer {
       }
     }
     for (const message of this.unacked.values()) {
-      this.sub.push({ ...message, redeliveryCount: message.redeliveryCount + 1 }, true);
+      this.sub.push(this.owner.redelivered(message), true);
     }
     this.unacked.clear();
   }
@@ -170,6 +171,8 @@ export class FakePulsarClient implements PulsarClient {
   closed = false;
   /** When set, every send rejects with it. */
   sendError: Error | null = null;
+  /** When off, redeliveries keep `redeliveryCount` 0 (the broker tracks it on Shared / Key_Shared only). */
+  redeliveryTracking = true;
   private nextId = 1;
 
   async createProducer(options: ProducerOptions): Promise<FakeProducer> {
@@ -221,6 +224,11 @@ export class FakePulsarClient implements PulsarClient {
       sub.push({ ...received, properties: { ...received.properties } });
     }
     return messageId;
+  }
+
+  /** The message as it is delivered again. */
+  redelivered(message: ReceivedMessage): ReceivedMessage {
+    return { ...message, redeliveryCount: this.redeliveryTracking ? message.redeliveryCount + 1 : 0 };
   }
 
   /** Messages queued (not handed out) on a subscription. */

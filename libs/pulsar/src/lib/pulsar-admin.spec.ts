@@ -104,6 +104,14 @@ describe('PulsarAdmin (fake HTTP server)', () => {
     expect(seen.length).toBe(3);
   });
 
+  it('reads the position of the newest message a topic stores', async () => {
+    route = () => ({ status: 200, body: '{"ledgerId":350,"entryId":2,"partitionIndex":-1,"batchSize":0,"batchIndex":-1}' });
+    await expect(admin.lastMessageId('persistent://t/n/x')).resolves.toEqual({ ledgerId: 350, entryId: 2 });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /admin/v2/persistent/t/n/x/lastMessageId']);
+    route = () => ({ status: 200, body: '{}' });
+    await expect(admin.lastMessageId('t/n/x')).rejects.toThrow(/no ledgerId\/entryId/);
+  });
+
   it('health is true on ok and false (never throwing) when the broker does not answer', async () => {
     route = () => ({ status: 200, body: 'ok' });
     await expect(admin.health()).resolves.toMatchObject({ healthy: true, detail: 'ok' });

@@ -2,6 +2,7 @@ import { resolveSettings, type ConnectionSettings } from './connection-settings'
 import { PulsarAdminError } from './errors';
 import { httpRequest, type HttpResponse } from './http-request';
 import type { PulsarLogger, TopicName } from './pulsar-client.interface';
+import type { MessagePosition } from './ws-frames';
 import { parseTopicName, topicUrlPath } from './topic-name';
 
 export interface PulsarAdminOptions {
@@ -125,6 +126,20 @@ export class PulsarAdmin {
       peeked.push(toPeekedMessage(res));
     }
     return peeked;
+  }
+
+  /**
+   * The position of the newest message the topic stores (`/lastMessageId`); `{-1, -1}` when it never
+   * stored one. Messages published later compare greater (`comparePositions`).
+   */
+  async lastMessageId(topic: TopicName): Promise<MessagePosition> {
+    const path = `/admin/v2/${topicUrlPath(topic)}/lastMessageId`;
+    const res = await this.call('GET', path, [200]);
+    const { ledgerId, entryId } = JSON.parse(res.body.toString('utf8')) as Record<string, unknown>;
+    if (typeof ledgerId !== 'number' || typeof entryId !== 'number') {
+      throw new PulsarAdminError('GET', path, res.status, `no ledgerId/entryId in ${reasonOf(res.body)}`);
+    }
+    return { ledgerId, entryId };
   }
 
   /** Deletes a non-partitioned topic; a missing one is fine. `force` also drops its producers/consumers. */

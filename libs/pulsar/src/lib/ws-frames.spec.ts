@@ -1,10 +1,13 @@
 import {
+  comparePositions,
   decodeConsumerMessage,
   decodeProducerAck,
   describeUpgradeError,
   encodeAckFrame,
   encodeNackFrame,
   encodeSendFrame,
+  isBatchedMessageId,
+  messageIdPosition,
   parsePublishTime,
 } from './ws-frames';
 
@@ -61,6 +64,26 @@ describe('WebSocket frames', () => {
   it('encodes ack and negative ack', () => {
     expect(JSON.parse(encodeAckFrame('CAcQADAA'))).toEqual({ messageId: 'CAcQADAA' });
     expect(JSON.parse(encodeNackFrame('CAcQADAA'))).toEqual({ type: 'negativeAcknowledge', messageId: 'CAcQADAA' });
+  });
+
+  it('reads ledger and entry of a message id, and whether it names a message in a batch', () => {
+    // Ids as the proxy sent them for entries 0 and 3 of ledger 350 (field 6, batch_size, is 0).
+    expect(messageIdPosition('CN4CEAAwAA==')).toEqual({ ledgerId: 350, entryId: 0 });
+    expect(messageIdPosition('CN4CEAMwAA==')).toEqual({ ledgerId: 350, entryId: 3 });
+    expect(isBatchedMessageId('CN4CEAMwAA==')).toBe(false);
+    const batched = Buffer.from([0x08, 0x09, 0x10, 0x03, 0x20, 0x02]).toString('base64');
+    expect(messageIdPosition(batched)).toEqual({ ledgerId: 9, entryId: 3 });
+    expect(isBatchedMessageId(batched)).toBe(true);
+    expect(messageIdPosition(Buffer.from([0x08, 0xde]).toString('base64'))).toBeNull();
+    expect(messageIdPosition('')).toBeNull();
+    expect(isBatchedMessageId('garbage')).toBe(false);
+  });
+
+  it('orders positions by ledger, then entry', () => {
+    expect(comparePositions({ ledgerId: 350, entryId: 3 }, { ledgerId: 350, entryId: 2 })).toBeGreaterThan(0);
+    expect(comparePositions({ ledgerId: 350, entryId: 3 }, { ledgerId: 352, entryId: -1 })).toBeLessThan(0);
+    expect(comparePositions({ ledgerId: 7, entryId: 1 }, { ledgerId: 7, entryId: 1 })).toBe(0);
+    expect(comparePositions({ ledgerId: 0, entryId: 0 }, { ledgerId: -1, entryId: -1 })).toBeGreaterThan(0);
   });
 
   it('turns the proxy HTML error page into its message', () => {

@@ -74,11 +74,13 @@ export function parsePublishTime(text: string | undefined): number {
 }
 
 /**
- * True when a WebSocket message id (base64 of Pulsar's MessageIdData protobuf) names a message
- * inside a batch: it carries field 4, batch_index. Unreadable ids count as not batched.
+ * The varint fields of a WebSocket message id (base64 of Pulsar's MessageIdData protobuf: 1
+ * ledger_id, 2 entry_id, 3 partition, 4 batch_index, ...) in order, up to the first unreadable byte;
+ * `complete` says whether the whole id was read.
  */
-export function isBatchedMessageId(messageId: MessageId): boolean {
+function messageIdFields(messageId: MessageId): { fields: Map<number, number>; complete: boolean } {
   const bytes = Buffer.from(String(messageId), 'base64');
+  const fields = new Map<number, number>();
   let i = 0;
   const varint = (): number => {
     let shift = 0;
@@ -97,17 +99,43 @@ export function isBatchedMessageId(messageId: MessageId): boolean {
       const tag = varint();
       const field = Math.floor(tag / 8);
       const wire = tag % 8;
-      if (field === 4) return true;
-      if (wire === 0) varint();
+      if (wire === 0) fields.set(field, varint());
       else if (wire === 1) i += 8;
       else if (wire === 2) i += varint();
       else if (wire === 5) i += 4;
-      else return false;
+      else return { fields, complete: false };
     }
   } catch {
-    return false;
+    return { fields, complete: false };
   }
-  return false;
+  return { fields, complete: true };
+}
+
+/**
+ * True when a WebSocket message id names a message inside a batch: it carries field 4,
+ * batch_index. Unreadable ids count as not batched.
+ */
+export function isBatchedMessageId(messageId: MessageId): boolean {
+  return messageIdFields(messageId).fields.has(4);
+}
+
+/** Where a message is stored in its topic: the ledger and the entry in it (a batch shares one entry). */
+export interface MessagePosition {
+  ledgerId: number;
+  entryId: number;
+}
+
+/** The position of a WebSocket message id; null when the id is unreadable. */
+export function messageIdPosition(messageId: MessageId): MessagePosition | null {
+  const { fields, complete } = messageIdFields(messageId);
+  const ledgerId = fields.get(1);
+  const entryId = fields.get(2);
+  return complete && ledgerId !== undefined && entryId !== undefined ? { ledgerId, entryId } : null;
+}
+
+/** Negative when `a` was stored before `b`, 0 for the same entry, positive after. */
+export function comparePositions(a: MessagePosition, b: MessagePosition): number {
+  return a.ledgerId !== b.ledgerId ? a.ledgerId - b.ledgerId : a.entryId - b.entryId;
 }
 
 export function encodeAckFrame(messageId: MessageId): string {

@@ -5,6 +5,8 @@ import { ConfigError, unknownTimerVariables } from '../config/load-config';
 import { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from '../config/role-config';
 import { RoleName } from '../config/roles';
 import { LifecycleService } from '../health/lifecycle.service';
+import { MetricsService } from '../metrics/metrics.service';
+import { Counter, Registry } from 'prom-client';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -47,7 +49,9 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
   const app = await NestFactory.create(rootModule, { logger, bufferLogs: true });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.microservice) {
-    app.connectMicroservice({ strategy: options.microservice(app, config) }, { inheritAppConfig: true });
+    const strategy = options.microservice(app, config);
+    countUndecodable(strategy, app.get(MetricsService, { strict: false }).registry);
+    app.connectMicroservice({ strategy }, { inheritAppConfig: true });
     // Bootstrap hooks first: they provision the broker's topics and subscriptions (PulsarModule), which
     // must exist before the transport subscribes, or a new subscription would start at Latest.
     await app.init();
@@ -96,4 +100,20 @@ function installDrain(app: INestApplication, config: RoleConfig, logger: Console
   };
   process.once('SIGTERM', (s) => void drain(s));
   process.once('SIGINT', (s) => void drain(s));
+}
+
+/**
+ * `timer_undecodable_messages_total{topic}`: messages the role's transport could not decode and
+ * dead-lettered to `timer-undecodable` (a transport that reports them emits `deadLetter`).
+ */
+function countUndecodable(strategy: CustomTransportStrategy, registry: Registry): void {
+  const events = strategy as { on?: (event: string, callback: (d: { topic: string }) => void) => unknown };
+  if (typeof events.on !== 'function') return;
+  const counter = new Counter({
+    name: 'timer_undecodable_messages_total',
+    help: 'Messages no handler could decode (not UTF-8 JSON), dead-lettered to timer-undecodable after their last delivery',
+    labelNames: ['topic'],
+    registers: [registry],
+  });
+  events.on('deadLetter', (d) => counter.inc({ topic: d.topic }));
 }
