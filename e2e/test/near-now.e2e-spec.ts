@@ -1,4 +1,4 @@
-import { nextSecond, pollUntil, Receiver, sleep, sleepUntil, Stack, started } from '../support';
+import { nextSecond, percentiles, pollUntil, Receiver, sleep, sleepUntil, Stack, started } from '../support';
 
 // Fires created at or behind the trigger's walk, end to end over the built roles: run now (any second
 // of a minute, under both misfire policies), an enable whose first fire is 300 ms away, and outages
@@ -129,10 +129,13 @@ test('run now is delivered within 1 s of the request at any second of a minute, 
   const requests = await runNow();
   expect(requests).toHaveLength(20);
   const late: string[] = [];
+  const gaps: number[] = [];
   for (const r of requests) {
     const d = receiver.forTimer(r.timerId).find((x) => x.scheduledAt === r.runAt);
+    if (d) gaps.push(d.receivedAt - r.requestedAt);
     if (!d || d.receivedAt - r.requestedAt > 1_000) late.push(`${r.policy} ${new Date(r.requestedAt).toISOString()}: ${d ? `${d.receivedAt - r.requestedAt} ms` : 'not delivered'}`);
   }
+  process.stdout.write(`run now, request to delivery ms: ${JSON.stringify(percentiles(gaps))} (${gaps.length} of ${requests.length})\n`);
   expect(late).toEqual([]);
   for (const r of requests) {
     const [row] = await rows(r.timerId, r.runAt, r.runAt + 1);
@@ -145,6 +148,7 @@ test('a fire 300 ms after an enable is delivered within 1 s of its run_at; so is
   const [d] = receiver.forTimer(e.oneShot);
   expect(d).toBeDefined();
   expect(d.scheduledAt).toBe(e.runAt);
+  process.stdout.write(`enable 300 ms ahead: delivered ${d.receivedAt - e.runAt} ms after run_at\n`);
   expect(d.receivedAt - e.runAt).toBeLessThan(1_000);
   const firstDue = Math.ceil((e.cronEnabledAt + 1) / 1_000) * 1_000;
   const first = receiver.forTimer(e.cron).sort((a, b) => a.scheduledAt - b.scheduledAt)[0];
@@ -183,6 +187,8 @@ test('outages of the migrator (past its pre-created windows) and of the walk (pa
     )).data.windows.filter((w) => w.finished);
   await pollUntil(async () => (await account()).every((w) => w.open === 0), 60_000);
   const finished = await account();
-  expect(finished.length).toBeGreaterThanOrEqual(3);
+  // The minute after the enable lay inside both outages; it has ended by now.
+  const outageMinute = Math.floor((o.from + 60_000) / 60_000) * 60_000;
+  expect({ finished: finished.map((w) => new Date(w.windowStart).toISOString()) }).toEqual({ finished: expect.arrayContaining([new Date(outageMinute).toISOString()]) });
   expect(finished.filter((w) => w.open > 0 || w.expected !== w.settled)).toEqual([]);
 });
