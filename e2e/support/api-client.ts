@@ -18,6 +18,27 @@ export interface NewTimer {
   misfirePolicy?: 'fire_late' | 'skip';
 }
 
+/** The answer of PUT and PATCH /api/timer/v1/def. */
+export interface EditResult {
+  id: number;
+  version: number;
+  changed: boolean;
+  superseded: number;
+  fires: number;
+}
+
+export interface TimerVersion {
+  version: number;
+  change: string;
+  changedAt: number;
+  name: string;
+  cron: string | null;
+  runAt: number | null;
+  timeZone: string;
+  notifyHTTPParam: NotifyHttpParam;
+  status: number;
+}
+
 export interface TaskRecord {
   fireId: string;
   timerID: number;
@@ -50,9 +71,25 @@ export class ApiClient {
     private readonly token?: string,
   ) {}
 
-  async createTimer(t: NewTimer): Promise<string> {
-    const res = await this.call<{ id: number | string }>('POST', '/api/timer/v1/def', t);
+  async createTimer(t: NewTimer, opts: { idempotencyKey?: string } = {}): Promise<string> {
+    const headers: Record<string, string> = opts.idempotencyKey === undefined ? {} : { 'idempotency-key': opts.idempotencyKey };
+    const res = await this.call<{ id: number | string }>('POST', '/api/timer/v1/def', t, headers);
     return String(res.id);
+  }
+
+  /** PUT: replaces the definition of timer `id` at `version`. */
+  async updateTimer(id: string, version: number, t: NewTimer): Promise<EditResult> {
+    return (await this.call<{ data: EditResult }>('PUT', '/api/timer/v1/def', { ...t, id, version })).data;
+  }
+
+  /** PATCH: changes the fields given of timer `id` at `version`. */
+  async patchTimer(app: string, id: string, version: number, fields: Partial<Omit<NewTimer, 'app' | 'notifyHTTPParam'>> & { notifyHTTPParam?: Partial<NotifyHttpParam> }): Promise<EditResult> {
+    return (await this.call<{ data: EditResult }>('PATCH', '/api/timer/v1/def', { ...fields, app, id, version })).data;
+  }
+
+  /** The versions of a timer, newest first. */
+  async versions(app: string, id: string): Promise<{ data: TimerVersion[]; total: number }> {
+    return this.call<{ data: TimerVersion[]; total: number }>('GET', `/api/timer/v1/def/versions?${new URLSearchParams({ id, app })}`);
   }
 
   async enable(app: string, id: string): Promise<{ changed: boolean; fires: number; until: number }> {
@@ -85,8 +122,8 @@ export class ApiClient {
     return id;
   }
 
-  async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = {};
+  async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -1,8 +1,14 @@
 export { ApiCallError, ApiClient } from './api-client';
-export type { NewTimer, NotifyHttpParam, TaskRecord } from './api-client';
+export type { EditResult, NewTimer, NotifyHttpParam, TaskRecord, TimerVersion } from './api-client';
+export { mapLimit } from './concurrency';
+export { localScript } from './local-servers';
+export type { ScriptRun } from './local-servers';
+export { metricBy, scrapeMetrics } from './metrics';
+export type { MetricSample } from './metrics';
 export { Receiver } from './receiver';
 export type { Delivery, ReceiverOptions, Reply, Responder } from './receiver';
-export { infra, procCpuSeconds, ROLES, shortId, Stack } from './stack';
+export { markdownTable, numericFlags, RESULTS_DIR, writeResults } from './report';
+export { infra, procCpuSeconds, ROLES, ROOT_DIR, shortId, Stack } from './stack';
 export type { Role, StackOptions } from './stack';
 export { accountFires, describeAccount, percentile, percentiles, periodicFireIds } from './stats';
 export type { FireAccount, Percentiles } from './stats';

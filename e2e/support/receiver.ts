@@ -23,6 +23,8 @@ export interface Delivery {
    * this fire is the at-least-once contract at work, not a duplicate.
    */
   aborted: boolean;
+  /** `X-Timer-Redelivery: 1`: the service says an earlier delivery of this attempt may have reached us. */
+  redelivery: boolean;
 }
 
 /** What to answer to one delivery: a status (default 200) after an optional delay. */
@@ -119,6 +121,7 @@ export class Receiver {
       path: req.url ?? '',
       status: 0,
       aborted: false,
+      redelivery: h['x-timer-redelivery'] === '1',
     };
     if (this.options.record !== false) this.deliveries.push(d);
     this.options.onDelivery?.(d);

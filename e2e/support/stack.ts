@@ -18,7 +18,8 @@ export const ROLES = ['api', 'migrator', 'scheduler', 'trigger', 'executor'] as 
 export type Role = (typeof ROLES)[number];
 
 const ROOT = join(__dirname, '..', '..').replace(/[\\/]dist$/, '');
-const ROOT_DIR = existsSync(join(ROOT, 'package.json')) ? ROOT : join(ROOT, '..');
+/** The checkout's root (the same from the sources and from dist/). */
+export const ROOT_DIR = existsSync(join(ROOT, 'package.json')) ? ROOT : join(ROOT, '..');
 
 /** The servers the tests use (the same defaults as libs/testing/src/test-env.js, which the bench cannot load). */
 export function infra(): { mysqlUrl: string; redisUrl: string; pulsarUrl: string; pulsarTenant: string } {
@@ -254,18 +255,52 @@ export class Stack {
   /** Sends `signal` to a role's process and waits for it to exit. */
   async kill(role: Role, signal: NodeJS.Signals = 'SIGKILL', timeoutMs = 30_000): Promise<number | null> {
     const p = this.processes.get(role);
-    if (!p) return null;
-    p.lastCpu = procCpuSeconds(p.child.pid) ?? p.lastCpu;
-    if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
-    const { code, killed } = await signalAndWait(p.child, signal, timeoutMs);
-    if (!killed) p.log.write(`\n=== ${new Date().toISOString()} ${signal}: exited ${code ?? p.child.signalCode}\n`);
-    return code;
+    return p ? this.stopProcess(p, signal, timeoutMs) : null;
   }
 
   /** Starts a role again (after kill) and waits for its health. */
   async restart(role: Role): Promise<void> {
     this.spawn(role);
     await this.waitHealthy(role);
+  }
+
+  /** Every process of a role: index 0 is the one `kill` and `restart` act on, 1.. its replicas in start order. */
+  members(role: Role): { index: number; pid: number | undefined; port: number; running: boolean }[] {
+    return this.roleProcesses(role).map((p, index) => ({ index, pid: p.child.pid, port: p.port, running: p.child.exitCode === null && p.child.signalCode === null }));
+  }
+
+  /** `kill` for any process of a role (`members` gives the indexes). */
+  async killMember(role: Role, index: number, signal: NodeJS.Signals = 'SIGKILL', timeoutMs = 30_000): Promise<number | null> {
+    return this.stopProcess(this.member(role, index), signal, timeoutMs);
+  }
+
+  /** `restart` for any process of a role: the same port and log, then waits for its health. */
+  async restartMember(role: Role, index: number): Promise<void> {
+    if (index === 0) return this.restart(role);
+    const prev = this.member(role, index);
+    if (prev.child.exitCode === null && prev.child.signalCode === null) throw new Error(`${role} #${index} is still running`);
+    const p = this.startProcess(role, prev.port, prev, '');
+    this.replicaProcesses[this.replicaProcesses.indexOf(prev)] = p;
+    await this.waitHealthy(role, undefined, p);
+  }
+
+  private roleProcesses(role: Role): RoleProcess[] {
+    const first = this.processes.get(role);
+    return [...(first ? [first] : []), ...this.replicaProcesses.filter((p) => p.role === role)];
+  }
+
+  private member(role: Role, index: number): RoleProcess {
+    const p = this.roleProcesses(role)[index];
+    if (!p) throw new Error(`${role} has no process #${index}`);
+    return p;
+  }
+
+  private async stopProcess(p: RoleProcess, signal: NodeJS.Signals, timeoutMs: number): Promise<number | null> {
+    p.lastCpu = procCpuSeconds(p.child.pid) ?? p.lastCpu;
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
+    const { code, killed } = await signalAndWait(p.child, signal, timeoutMs);
+    if (!killed) p.log.write(`\n=== ${new Date().toISOString()} ${signal}: exited ${code ?? p.child.signalCode}\n`);
+    return code;
   }
 
   /** CPU seconds each role's processes used so far (killed incarnations included). */

@@ -44,14 +44,14 @@ describe('ExecutorConfig', () => {
   describe('minimum lease', () => {
     const settings = { TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: '4000', TIMER_CALLBACK_TIMEOUT_MS: '10000', TIMER_EXECUTOR_FLUSH_MS: '2000' };
     // early wait + callback timeout + flush interval + write retries' backoff + write margin
-    const min = 4_000 + 10_000 + 2_000 + 600 + 5_000;
+    const min = 4_000 + 10_000 + 2_000 + 6_200 + 5_000;
 
     it('includes the outcome flush interval and the write retries', () => {
       expect(ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min) }).leaseMs).toBe(min);
       expect(() => ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min - 1) })).toThrow(ConfigError);
-      // The flush interval alone makes the difference: 20,000 covers the rest (19,600), not 2,000 ms of flushing too.
-      expect(() => ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: '20000' })).toThrow(/TIMER_EXECUTOR_FLUSH_MS \(2000\)/);
-      expect(ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_FLUSH_MS: '0', TIMER_EXECUTOR_CLAIM_LEASE_MS: '20000' }).leaseMs).toBe(20_000);
+      // The flush interval alone makes the difference: 26,000 covers the rest (25,200), not 2,000 ms of flushing too.
+      expect(() => ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_CLAIM_LEASE_MS: '26000' })).toThrow(/TIMER_EXECUTOR_FLUSH_MS \(2000\)/);
+      expect(ExecutorConfig.load({ ...settings, TIMER_EXECUTOR_FLUSH_MS: '0', TIMER_EXECUTOR_CLAIM_LEASE_MS: '26000' }).leaseMs).toBe(26_000);
     });
 
     it('names every term and the total', () => {
@@ -63,7 +63,7 @@ describe('ExecutorConfig', () => {
       }
       expect(message).toContain(
         `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (4000) + TIMER_CALLBACK_TIMEOUT_MS (10000) + ` +
-          `TIMER_EXECUTOR_FLUSH_MS (2000) + the outcome write retries' backoff (600) + 5000 for the outcome writes = ${min} (got 15000)`,
+          `TIMER_EXECUTOR_FLUSH_MS (2000) + the outcome write retries' backoff (6200) + 5000 for the outcome writes = ${min} (got 15000)`,
       );
     });
 

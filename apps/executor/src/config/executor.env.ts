@@ -62,9 +62,9 @@ export const EXECUTOR_VARIABLES: readonly string[] = Object.keys(new ExecutorEnv
 
 /**
  * What the outcome recorder (`fire/outcome-recorder.service.ts`) may sleep between the attempts of a
- * failed batch write: 3 attempts, 200 then 400 ms apart. The spec checks it against the recorder.
+ * failed batch write: 6 attempts, 200 ms to 3.2 s apart. The spec checks it against the recorder.
  */
-export const OUTCOME_WRITE_RETRY_BACKOFF_MS = 600;
+export const OUTCOME_WRITE_RETRY_BACKOFF_MS = 6_200;
 
 /** Room for the outcome write statements themselves (up to 3 of them, see above). */
 const OUTCOME_WRITE_MARGIN_MS = 5_000;

@@ -96,11 +96,17 @@ describe('OutcomeRecorder', () => {
     const ok = s.recorder.record(outcome(1));
     await jest.advanceTimersByTimeAsync(0);
     await expect(ok).resolves.toBe(true);
-    s.fail(3);
-    const bad = s.recorder.record(outcome(2));
+    // A MySQL restart of a few seconds: five failures in 6.2 s, the sixth attempt lands.
+    s.fail(5);
+    const recovered = s.recorder.record(outcome(2));
+    await jest.advanceTimersByTimeAsync(6_200);
+    await expect(recovered).resolves.toBe(true);
+    expect(s.repo.recordOutcomes).toHaveBeenCalledTimes(2 + 6);
+    s.fail(6);
+    const bad = s.recorder.record(outcome(3));
     const caught = bad.catch((e: Error) => e.message);
-    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(6_200);
     await expect(caught).resolves.toBe('mysql gone');
-    expect(s.repo.recordOutcomes).toHaveBeenCalledTimes(5);
+    expect(s.repo.recordOutcomes).toHaveBeenCalledTimes(2 + 6 + 6);
   });
 });
