@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppRepository, LedgerRepository } from '@timer/dal';
 import { CLOCK, loadConfig, RoleConfig, systemClock } from '@timer/platform';
-import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
 import { AuthFailureLimiterService } from './auth/auth-failure-limiter.service';
@@ -18,6 +18,7 @@ import { ApiConfig, ApiEnv } from './config/api.env';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
+import { TimerEditService } from './timers/timer-edit.service';
 import { TimersService } from './timers/timers.service';
 import { AccountingController } from './accounting/accounting.controller';
 import { AccountingService } from './accounting/accounting.service';
@@ -50,7 +51,9 @@ export class AppModule {
         AuthGuard,
         TaskPublisher,
         FireWriter,
+        FireRegenerator,
         TimersService,
+        TimerEditService,
         TasksService,
         AppsService,
         LedgerRepository,

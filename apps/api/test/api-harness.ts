@@ -96,6 +96,8 @@ export class ApiHarness {
     return {
       get: (path: string) => auth(request(server).get(path)),
       post: (path: string, body?: unknown) => auth(request(server).post(path)).send(body as object),
+      put: (path: string, body?: unknown) => auth(request(server).put(path)).send(body as object),
+      patch: (path: string, body?: unknown) => auth(request(server).patch(path)).send(body as object),
       delete: (path: string, body?: unknown) => auth(request(server).delete(path)).send(body as object),
     };
   }

@@ -460,7 +460,10 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
         [
           'POST /api/timer/v1/def',
           'GET /api/timer/v1/def',
+          'PUT /api/timer/v1/def',
+          'PATCH /api/timer/v1/def',
           'DELETE /api/timer/v1/def',
+          'GET /api/timer/v1/def/versions',
           'POST /api/timer/v1/enable',
           'POST /api/timer/v1/unable',
           'GET /api/timer/v1/defs',
@@ -483,8 +486,14 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
         }
       }
-      expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['CreateTimerDto', 'NotifyHttpParamDto', 'TimerView', 'ErrorEnvelope']));
+      expect(Object.keys(doc.components.schemas)).toEqual(
+        expect.arrayContaining(['CreateTimerDto', 'NotifyHttpParamDto', 'TimerView', 'ErrorEnvelope', 'UpdateTimerDto', 'PatchTimerDto', 'TimerVersionView']),
+      );
       expect(doc.paths['/api/timer/v1/def'].post).toMatchObject({ requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateTimerDto' } } } } });
+      expect(doc.paths['/api/timer/v1/def'].put).toMatchObject({ requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateTimerDto' } } } } });
+      expect(doc.paths['/api/timer/v1/def'].patch).toMatchObject({ requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/PatchTimerDto' } } } } });
+      expect(Object.keys(doc.paths['/api/timer/v1/def'].put.responses)).toEqual(expect.arrayContaining(['404', '409']));
+      expect(JSON.stringify(doc.paths['/api/timer/v1/def'].post)).toContain('Idempotency-Key');
     });
   });
 });

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerRepository, MigratorWindowRepository } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
@@ -37,6 +37,7 @@ export class AppModule {
         MigratorWindowRepository,
         TaskPublisher,
         FireWriter,
+        FireRegenerator,
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         MigratorService,

@@ -8,12 +8,12 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
 import { RedisLock, SliceIndex } from '@timer/redis';
-import { FireRows, FireWriter } from '@timer/runtime';
+import { FireRegenerator, FireRows, FireWriter } from '@timer/runtime';
 import { fireTimesBetween } from '@timer/schedule';
 import { deleteKeys, testEnv, uniqueId } from '@timer/testing';
 import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';
 import { MigratorMetrics } from '../src/migration/migrator.metrics';
-import { MigratorService, WindowOutcome } from '../src/migration/migrator.service';
+import { MigratorService, TimerSource, WindowOutcome } from '../src/migration/migrator.service';
 import { minuteOf, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
 
 jest.setTimeout(60_000);
@@ -65,19 +65,28 @@ describe('migrator against MariaDB and Redis', () => {
   const dueFires = { published: [] as string[], publish: async (t: TaskMessage) => void dueFires.published.push(t.fireId) };
 
   /** A migrator "process": its own Redis connection, lock and index, like a replica. */
-  function migrator(opts: { pageSize?: number; now?: number; tasks?: FireRows } = {}): MigratorService {
+  function migrator(opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource } = {}): MigratorService {
     const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
     redisClients.push(client);
     const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 });
+    const clock = { now: () => opts.now ?? NOW };
+    const index = new SliceIndex(client, prefix);
+    const writer = new FireWriter(opts.tasks ?? new TaskRepository(db), index, dueFires, clock);
     return new MigratorService(
       new MigratorWindowRepository(db),
-      new TimerRepository(db),
-      new FireWriter(opts.tasks ?? new TaskRepository(db), new SliceIndex(client, prefix), dueFires, { now: () => opts.now ?? NOW }),
+      opts.timers ?? new TimerRepository(db),
+      writer,
       new RedisLock(client, prefix),
-      { now: () => opts.now ?? NOW },
+      clock,
       new MigratorConfig(env),
       new MigratorMetrics(new Registry()),
+      regenerator(client),
     );
+  }
+
+  function regenerator(client: Redis): FireRegenerator {
+    const index = new SliceIndex(client, prefix);
+    return new FireRegenerator(new TaskRepository(db), new FireWriter(new TaskRepository(db), index, dueFires, { now: () => NOW }), index, new TimerRepository(db), db);
   }
 
   async function enabled(name: string, schedule: { cron?: string; runAt?: number }): Promise<string> {
@@ -243,5 +252,42 @@ describe('migrator against MariaDB and Redis', () => {
     const [{ u }]: { u: Date }[] = await db.query('SELECT updated_at AS u FROM timers WHERE id = ?', [sec]);
     expect(Math.min(...fires)).toBeGreaterThanOrEqual(new Date(u).getTime());
     expect(Math.max(...fires)).toBeLessThan(windowStart + W);
+  });
+
+  it('a timer edited between the page read and the write keeps only the fires of its new definition (the fence)', async () => {
+    const id = await enabled('edited-mid-window', { cron: '*/10 * * * * *' });
+    const timers = new TimerRepository(db);
+    let edited = false;
+    // The edit commits right after the migrator read the page (old definition): as the api does it.
+    const racing: TimerSource = {
+      enabledPage: async (after, limit, upTo) => {
+        const page = await timers.enabledPage(after, limit, upTo);
+        if (!edited && page.some((t) => t.id === id)) {
+          edited = true;
+          const regen = regenerator(redis);
+          const r = await db.transaction(async (m) => {
+            const t = (await timers.findLiveForUpdate('mig-app', id, m))!;
+            await timers.update('mig-app', id, { ...t, cron: '*/15 * * * * *' }, m);
+            return regen.regenerate((await timers.findLiveForUpdate('mig-app', id, m))!, { fromMs: NOW, createUntilMs: T0 + 3 * W }, m);
+          });
+          await regen.afterCommit(r);
+        }
+        return page;
+      },
+    };
+    await migrator({ timers: racing }).tick();
+    expect(edited).toBe(true);
+    const stored: { run_at: string | number; status: number; error: string | null }[] = await db.query(
+      'SELECT run_at, status, error FROM tasks WHERE timer_id = ? AND run_at >= ? ORDER BY run_at',
+      [id, NOW],
+    );
+    const pending = stored.filter((r) => r.status === 0).map((r) => Number(r.run_at));
+    expect(pending).toEqual(fireTimesBetween({ cron: '*/15 * * * * *', timeZone: 'UTC' }, NOW, T0 + 3 * W));
+    const superseded = stored.filter((r) => r.status === 4);
+    expect(superseded.length).toBeGreaterThan(0);
+    expect(superseded.every((r) => r.error === 'superseded by version 2' && Number(r.run_at) % 15_000 !== 0)).toBe(true);
+    // The index holds the new definition's fires only.
+    const indexed = (await members()).map((m) => m.split('|')[1]).filter((f) => f.startsWith(`${id}-`));
+    expect(indexed.sort()).toEqual(pending.filter((t) => t > NOW + NEAR_NOW_MS).map((t) => `${id}-${t}`).sort());
   });
 });

@@ -11,6 +11,7 @@ interface Rendered {
   code: number;
   msg: string;
   headers?: Record<string, string>;
+  data?: Record<string, unknown>;
 }
 
 /**
@@ -111,11 +112,11 @@ export class ApiExceptionFilter extends BaseExceptionFilter {
     }
     res.setHeader('X-Request-Id', requestId);
     for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
-    res.status(r.status).json({ code: r.code, msg: r.msg, requestId });
+    res.status(r.status).json({ code: r.code, msg: r.msg, requestId, ...(r.data ? { data: r.data } : {}) });
   }
 
   private render(e: unknown, req: Request): Rendered {
-    if (e instanceof ApiError) return { status: e.status, code: e.code, msg: e.message, headers: e.headers };
+    if (e instanceof ApiError) return { status: e.status, code: e.code, msg: e.message, headers: e.headers, data: e.data };
     if (e instanceof HttpException) return fromHttpException(e);
     if (typeof e === 'object' && e !== null) {
       const parsed = fromParser(e as ParserError, req);

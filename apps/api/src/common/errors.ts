@@ -15,8 +15,10 @@ export const ErrorCode = {
   ROUTE_NOT_FOUND: 40401,
   METHOD_NOT_ALLOWED: 40500,
   CONFLICT: 40900,
+  STALE_VERSION: 40901,
   PAYLOAD_TOO_LARGE: 41300,
   UNSUPPORTED_MEDIA_TYPE: 41500,
+  IDEMPOTENCY_KEY_REUSED: 42200,
   RATE_LIMITED: 42900,
   AUTH_FAILURES_LIMITED: 42901,
   INTERNAL: 50000,
@@ -24,13 +26,17 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** A failure the client caused or must know about; the filter turns it into the envelope as is. */
+/**
+ * A failure the client caused or must know about; the filter turns it into the envelope as is, with
+ * `data` beside `msg` when given (what the client needs to retry, e.g. the current version).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';

@@ -1,31 +1,109 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
 import { CreateTimerDto } from './dto/create-timer.dto';
+import { PatchTimerDto, TimerVersionsQuery, UpdateTimerDto } from './dto/edit-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
 import { TimerRefDto } from './dto/timer-ref.dto';
-import { CreateTimerResponse, EnableResponse, GetTimerResponse, ListTimersResponse, RunResponse } from './dto/timer.view';
+import {
+  CreateTimerResponse,
+  DisableResponse,
+  EditResponse,
+  EnableResponse,
+  GetTimerResponse,
+  ListTimersResponse,
+  RunResponse,
+  StaleVersionEnvelope,
+  TimerVersionsResponse,
+} from './dto/timer.view';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IdempotencyKey } from './idempotency-key';
+import { TimerEditService } from './timer-edit.service';
 import { TimersService } from './timers.service';
 
 const NOT_FOUND = { type: ErrorEnvelope, description: 'no such live timer in this app (also for another app\'s timer)' };
+const STALE = { type: StaleVersionEnvelope, description: '`version` is not the current one (code 40901; `data.version` is), or the new name is taken (code 40900)' };
+const EDIT_NOTE =
+  'Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new ' +
+  'schedule\'s fires are created through the prepared migrator windows, in one transaction under the timer\'s row lock; fires ' +
+  'already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.';
 
-/** Seed 4.6 routes (create, get, delete, enable, unable) plus list and run-now. */
+/** Seed 4.6 routes (create, get, delete, enable, unable) plus edit, versions, list and run-now. */
 @ApiTags('timers')
 @ApiAuth()
 @Controller('api/timer/v1')
 export class TimersController {
-  constructor(private readonly timers: TimersService) {}
+  constructor(
+    private readonly timers: TimersService,
+    private readonly edits: TimerEditService,
+  ) {}
 
   @Post('def')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a timer (seed 4.6.1)', description: 'Created disabled; enable it to start firing. The admin token creates the app on first use.' })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description:
+      `Optional, 1-${IDEMPOTENCY_KEY_MAX} printable ASCII characters, per app, kept at least 24 h: a repeat with the same body answers the first ` +
+      'result again (same id, header `Idempotent-Replayed: true`); with another body 422 (code 42200).',
+  })
   @ApiOkResponse({ type: CreateTimerResponse })
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'the app already has a live timer with this name (code 40900)' })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'an app token naming another app (code 40300)' })
-  async create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTimerDto): Promise<CreateTimerResponse> {
-    return ok(await this.timers.create(p, dto));
+  @ApiResponse({ status: 422, type: ErrorEnvelope, description: 'the Idempotency-Key was used with another request body (code 42200)' })
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() dto: CreateTimerDto,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CreateTimerResponse> {
+    const { id, version, replayed } = await this.timers.create(p, dto, key);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return ok({ id, version });
+  }
+
+  @Put('def')
+  @ApiOperation({ summary: 'Replace a timer\'s definition (extension)', description: `Every field as in create (the same rules and defaults), plus \`id\` and the current \`version\`. ${EDIT_NOTE}` })
+  @ApiOkResponse({ type: EditResponse })
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiConflictResponse(STALE)
+  async replace(@CurrentPrincipal() p: Principal, @Body() dto: UpdateTimerDto): Promise<EditResponse> {
+    return ok({ data: await this.edits.replace(p, dto) });
+  }
+
+  @Patch('def')
+  @ApiOperation({
+    summary: 'Change some fields of a timer (extension)',
+    description:
+      '`id`, `app`, the current `version` and only the fields to change, each with the rules of create; `cron` or `runAt` replaces the ' +
+      `schedule; \`notifyHTTPParam\` and \`retryPolicy\` are patched field by field (\`header\` or \`body\` null removes it). ${EDIT_NOTE}`,
+  })
+  @ApiOkResponse({ type: EditResponse })
+  @ApiNotFoundResponse(NOT_FOUND)
+  @ApiConflictResponse(STALE)
+  async patch(@CurrentPrincipal() p: Principal, @Body() dto: PatchTimerDto): Promise<EditResponse> {
+    return ok({ data: await this.edits.patch(p, dto) });
+  }
+
+  @Get('def/versions')
+  @ApiOperation({ summary: 'List the versions of a timer (extension)', description: 'Newest first (the first is the current definition), each with the time it was written and the change that made it.' })
+  @ApiOkResponse({ type: TimerVersionsResponse })
+  @ApiNotFoundResponse(NOT_FOUND)
+  async versions(@CurrentPrincipal() p: Principal, @Query() q: TimerVersionsQuery): Promise<TimerVersionsResponse> {
+    return ok(await this.edits.list(p, q));
   }
 
   @Get('def')
@@ -65,11 +143,10 @@ export class TimersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Disable a timer (seed 4.6.3)', description: 'Pending fires stay; the executor skips fires of a disabled timer.' })
   @ApiBody({ type: TimerRefDto })
-  @ApiOkResponse({ type: Envelope })
+  @ApiOkResponse({ type: DisableResponse })
   @ApiNotFoundResponse(NOT_FOUND)
-  async disable(@CurrentPrincipal() p: Principal, @Body() ref: TimerRefDto): Promise<Envelope> {
-    await this.timers.disable(p, ref);
-    return ok();
+  async disable(@CurrentPrincipal() p: Principal, @Body() ref: TimerRefDto): Promise<DisableResponse> {
+    return ok({ data: await this.timers.disable(p, ref) });
   }
 
   @Get('defs')

@@ -1,22 +1,39 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { FireRef, fireId, MESSAGE_PROPERTIES, MINUTE_MS, preparedWindows } from '@timer/contracts';
-import { AppRepository, DuplicateTimerNameError, TaskRepository, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
+import {
+  AppRepository,
+  DuplicateTimerNameError,
+  IDEMPOTENCY_KEY_TTL_MS,
+  IdempotencyKeyRepository,
+  IdempotencyKeyTakenError,
+  TaskRepository,
+  TimerEntity,
+  TimerRepository,
+  TimerStatus,
+  TimerVersionEntity,
+  TimerVersionRepository,
+} from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
-import { nextFireTimes, ScheduleError, ScheduleSpec, specOf, validateSchedule } from '@timer/schedule';
+import { specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
-import { ApiError, badRequest, conflict, ErrorCode, notFound } from '../common/errors';
-import { normalizeHeaderMap } from '../common/validators';
+import { ApiError, conflict, ErrorCode, notFound } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
-import { isPrivateLiteralHost } from './callback-policy';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
-import { DEFAULT_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS } from './dto/retry-policy.dto';
-import { EnableResult, RunResult, TimerView } from './dto/timer.view';
+import { DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
+import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash } from './timer-definition';
 import { TimerRef } from './timer-ref';
+
+/** What a create answers: the new timer's id and version, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
+export interface CreateResult {
+  id: number;
+  version: number;
+  replayed?: true;
+}
 
 /** Upper bound of fires one enable may pre-create (a 1-second cron over 3 x 24 h windows is 259,200). */
 const MAX_PRECREATE = 300_000;
@@ -38,53 +55,57 @@ export class TimersService {
     private readonly apps: AppRepository,
     private readonly fires: FireWriter,
     private readonly slices: SliceIndex,
+    private readonly versions: TimerVersionRepository,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
   ) {}
 
-  async create(p: Principal, dto: CreateTimerDto): Promise<{ id: number }> {
+  /**
+   * Creates a timer (disabled) and records its version 1. With an Idempotency-Key, the key is reserved
+   * in the same transaction (unique per app): a repeat with the same request answers the first result
+   * (`replayed`), with another request 422; of two concurrent ones the second waits for the first.
+   */
+  async create(p: Principal, dto: CreateTimerDto, idempotencyKey?: string): Promise<CreateResult> {
     assertAppAccess(p, dto.app);
+    const fields = fieldsOf(dto);
+    const key = idempotencyKey === undefined ? undefined : { value: idempotencyKey, hash: requestHash(dto.app, fields) };
+    // Before the checks that depend on the time: a retry after a one-shot's runAt still gets its first answer.
+    const replay = key && (await this.replay(dto.app, key.value, key.hash));
+    if (replay) return replay;
     const now = this.clock.now();
-    const spec = this.schedule(dto.cron, dto.runAt, dto.timeZone);
-    if (spec.runAt !== undefined && spec.runAt <= now) throw badRequest(`runAt ${new Date(spec.runAt).toISOString()} is not in the future`);
-    // Whether a cron ever matches does not depend on the zone (gaps still fire): check on the cheap UTC axis.
-    if (spec.cron !== undefined && this.safe(() => nextFireTimes({ cron: spec.cron, timeZone: 'UTC' }, now, 1)).length === 0) {
-      throw badRequest('cron never fires (no matching time in the coming years)');
-    }
-    const n = dto.notifyHTTPParam;
-    if (!this.config.allowPrivateCallbacks && isPrivateLiteralHost(n.url)) {
-      throw badRequest('notifyHTTPParam.url points to a loopback or private address; refused unless TIMER_CALLBACK_ALLOW_PRIVATE=true');
-    }
-    if (n.body !== undefined && Buffer.byteLength(n.body, 'utf8') > this.config.callbackBodyMaxBytes) {
-      throw badRequest(`notifyHTTPParam.body is larger than ${this.config.callbackBodyMaxBytes} bytes`);
-    }
+    checkDefinition(fields, this.rules(now), true);
     if (isAdmin(p)) await this.ensureApp(dto.app);
     try {
-      const id = await this.timers.insert({
-        app: dto.app,
-        name: dto.name,
-        cron: spec.cron ?? null,
-        runAt: spec.runAt ?? null,
-        timeZone: spec.timeZone,
-        notifyHttpParam: {
-          url: n.url,
-          method: n.method,
-          ...(n.header ? { header: normalizeHeaderMap(n.header) } : {}),
-          ...(n.body !== undefined ? { body: n.body } : {}),
-        },
-        maxAttempts: dto.retryPolicy?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        backoffMs: dto.retryPolicy?.backoffMs ?? DEFAULT_BACKOFF_MS,
-        misfirePolicy: dto.misfirePolicy ?? 'fire_late',
+      return await this.dataSource.transaction(async (m) => {
+        if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
+        const id = await this.timers.insert({ app: dto.app, ...fields }, m);
+        await this.versions.snapshot(id, 'create', now, m);
+        const result = { id: Number(id), version: 1 };
+        if (key) await this.idempotencyKeys.complete(dto.app, key.value, result, m);
+        return result;
       });
-      return { id: Number(id) };
     } catch (e) {
       if (e instanceof DuplicateTimerNameError) throw conflict(`app ${dto.app} already has a timer named ${JSON.stringify(dto.name)}`);
+      // A concurrent request with the same key committed first (this one waited on the unique key).
+      const first = e instanceof IdempotencyKeyTakenError && key && (await this.replay(dto.app, key.value, key.hash));
+      if (first) return first;
       throw e;
     }
+  }
+
+  /** The first answer given under this key, if it is younger than the TTL; 422 when it was for another request. */
+  private async replay(app: string, key: string, hash: string): Promise<CreateResult | undefined> {
+    const stored = await this.idempotencyKeys.find(app, key, this.clock.now() - IDEMPOTENCY_KEY_TTL_MS);
+    if (!stored || !stored.response) return undefined;
+    if (stored.bodyHash !== hash) {
+      throw new ApiError(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, `Idempotency-Key ${JSON.stringify(key)} was used with another request body in app ${app}: use a new key for a new request`);
+    }
+    return { id: Number(stored.response.id), version: Number(stored.response.version), replayed: true };
   }
 
   async get(p: Principal, ref: TimerRef): Promise<TimerView> {
     const timer = await this.find(p, ref);
     const now = this.clock.now();
-    return { ...toView(timer), nextFireTimes: this.safe(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount)) };
+    return { ...toView(timer), nextFireTimes: asBadRequest(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount)) };
   }
 
   async list(p: Principal, q: ListTimersQuery): Promise<{ data: TimerView[]; total: number }> {
@@ -106,16 +127,17 @@ export class TimersService {
     let due: FireRef[] = [];
     const result = await this.dataSource.transaction(async (m): Promise<EnableResult> => {
       const locked = await this.lock(m, ref);
-      if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until };
+      if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until, version: locked.version };
       const spec = specOf(locked);
       if (spec.runAt !== undefined && spec.runAt < now) {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
-      const fires = this.safe(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
+      const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
+      await this.versions.snapshot(ref.id, 'enable', now, m);
       // Inside the transaction: if Redis fails it rolls back and the client retries.
       due = (await this.fires.write(fires, m)).due;
-      return { changed: true, fires: fires.length, until };
+      return { changed: true, fires: fires.length, until, version: locked.version + 1 };
     });
     // After the commit (a message must name a committed row): fires due within seconds, which the
     // trigger's walk may already have passed.
@@ -124,13 +146,15 @@ export class TimersService {
   }
 
   /** Disables a timer. Pending fires stay: the executor checks the status before calling back. */
-  async disable(p: Principal, ref: TimerRef): Promise<{ changed: boolean }> {
+  async disable(p: Principal, ref: TimerRef): Promise<DisableResult> {
     assertTimerAccess(p, ref.app);
+    const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
       const locked = await this.lock(m, ref);
-      if (locked.status === TimerStatus.Disabled) return { changed: false };
+      if (locked.status === TimerStatus.Disabled) return { changed: false, version: locked.version };
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Disabled, m);
-      return { changed: true };
+      await this.versions.snapshot(ref.id, 'disable', now, m);
+      return { changed: true, version: locked.version + 1 };
     });
   }
 
@@ -177,7 +201,7 @@ export class TimersService {
   }
 
   /** The live timer, row-locked (SELECT ... FOR UPDATE) until the transaction ends; 404 when absent. */
-  private async lock(m: EntityManager, ref: TimerRef): Promise<TimerEntity> {
+  async lock(m: EntityManager, ref: TimerRef): Promise<TimerEntity> {
     const timer = await this.timers.findLiveForUpdate(ref.app, ref.id, m);
     if (!timer) throw notFound('timer not found');
     return timer;
@@ -190,30 +214,26 @@ export class TimersService {
     this.knownApps.add(app);
   }
 
-  private schedule(cron: string | undefined, runAt: number | undefined, timeZone: string | undefined): ScheduleSpec {
-    const spec: ScheduleSpec = { timeZone: timeZone ?? 'UTC' };
-    if (cron !== undefined) spec.cron = cron;
-    if (runAt !== undefined) spec.runAt = runAt;
-    this.safe(() => validateSchedule(spec));
-    return spec;
-  }
-
-  /** Runs schedule code, turning its `ScheduleError` into a 400 naming the field. */
-  private safe<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (e) {
-      if (e instanceof ScheduleError) throw badRequest(`${e.field}: ${e.message}`);
-      throw e;
-    }
+  /** What the checks of a definition depend on at `now`. */
+  rules(now: number): DefinitionRules {
+    return { now, allowPrivateCallbacks: this.config.allowPrivateCallbacks, callbackBodyMaxBytes: this.config.callbackBodyMaxBytes };
   }
 }
 
 export function toView(t: TimerEntity): TimerView {
-  const n = t.notifyHttpParam;
   return {
     id: Number(t.id),
     app: t.app,
+    ...definitionView(t),
+    version: Number(t.version),
+    createdAt: t.createdAt instanceof Date ? t.createdAt.getTime() : Number(t.createdAt),
+  };
+}
+
+/** The definition and status of a timer or of one of its versions, as the API shows them. */
+export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefinitionView {
+  const n = t.notifyHttpParam;
+  return {
     name: t.name,
     cron: t.cron ?? null,
     runAt: t.runAt === null || t.runAt === undefined ? null : Number(t.runAt),
@@ -222,6 +242,5 @@ export function toView(t: TimerEntity): TimerView {
     status: t.status,
     retryPolicy: { maxAttempts: t.maxAttempts, backoffMs: t.backoffMs },
     misfirePolicy: t.misfirePolicy,
-    createdAt: t.createdAt instanceof Date ? t.createdAt.getTime() : Number(t.createdAt),
   };
 }

@@ -15,7 +15,7 @@ const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELE
 /**
  * The second half of a task message (docs/pipeline.md, "executor"): one claimed attempt waits for
  * run_at, is checked against its timer's definition (missing, deleted, disabled) and the misfire
- * policy, is called back, and ends in its recorded outcome.
+ * policy, is called back with the definition it was claimed with, and ends in its recorded outcome.
  */
 @Injectable()
 export class FireDelivery {
@@ -31,13 +31,18 @@ export class FireDelivery {
   /** Runs one claimed attempt to its recorded outcome. */
   async deliver(attempt: ClaimedAttempt): Promise<FireResult> {
     const { msg, onDemand } = attempt;
+    // The definition as the attempt was claimed: an edit that lands while it waits for run_at does not
+    // change what this attempt calls (it finishes under the definition it was claimed with).
+    const claimed = await this.cache.get(msg.timerId);
     const wait = msg.runAt - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait);
 
-    const def = await this.cache.get(msg.timerId);
-    if (!def) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
-    if (def.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
-    if (def.timer.status !== TimerStatus.Enabled) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
+    // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
+    const current = wait > 0 ? await this.cache.get(msg.timerId) : claimed;
+    if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
+    if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
+    if (current.timer.status !== TimerStatus.Enabled) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
+    const def = claimed ?? current;
 
     const start = this.clock.now();
     const lateness = start - msg.runAt;

@@ -252,6 +252,32 @@ describe('FireService', () => {
       expect(s.fires.row('7', T0 + 3_000)!.latenessMs).toBe(0);
     });
 
+    it('calls the callback it was claimed with when an edit lands while it waits; a disable meanwhile still stops it', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0 + 3_000);
+      const sleep = s.clock.sleep.bind(s.clock);
+      // The edit commits while the claimed attempt waits for run_at (longer than the cache TTL).
+      s.clock.sleep = async (ms: number) => {
+        s.fires.defs.set('7', timerDef('7', { version: 3, notifyHttpParam: { url: 'http://127.0.0.1:1/edited', method: 'PUT' } }));
+        await sleep(ms);
+      };
+      expect(await s.service.handle(s.msg(T0 + 3_000))).toBe('succeeded');
+      expect(s.callback.calls[0].req).toMatchObject({ url: 'http://127.0.0.1:1/hook', method: 'POST' });
+      // The next fire is claimed under the new definition.
+      s.clock.sleep = sleep;
+      s.fires.addRow('7', s.clock.now());
+      await s.service.handle(s.msg(s.clock.now()));
+      expect(s.callback.calls[1].req).toMatchObject({ url: 'http://127.0.0.1:1/edited', method: 'PUT' });
+
+      s.fires.addRow('7', s.clock.now() + 3_000);
+      s.clock.sleep = async (ms: number) => {
+        s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled, version: 4 }));
+        await sleep(ms);
+      };
+      expect(await s.service.handle(s.msg(s.clock.now() + 3_000))).toBe('missed');
+      expect(s.callback.calls).toHaveLength(2);
+    });
+
     it('re-publishes a message further ahead for just before run_at, without claiming', async () => {
       const s = setup();
       s.fires.addRow('7', T0 + 60_000);

@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from '@timer/runtime';
-import { ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
+import { ChangedTimers, ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
 
 /** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */
 class FakeRanges implements RangeCoordination {
@@ -94,6 +94,15 @@ class FakePublisher implements DueFirePublisher {
   }
 }
 
+/** Records which pages the fence looked at again, and over which range. */
+class FakeChanged implements ChangedTimers {
+  calls: { ids: string[]; from: number; to: number }[] = [];
+  async recheck(page: TimerEntity[], from: number, to: number) {
+    this.calls.push({ ids: page.map((t) => t.id), from, to });
+    return 0;
+  }
+}
+
 class FakeLocks implements Locks {
   held = new Map<string, string>();
   acquired: string[] = [];
@@ -116,10 +125,19 @@ function timer(id: string, fields: Partial<TimerEntity>): TimerEntity {
 }
 
 function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {}) {
-  const deps = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), locks: new FakeLocks(), publisher: new FakePublisher() };
+  const deps = {
+    windows: new FakeWindows(),
+    timers: new FakeTimers(timers),
+    tasks: new FakeTasks(),
+    index: new FakeIndex(),
+    locks: new FakeLocks(),
+    publisher: new FakePublisher(),
+    changed: new FakeChanged(),
+  };
   const clock = { now: () => now };
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2 }, env));
-  const service = new MigratorService(deps.windows, deps.timers, new FireWriter(deps.tasks, deps.index, deps.publisher, clock), deps.locks, clock, config, new MigratorMetrics(new Registry()));
+  const writer = new FireWriter(deps.tasks, deps.index, deps.publisher, clock);
+  const service = new MigratorService(deps.windows, deps.timers, writer, deps.locks, clock, config, new MigratorMetrics(new Registry()), deps.changed);
   return { ...deps, service, clock };
 }
 
@@ -133,7 +151,17 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
     const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers), publisher: new FakePublisher() };
     const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2, TIMER_MIGRATOR_RANGE_TIMERS: 3 }));
     const make = () =>
-      new MigratorService(shared.windows, shared.timers, new FireWriter(shared.tasks, shared.index, shared.publisher, { now: () => T0 + 60_000 }), new FakeLocks(), { now: () => T0 + 60_000 }, config, new MigratorMetrics(new Registry()), shared.ranges);
+      new MigratorService(
+        shared.windows,
+        shared.timers,
+        new FireWriter(shared.tasks, shared.index, shared.publisher, { now: () => T0 + 60_000 }),
+        new FakeLocks(),
+        { now: () => T0 + 60_000 },
+        config,
+        new MigratorMetrics(new Registry()),
+        new FakeChanged(),
+        shared.ranges,
+      );
     return { ...shared, a: make(), b: make() };
   }
 
@@ -220,6 +248,14 @@ describe('MigratorService (fakes, fixed clock)', () => {
     // Keyset paging with page size 2: after null, '2', '4' per window.
     expect(s.timers.pages.slice(0, 3)).toEqual([null, '2', '4']);
     expect(s.locks.held.size).toBe(0);
+    // After each page's fires are written, the page is checked for timers edited meanwhile (the fence),
+    // over the window from now on.
+    expect(s.changed.calls.slice(0, 3)).toEqual([
+      { ids: ['1', '2'], from: T0 + 20 * 60_000, to: T0 + H },
+      { ids: ['3', '4'], from: T0 + 20 * 60_000, to: T0 + H },
+      { ids: ['5'], from: T0 + 20 * 60_000, to: T0 + H },
+    ]);
+    expect(s.changed.calls[3]).toEqual({ ids: ['1', '2'], from: T0 + H, to: T0 + 2 * H });
   });
 
   it('a second tick adds nothing; the next window is added when the clock moves on', async () => {
@@ -228,7 +264,16 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const before = s.tasks.rows.size;
     expect(await s.service.tick()).toEqual([]);
     expect(s.tasks.rows.size).toBe(before);
-    const later = new MigratorService(s.windows, s.timers, new FireWriter(s.tasks, s.index, s.publisher, { now: () => T0 + H + 1 }), s.locks, { now: () => T0 + H + 1 }, new MigratorConfig(new MigratorEnv()), new MigratorMetrics(new Registry()));
+    const later = new MigratorService(
+      s.windows,
+      s.timers,
+      new FireWriter(s.tasks, s.index, s.publisher, { now: () => T0 + H + 1 }),
+      s.locks,
+      { now: () => T0 + H + 1 },
+      new MigratorConfig(new MigratorEnv()),
+      new MigratorMetrics(new Registry()),
+      s.changed,
+    );
     const outcomes = await later.tick();
     expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
     expect(s.tasks.rows.has(`1-${T0 + 3 * H}`)).toBe(true);

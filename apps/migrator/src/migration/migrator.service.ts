@@ -3,7 +3,7 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage } from '@timer/contracts';
 import { MigratorWindowRepository, NewTask, TimerEntity, TimerRepository } from '@timer/dal';
 import { RedisLock } from '@timer/redis';
-import { FireWriter } from '@timer/runtime';
+import { FireRegenerator, FireWriter } from '@timer/runtime';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
@@ -21,6 +21,7 @@ export type WindowStore = Pick<MigratorWindowRepository, 'completedBounds' | 'co
 export type TimerSource = Pick<TimerRepository, 'enabledPage'>;
 export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
+export type ChangedTimers = Pick<FireRegenerator, 'recheck'>;
 
 /** Counts of expanded timers and fires, per window or per range. */
 export interface ExpandCounts {
@@ -76,6 +77,7 @@ export class MigratorService {
     @Inject(CLOCK) private readonly clock: NowClock,
     private readonly config: MigratorConfig,
     private readonly metrics: MigratorMetrics,
+    @Inject(FireRegenerator) private readonly changed: ChangedTimers,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
   ) {}
 
@@ -218,7 +220,10 @@ export class MigratorService {
     }
   }
 
-  /** Pages through enabled timers (of a range, when given) and writes each page's fires (rows first, then the index). */
+  /**
+   * Pages through enabled timers (of a range, when given) and writes each page's fires (rows first, then
+   * the index), then regenerates the fires of the page's timers that changed meanwhile.
+   */
   private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }): Promise<ExpandCounts> {
     const now = this.clock.now();
     const { pageSize, catchUpMs } = this.config;
@@ -247,6 +252,8 @@ export class MigratorService {
         if (rows.length >= FLUSH_ROWS) await flush();
       }
       await flush();
+      // A timer edited since the page was read got fires of its old definition: regenerated here.
+      await this.changed.recheck(page, Math.max(this.clock.now(), window.start), window.end);
       timers += page.length;
       after = page[page.length - 1].id;
       if (page.length < pageSize) break;

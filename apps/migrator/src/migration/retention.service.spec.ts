@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
-import { PURGE_BATCH, PURGE_EVERY_MS, PURGE_MAX_BATCHES, RetentionService, TaskPurger } from './retention.service';
+import { KeyPurger, PURGE_BATCH, PURGE_EVERY_MS, PURGE_MAX_BATCHES, RetentionService, TaskPurger } from './retention.service';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2030, 0, 1);
@@ -19,12 +19,21 @@ function setup(env: Partial<MigratorEnv> = {}) {
       return deleted;
     },
   };
+  const keyCalls: number[] = [];
+  const keys: KeyPurger = {
+    purgeOlderThan: async (cutoff) => {
+      if (fail) throw new Error('mysql went away');
+      keyCalls.push(cutoff);
+      return 3;
+    },
+  };
   const clock = { now: () => now };
   let now = T0;
-  const service = new RetentionService(tasks, clock, new MigratorConfig(Object.assign(new MigratorEnv(), env)));
+  const service = new RetentionService(tasks, keys, clock, new MigratorConfig(Object.assign(new MigratorEnv(), env)));
   return {
     service,
     calls,
+    keyCalls,
     advance: (ms: number) => (now += ms),
     failNext: () => (fail = true),
     recover: () => (fail = false),
@@ -71,5 +80,18 @@ describe('RetentionService', () => {
     s.advance(60_000);
     expect(await s.service.purgeIfDue()).toBe(0); // done: back to hourly
     expect(s.calls).toHaveLength(3);
+  });
+
+  it('deletes idempotency keys older than 24 h at the same pace, also when fire records are kept forever', async () => {
+    const s = setup({ TIMER_TASK_RETENTION_DAYS: 0 });
+    expect(await s.service.purgeIfDue()).toBe(0);
+    expect(s.keyCalls).toEqual([T0 - DAY]);
+    expect(s.calls).toEqual([]);
+    s.advance(PURGE_EVERY_MS - 1);
+    await s.service.purgeIfDue();
+    expect(s.keyCalls).toHaveLength(1);
+    s.advance(1);
+    await s.service.purgeIfDue();
+    expect(s.keyCalls).toEqual([T0 - DAY, T0 + PURGE_EVERY_MS - DAY]);
   });
 });

@@ -2,16 +2,18 @@ import { DataSourceOptions } from 'typeorm';
 import { AppTokenEntity } from './entities/app-token.entity';
 import { AppEntity } from './entities/app.entity';
 import { TaskEntity } from './entities/task.entity';
+import { TimerVersionEntity } from './entities/timer-version.entity';
 import { TimerEntity } from './entities/timer.entity';
 import { InitialSchema1763800000000 } from './migrations/1763800000000-initial-schema';
 import { ReadPathIndexes1763900000000 } from './migrations/1763900000000-read-path-indexes';
 import { LedgerIndexes1764000000000 } from './migrations/1764000000000-ledger-indexes';
+import { TimerVersionsIdempotencyKeys1764100000000 } from './migrations/1764100000000-timer-versions-idempotency-keys';
 
 /** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
-export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000];
+export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000, TimerVersionsIdempotencyKeys1764100000000];
 
 /** Every entity (mapped onto the tables the migrations create). */
-export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity];
+export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity, TimerVersionEntity];
 
 /**
  * TypeORM options for MySQL/MariaDB through mysql2. Times are UTC epoch milliseconds in BIGINT

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Envelope } from '../../common/envelope';
+import { Envelope, ErrorEnvelope } from '../../common/envelope';
+import { TIMER_CHANGES } from '@timer/dal';
 import { CALLBACK_METHODS } from './notify-http-param.dto';
 import { MISFIRE_POLICIES } from './create-timer.dto';
 
@@ -25,14 +26,8 @@ export class RetryPolicyView {
   backoffMs!: number;
 }
 
-/** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */
-export class TimerView {
-  @ApiProperty({ example: 42 })
-  id!: number;
-
-  @ApiProperty({ example: 'billing' })
-  app!: string;
-
+/** The definition of a timer (what an edit replaces) and its status. */
+export class TimerDefinitionView {
   @ApiProperty({ example: 'daily-report' })
   name!: string;
 
@@ -56,6 +51,21 @@ export class TimerView {
 
   @ApiProperty({ enum: MISFIRE_POLICIES })
   misfirePolicy!: string;
+}
+
+/** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */
+export class TimerView extends TimerDefinitionView {
+  @ApiProperty({ example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: 'billing' })
+  app!: string;
+
+  @ApiProperty({
+    example: 3,
+    description: 'Increments on every change (edit, enable, disable); give it to PUT and PATCH. Starts at 1.',
+  })
+  version!: number;
 
   @ApiProperty({ description: 'creation time (epoch ms)' })
   createdAt!: number;
@@ -70,6 +80,9 @@ export class TimerView {
 export class CreateTimerResponse extends Envelope {
   @ApiProperty({ example: 42, description: 'id of the new timer (created disabled: enable it to start firing)' })
   id!: number;
+
+  @ApiProperty({ example: 1, description: 'version of the new timer (1)' })
+  version!: number;
 }
 
 export class GetTimerResponse extends Envelope {
@@ -94,6 +107,9 @@ export class EnableResult {
 
   @ApiProperty({ description: 'end of the pre-created range (epoch ms, exclusive)' })
   until!: number;
+
+  @ApiProperty({ example: 2, description: 'the version of the timer now (incremented when `changed`)' })
+  version!: number;
 }
 
 export class EnableResponse extends Envelope {
@@ -112,4 +128,69 @@ export class RunResult {
 export class RunResponse extends Envelope {
   @ApiProperty({ type: RunResult })
   data!: RunResult;
+}
+
+export class DisableResult {
+  @ApiProperty({ description: 'false when the timer was already disabled (nothing was done)' })
+  changed!: boolean;
+
+  @ApiProperty({ example: 3, description: 'the version of the timer now (incremented when `changed`)' })
+  version!: number;
+}
+
+export class DisableResponse extends Envelope {
+  @ApiProperty({ type: DisableResult })
+  data!: DisableResult;
+}
+
+export class EditResult {
+  @ApiProperty({ example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: 4, description: 'the version of the timer now: give it to the next PUT or PATCH' })
+  version!: number;
+
+  @ApiProperty({ description: 'false when the request gave the definition the timer already had (nothing was written, the version is unchanged)' })
+  changed!: boolean;
+
+  @ApiProperty({ description: 'pending fires (at or after now) the new definition does not have: recorded missed, error "superseded by version N"' })
+  superseded!: number;
+
+  @ApiProperty({ description: 'fires of the new definition created (enabled timers; through the prepared migrator windows)' })
+  fires!: number;
+}
+
+export class EditResponse extends Envelope {
+  @ApiProperty({ type: EditResult })
+  data!: EditResult;
+}
+
+export class StaleVersion {
+  @ApiProperty({ example: 4, description: 'the current version of the timer' })
+  version!: number;
+}
+
+export class StaleVersionEnvelope extends ErrorEnvelope {
+  @ApiProperty({ type: StaleVersion })
+  data!: StaleVersion;
+}
+
+/** One version of a timer's definition: what it was, from when, and which change made it. */
+export class TimerVersionView extends TimerDefinitionView {
+  @ApiProperty({ example: 3 })
+  version!: number;
+
+  @ApiProperty({ enum: TIMER_CHANGES, description: "what made this version; 'existing' = the version a timer had when the history began" })
+  change!: string;
+
+  @ApiProperty({ description: 'when this version was written (epoch ms): it is the definition from then until the next version' })
+  changedAt!: number;
+}
+
+export class TimerVersionsResponse extends Envelope {
+  @ApiProperty({ type: [TimerVersionView], description: 'newest first; the first is the current definition' })
+  data!: TimerVersionView[];
+
+  @ApiProperty({ example: 3, description: 'number of versions (all pages)' })
+  total!: number;
 }

@@ -34,6 +34,23 @@ export function affectedRows(result: unknown): number {
   return header?.affectedRows ?? 0;
 }
 
+/**
+ * Runs a `DELETE ... LIMIT ?` (`sql`, with the batch size as its last parameter) until it deletes fewer
+ * than `batchSize` rows or `maxBatches` statements ran, so no statement holds locks on a huge range.
+ * Returns the rows deleted (maxBatches x batchSize: there may be more).
+ */
+export async function deleteInBatches(dataSource: DataSource, sql: string, params: unknown[], batchSize: number, maxBatches: number): Promise<number> {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer');
+  if (!(maxBatches >= 1)) throw new RangeError('maxBatches must be at least 1');
+  let total = 0;
+  for (let batches = 0; batches < maxBatches; batches++) {
+    const deleted = affectedRows(await dataSource.query(sql, [...params, batchSize]));
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  return total;
+}
+
 export function managerOf(dataSource: DataSource, manager?: EntityManager): EntityManager {
   return manager ?? dataSource.manager;
 }

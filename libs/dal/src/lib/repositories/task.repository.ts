@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { FINISHED_TASK_STATUSES, TaskEntity, TaskStatus } from '../entities/task.entity';
-import { affectedRows, isId, managerOf, pageOffset } from './query-helpers';
+import { FINISHED_TASK_STATUSES, TaskEntity, TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { affectedRows, deleteInBatches, isId, managerOf, pageOffset } from './query-helpers';
 
 /** One fire to pre-create. */
 export interface NewTask {
@@ -13,6 +13,20 @@ export interface NewTask {
 
 /** Rows per INSERT statement in {@link TaskRepository.insertIgnore}. */
 export const INSERT_CHUNK = 1000;
+
+/**
+ * The `error` of a fire an edit replaced: recorded missed, never deleted, so a message already on its
+ * way finds a settled row (the executor does not deliver it, and does not re-create it either).
+ */
+export const SUPERSEDED_PREFIX = 'superseded by version ';
+
+/** A stored fire of one timer, as an edit sees it. */
+export interface StoredFire {
+  runAt: number;
+  status: TaskStatusValue;
+  /** Recorded missed because an earlier edit replaced it (see {@link SUPERSEDED_PREFIX}). */
+  superseded: boolean;
+}
 
 /** Fires (task rows) of timers. */
 @Injectable()
@@ -55,6 +69,55 @@ export class TaskRepository {
     return affectedRows(result);
   }
 
+  /**
+   * The timer's fires with fromMs <= run_at < toMs (no upper bound without toMs), ascending, locked
+   * FOR UPDATE until the transaction of `manager` ends. Under REPEATABLE READ (the InnoDB default)
+   * the range scan on uk_timer_run_at also locks the gaps, so no fire of the timer can be inserted
+   * in the range (a migrator expanding the old definition) and no claim can take one until then.
+   */
+  async firesForUpdate(timerId: string, fromMs: number, toMs: number | undefined, manager: EntityManager): Promise<StoredFire[]> {
+    if (!isId(timerId)) return [];
+    if (!Number.isSafeInteger(fromMs) || (toMs !== undefined && !Number.isSafeInteger(toMs))) throw new RangeError('fromMs and toMs must be integers of epoch ms');
+    const rows = (await manager.query(
+      `SELECT run_at, status, (status = ? AND error LIKE ?) AS superseded FROM tasks
+       WHERE timer_id = CAST(? AS UNSIGNED) AND run_at >= ?${toMs === undefined ? '' : ' AND run_at < ?'} ORDER BY run_at FOR UPDATE`,
+      [TaskStatus.Missed, `${SUPERSEDED_PREFIX}%`, timerId, fromMs, ...(toMs === undefined ? [] : [toMs])],
+    )) as { run_at: string | number; status: number; superseded: number | string | null }[];
+    return rows.map((r) => ({ runAt: Number(r.run_at), status: Number(r.status) as TaskStatusValue, superseded: Number(r.superseded) === 1 }));
+  }
+
+  /**
+   * Records the timer's pending fires at `runAts` as missed with `reason` (which must start with
+   * {@link SUPERSEDED_PREFIX}); fires no longer pending are left as they are. Returns how many changed.
+   */
+  async supersede(timerId: string, runAts: number[], reason: string, manager: EntityManager): Promise<number> {
+    if (!reason.startsWith(SUPERSEDED_PREFIX)) throw new RangeError(`a superseded fire's reason starts with "${SUPERSEDED_PREFIX}"`);
+    return this.updateFires(timerId, runAts, manager, 'status = ?, error = ?', [TaskStatus.Missed, reason], 'status = ?', [TaskStatus.Pending]);
+  }
+
+  /** Makes the timer's superseded fires at `runAts` pending again (a later edit brought them back). Returns how many. */
+  async reopenSuperseded(timerId: string, runAts: number[], manager: EntityManager): Promise<number> {
+    return this.updateFires(timerId, runAts, manager, 'status = ?, attempt = 0, error = NULL', [TaskStatus.Pending], 'status = ? AND error LIKE ?', [
+      TaskStatus.Missed,
+      `${SUPERSEDED_PREFIX}%`,
+    ]);
+  }
+
+  private async updateFires(timerId: string, runAts: number[], manager: EntityManager, set: string, setParams: unknown[], where: string, whereParams: unknown[]): Promise<number> {
+    if (!isId(timerId)) return 0;
+    for (const r of runAts) if (!Number.isSafeInteger(r)) throw new RangeError(`invalid runAt ${String(r)}`);
+    let changed = 0;
+    for (let i = 0; i < runAts.length; i += INSERT_CHUNK) {
+      const chunk = runAts.slice(i, i + INSERT_CHUNK);
+      const result = await manager.query(
+        `UPDATE tasks SET ${set} WHERE timer_id = CAST(? AS UNSIGNED) AND run_at IN (${chunk.map(() => '?').join(', ')}) AND ${where}`,
+        [...setParams, timerId, ...chunk, ...whereParams],
+      );
+      changed += affectedRows(result);
+    }
+    return changed;
+  }
+
   /** A page of the timer's fire records, newest first (run_at DESC, id DESC), optionally of one status. */
   async records(timerId: string, opts: { page: number; size: number; status?: number }): Promise<{ items: TaskEntity[]; total: number }> {
     const offset = pageOffset(opts);
@@ -81,18 +144,12 @@ export class TaskRepository {
    */
   async purgeOlderThan(cutoffMs: number, batchSize: number, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
     if (!Number.isSafeInteger(cutoffMs)) throw new RangeError('cutoffMs must be an integer of epoch ms');
-    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer');
-    if (!(maxBatches >= 1)) throw new RangeError('maxBatches must be at least 1');
-    let total = 0;
-    for (let batches = 0; batches < maxBatches; batches++) {
-      const result = await this.dataSource.query(
-        `DELETE FROM tasks WHERE run_at < ? AND status IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) ORDER BY run_at LIMIT ?`,
-        [cutoffMs, ...FINISHED_TASK_STATUSES, batchSize],
-      );
-      const deleted = affectedRows(result);
-      total += deleted;
-      if (deleted < batchSize) break;
-    }
-    return total;
+    return deleteInBatches(
+      this.dataSource,
+      `DELETE FROM tasks WHERE run_at < ? AND status IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) ORDER BY run_at LIMIT ?`,
+      [cutoffMs, ...FINISHED_TASK_STATUSES],
+      batchSize,
+      maxBatches,
+    );
   }
 }

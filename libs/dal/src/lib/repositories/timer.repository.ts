@@ -19,6 +19,18 @@ export interface NewTimer {
   misfirePolicy?: string;
 }
 
+/** The fields an edit replaces (everything but the id, the app, the status and the bookkeeping). */
+export interface TimerFields {
+  name: string;
+  cron: string | null;
+  runAt: number | null;
+  timeZone: string;
+  notifyHttpParam: NotifyHttpParam;
+  maxAttempts: number;
+  backoffMs: number;
+  misfirePolicy: string;
+}
+
 export interface TimerListOptions {
   page: number;
   size: number;
@@ -110,6 +122,37 @@ export class TimerRepository {
       [status, id, app],
     );
     return affectedRows(result) > 0;
+  }
+
+  /**
+   * Replaces the definition of a live timer and bumps its version; false when the app has no such
+   * live timer. Throws DuplicateTimerNameError when another live timer of the app has the new name.
+   */
+  async update(app: string, id: string, f: TimerFields, manager?: EntityManager): Promise<boolean> {
+    if (!isId(id)) return false;
+    try {
+      const result = await managerOf(this.dataSource, manager).query(
+        `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, time_zone = ?, notify_http_param = ?, max_attempts = ?, backoff_ms = ?,
+           misfire_policy = ?, version = version + 1
+         WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
+        [f.name, f.name, f.cron, f.runAt, f.timeZone, JSON.stringify(f.notifyHttpParam), f.maxAttempts, f.backoffMs, f.misfirePolicy, id, app],
+      );
+      return affectedRows(result) > 0;
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(app, f.name);
+      throw e;
+    }
+  }
+
+  /** The current version of each of the timers `ids` (deleted ones included), by id. */
+  async versionsOf(ids: string[]): Promise<Map<string, number>> {
+    const valid = ids.filter(isId);
+    if (valid.length === 0) return new Map();
+    const rows = (await this.dataSource.query(
+      `SELECT id, version FROM timers WHERE id IN (${valid.map(() => 'CAST(? AS UNSIGNED)').join(', ')})`,
+      valid,
+    )) as { id: string | number; version: number }[];
+    return new Map(rows.map((r) => [String(r.id), Number(r.version)]));
   }
 
   /**

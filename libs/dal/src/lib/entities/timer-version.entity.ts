@@ -1,0 +1,57 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { NotifyHttpParam, TimerStatusValue } from './timer.entity';
+import { bigintNumber, bigintString } from './transformers';
+
+/** How a version of a timer came about; 'existing' marks the version a timer had when history began. */
+export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'existing'] as const;
+export type TimerChange = (typeof TIMER_CHANGES)[number];
+
+/** One version of a timer's definition, as it was written (`timer_versions`). */
+@Entity({ name: 'timer_versions' })
+export class TimerVersionEntity {
+  @PrimaryColumn({ type: 'bigint', unsigned: true, generated: 'increment', transformer: bigintString })
+  id!: string;
+
+  @Column({ name: 'timer_id', type: 'bigint', unsigned: true, transformer: bigintString })
+  timerId!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  app!: string;
+
+  @Column({ type: 'int' })
+  version!: number;
+
+  @Column({ name: 'change_kind', type: 'varchar', length: 16 })
+  change!: TimerChange;
+
+  /** When this version was written, epoch ms. */
+  @Column({ name: 'changed_at', type: 'bigint', transformer: bigintNumber })
+  changedAt!: number;
+
+  @Column({ type: 'varchar', length: 255 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  cron!: string | null;
+
+  @Column({ name: 'run_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  runAt!: number | null;
+
+  @Column({ name: 'time_zone', type: 'varchar', length: 64 })
+  timeZone!: string;
+
+  @Column({ name: 'notify_http_param', type: 'json' })
+  notifyHttpParam!: NotifyHttpParam;
+
+  @Column({ type: 'tinyint' })
+  status!: TimerStatusValue;
+
+  @Column({ name: 'max_attempts', type: 'int' })
+  maxAttempts!: number;
+
+  @Column({ name: 'backoff_ms', type: 'int' })
+  backoffMs!: number;
+
+  @Column({ name: 'misfire_policy', type: 'varchar', length: 32 })
+  misfirePolicy!: string;
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { TimerChange, TimerVersionEntity } from '../entities/timer-version.entity';
+import { isId, managerOf, PageOptions, pageOffset } from './query-helpers';
+
+/** The history of timer definitions (`timer_versions`): one snapshot per version. */
+@Injectable()
+export class TimerVersionRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Records the timer's row as it is now in `manager`'s transaction (call it after the write that made
+   * the version), as version `timers.version`, written by `change` at `atMs`.
+   */
+  async snapshot(timerId: string, change: TimerChange, atMs: number, manager?: EntityManager): Promise<void> {
+    if (!isId(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
+    if (!Number.isSafeInteger(atMs)) throw new RangeError('atMs must be an integer of epoch ms');
+    await managerOf(this.dataSource, manager).query(
+      `INSERT INTO timer_versions
+         (timer_id, app, version, change_kind, changed_at, name, cron, run_at, time_zone, notify_http_param, status, max_attempts, backoff_ms, misfire_policy)
+       SELECT id, app, version, ?, ?, name, cron, run_at, time_zone, notify_http_param, status, max_attempts, backoff_ms, misfire_policy
+       FROM timers WHERE id = CAST(? AS UNSIGNED)`,
+      [change, atMs, timerId],
+    );
+  }
+
+  /** A page of the timer's versions, newest first, with the total count. */
+  async list(timerId: string, opts: PageOptions): Promise<{ items: TimerVersionEntity[]; total: number }> {
+    const offset = pageOffset(opts);
+    if (!isId(timerId)) return { items: [], total: 0 };
+    const [items, total] = await this.dataSource.manager
+      .createQueryBuilder(TimerVersionEntity, 'v')
+      .where('v.timerId = CAST(:timerId AS UNSIGNED)', { timerId })
+      .orderBy('v.version', 'DESC')
+      .offset(offset)
+      .limit(opts.size)
+      .getManyAndCount();
+    return { items, total };
+  }
+}

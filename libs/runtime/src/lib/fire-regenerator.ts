@@ -1,0 +1,117 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { FireRef } from '@timer/contracts';
+import { SUPERSEDED_PREFIX, TaskRepository, TaskStatus, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
+import { SliceIndex } from '@timer/redis';
+import { DataSource, EntityManager } from 'typeorm';
+import { FireWriter } from './fire-writer';
+
+export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded'>;
+export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'publishDue'>;
+export type FireIndexRemover = Pick<SliceIndex, 'remove'>;
+export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate'>;
+export type Transactions = Pick<DataSource, 'transaction'>;
+
+/** Which stored fires a regeneration replaces, and how far it creates the new ones. */
+export interface RegenerateRange {
+  /** Fires before this are left as they are (their messages may be on their way). */
+  fromMs: number;
+  /** Fires at or after this are left as they are; default: no bound. */
+  toMs?: number;
+  /** The new definition's fires are created up to here, and up to the last stored fire it replaced. */
+  createUntilMs: number;
+}
+
+/** What {@link FireRegenerator.regenerate} did; hand it to {@link FireRegenerator.afterCommit}. */
+export interface Regeneration {
+  /** Pending fires that are not fires of the new definition, now recorded missed (`superseded by version N`). */
+  superseded: FireRef[];
+  /** Fires of the new definition written (new rows, and superseded rows made pending again). */
+  written: number;
+  /** Of those, the ones due within NEAR_NOW_MS: published by afterCommit. */
+  due: FireRef[];
+}
+
+/** Most fires one regeneration computes (a 1-s cron over four one-day windows is 345,600). */
+export const MAX_REGENERATED = 400_000;
+
+/**
+ * Makes a timer's stored fires those of its current definition, after an edit (the api) or when the
+ * migrator finds that a timer changed while it expanded the old definition. Under the timer's row
+ * lock, in the caller's transaction: the stored fires in the range are locked, the pending ones the
+ * definition no longer has are recorded missed as superseded (not deleted: a task message already on
+ * its way then finds a settled row, which the executor neither delivers nor re-creates), superseded
+ * ones it has again become pending, and the missing ones are written through {@link FireWriter}.
+ * Fires already claimed (running) or settled are left alone: a claimed fire finishes as it was claimed.
+ */
+@Injectable()
+export class FireRegenerator {
+  private readonly logger = new Logger(FireRegenerator.name);
+
+  constructor(
+    @Inject(TaskRepository) private readonly tasks: StoredFires,
+    @Inject(FireWriter) private readonly writer: RegeneratedFireWriter,
+    @Inject(SliceIndex) private readonly index: FireIndexRemover,
+    @Inject(TimerRepository) private readonly timers: TimerVersions,
+    @Inject(DataSource) private readonly dataSource: Transactions,
+  ) {}
+
+  /**
+   * Regenerates the fires of `timer` (its definition and version as committed by this transaction) in
+   * `range`. The caller holds the timer's row lock in `manager`'s transaction. Throws `ScheduleError`
+   * when the definition does not evaluate.
+   */
+  async regenerate(timer: TimerEntity, range: RegenerateRange, manager: EntityManager): Promise<Regeneration> {
+    const stored = await this.tasks.firesForUpdate(timer.id, range.fromMs, range.toMs, manager);
+    const lastStored = stored.length > 0 ? stored[stored.length - 1].runAt + 1 : range.fromMs;
+    const until = Math.min(range.toMs ?? Number.POSITIVE_INFINITY, Math.max(range.createUntilMs, lastStored));
+    const fires = until > range.fromMs ? FireWriter.firesOf(timer, range.fromMs, until, MAX_REGENERATED) : [];
+    const isFire = new Set(fires.map((f) => f.runAt));
+    const byRunAt = new Map(stored.map((s) => [s.runAt, s]));
+
+    const stale = stored.filter((s) => s.status === TaskStatus.Pending && !isFire.has(s.runAt)).map((s) => s.runAt);
+    await this.tasks.supersede(timer.id, stale, `${SUPERSEDED_PREFIX}${timer.version}`, manager);
+    // A fire an earlier edit superseded and this definition has again: pending again, whatever the
+    // status (enable inserts with INSERT IGNORE, which would leave it missed).
+    await this.tasks.reopenSuperseded(timer.id, fires.filter((f) => byRunAt.get(f.runAt)?.superseded).map((f) => f.runAt), manager);
+
+    const live = timer.status === TimerStatus.Enabled && timer.deletedAt === null;
+    const toWrite = live ? fires.filter((f) => byRunAt.get(f.runAt)?.superseded ?? true) : [];
+    const { due } = await this.writer.write(toWrite, manager);
+    return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due };
+  }
+
+  /**
+   * After the commit: publishes the fires due within seconds and removes the superseded ones from the
+   * slice index (a failure there is only logged: the executor finds them settled). Never throws.
+   */
+  async afterCommit(r: Regeneration): Promise<void> {
+    if (r.superseded.length > 0) {
+      await this.index.remove(r.superseded).catch((e: Error) => {
+        this.logger.warn(`${r.superseded.length} superseded fire(s) stay in the slice index until they expire (the executor finds them settled): ${e.message}`);
+      });
+    }
+    await this.writer.publishDue(r.due);
+  }
+
+  /**
+   * The migrator's fence. It reads a page of timers, then writes their fires; a timer changed in
+   * between (an edit committed after the read) would get fires of its old definition. So after the
+   * write, the versions are read again, and every timer whose version moved has its fires in
+   * [fromMs, toMs) regenerated under its row lock. An edit that commits after this re-read cannot have
+   * missed the fires just written: its locked read of the range waits for them or sees them.
+   * Returns how many timers were regenerated.
+   */
+  async recheck(page: TimerEntity[], fromMs: number, toMs: number): Promise<number> {
+    if (page.length === 0 || fromMs >= toMs) return 0;
+    const versions = await this.timers.versionsOf(page.map((t) => t.id));
+    const changed = page.filter((t) => versions.get(t.id) !== t.version);
+    for (const t of changed) {
+      const r = await this.dataSource.transaction(async (m) => {
+        const current = await this.timers.findLiveForUpdate(t.app, t.id, m);
+        return current ? this.regenerate(current, { fromMs, toMs, createUntilMs: toMs }, m) : null;
+      });
+      if (r) await this.afterCommit(r);
+    }
+    return changed.length;
+  }
+}
