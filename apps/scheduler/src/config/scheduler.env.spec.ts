@@ -5,8 +5,8 @@ import { SCHEDULER_VARIABLES, SchedulerEnv } from './scheduler.env';
 
 describe('SchedulerEnv', () => {
   it('has documented defaults', () => {
-    expect(loadConfig(SchedulerEnv, {})).toMatchObject({ TIMER_SCHEDULER_TICK_MS: 1000, TIMER_SCHEDULER_LOOKBACK_MINUTES: 60, TIMER_SLICE_LEASE_MS: 5_000 });
-    expect(SCHEDULER_VARIABLES).toEqual(['TIMER_SLICE_LEASE_MS', 'TIMER_SCHEDULER_TICK_MS', 'TIMER_SCHEDULER_LOOKBACK_MINUTES', 'TIMER_SCHEDULER_LEAD_MS']);
+    expect(loadConfig(SchedulerEnv, {})).toMatchObject({ TIMER_SCHEDULER_TICK_MS: 1000, TIMER_SCHEDULER_LOOKBACK_MINUTES: 60, TIMER_SLICE_LEASE_MS: 5_000, TIMER_SCHEDULER_CATCHUP_SLICES: 8 });
+    expect(SCHEDULER_VARIABLES).toEqual(['TIMER_SLICE_LEASE_MS', 'TIMER_SCHEDULER_TICK_MS', 'TIMER_SCHEDULER_LOOKBACK_MINUTES', 'TIMER_SCHEDULER_LEAD_MS', 'TIMER_SCHEDULER_CATCHUP_SLICES']);
   });
 
   it('refuses a tick above one second and names every bad variable', () => {

@@ -22,6 +22,14 @@ export class SchedulerEnv extends SliceLeaseEnv {
    */
   @IsInt() @Min(0) @Max(30_000)
   TIMER_SCHEDULER_LEAD_MS: number = 5_000;
+
+  /**
+   * Most slices of past minutes held (offered or being walked) at once. After downtime every past
+   * minute of the lookback is open; walking them all at once would take the CPU the current
+   * minute's walk needs, so the catch-up goes this many slices at a time, newest first.
+   */
+  @IsInt() @Min(1) @Max(10_000)
+  TIMER_SCHEDULER_CATCHUP_SLICES: number = 8;
 }
 
 /** The scheduler's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -39,6 +47,9 @@ export class SchedulerConfig {
   }
   get leadMs(): number {
     return this.env.TIMER_SCHEDULER_LEAD_MS;
+  }
+  get catchUpSlices(): number {
+    return this.env.TIMER_SCHEDULER_CATCHUP_SLICES;
   }
   get sliceLeaseMs(): number {
     return this.env.TIMER_SLICE_LEASE_MS;

@@ -170,12 +170,30 @@ describe('SchedulerService (fakes, fixed clock)', () => {
   });
 
   it('offers an old slice that nobody finished (downtime), until the lookback ends', async () => {
-    const s = setup(T0, { TIMER_SCHEDULER_LOOKBACK_MINUTES: 60 });
+    // Unpaced here (every past slice at once): the pacing has a test of its own below.
+    const s = setup(T0, { TIMER_SCHEDULER_LOOKBACK_MINUTES: 60, TIMER_SCHEDULER_CATCHUP_SLICES: 1_000 });
     const r = await s.service.tick();
     expect(r.offered.filter((m) => m.minute === T0 - 30 * M)).toHaveLength(3);
     expect(r.offered.filter((m) => m.minute === T0 - 60 * M)).toHaveLength(3);
     expect(r.offered.filter((m) => m.minute < T0 - 60 * M)).toHaveLength(0);
     expect(r.offered).toHaveLength(61 * 3);
     expect(s.store.stateCalls).toBe(1);
+  });
+
+  it('paces the catch-up: at most TIMER_SCHEDULER_CATCHUP_SLICES past slices held at once, newest first', async () => {
+    const s = setup(T0 + 1_000, { TIMER_SCHEDULER_LOOKBACK_MINUTES: 60, TIMER_SCHEDULER_CATCHUP_SLICES: 4 });
+    const first = await s.service.tick();
+    // The current minute in full, then 4 past slices: the newest minute's 3 and one of the next.
+    expect(keys(first.offered.filter((m) => m.minute === T0))).toEqual(['0:0', '0:1', '0:2']);
+    expect(keys(first.offered.filter((m) => m.minute < T0))).toEqual(['-1:0', '-1:1', '-1:2', '-2:0']);
+    // While those are walked (held), nothing more; once two are done, two more go out.
+    s.clock.t += 1_000;
+    expect((await s.service.tick()).offered).toEqual([]);
+    for (const m of first.offered.filter((x) => x.minute === T0 - M).slice(0, 2)) {
+      s.store.done.add(`${m.minute}:${m.bucket}`);
+      s.locks.held.delete(`slice:${m.minute}:${m.bucket}`);
+    }
+    s.clock.t += 1_000;
+    expect(keys((await s.service.tick()).offered)).toEqual(['-2:1', '-2:2']);
   });
 });

@@ -91,11 +91,12 @@ export class SchedulerService {
     );
 
     const result: TickResult = { offered: [], held: 0, failed: 0, open: open.length };
-    const offer = async ({ minute, bucket, buckets }: (typeof open)[number]) => {
+    /** Offers one slice; false when another offer holds it (being walked or offered within the lease). */
+    const offer = async ({ minute, bucket, buckets }: (typeof open)[number]): Promise<boolean> => {
       const lock = await this.locks.tryAcquire({ resource: sliceLockResource(minute, bucket), ttlMs: this.config.sliceLeaseMs });
       if (!lock) {
         result.held++;
-        return;
+        return false;
       }
       const message: SliceMessage = { minute, bucket, buckets, lockToken: lock.token };
       try {
@@ -109,16 +110,18 @@ export class SchedulerService {
         this.logger.warn(`slice ${minute}:${bucket}: publish failed, lock released for the next tick: ${(e as Error).message}`);
         await lock.release();
       }
+      return true;
     };
     // Fires due now must not queue behind a catch-up: the current and next minute go out first (and
-    // reach the triggers first), then the past minutes, newest first.
+    // reach the triggers first), then the past minutes, newest first, at most catchUpSlices of them
+    // held at once (a held one counts: it is being walked).
     await Promise.all(open.filter((o) => o.minute >= current).map(offer));
-    await Promise.all(
-      open
-        .filter((o) => o.minute < current)
-        .sort((a, b) => b.minute - a.minute)
-        .map(offer),
-    );
+    let budget = this.config.catchUpSlices;
+    for (const o of open.filter((x) => x.minute < current).sort((a, b) => b.minute - a.minute)) {
+      if (budget <= 0) break;
+      await offer(o);
+      budget--;
+    }
     if (result.offered.length > 0) {
       const late = result.offered.filter((m) => m.minute < current).length;
       this.logger.debug(`offered ${result.offered.length} slices (${late} of past minutes); ${result.held} held, ${result.open} open`);
