@@ -1,6 +1,7 @@
 import { execFileSync } from 'child_process';
+import { readFileSync } from 'fs';
 import { join } from 'path';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 // Renders helm/timer with the real Helm (built from its Go module by deploy/local/helm.sh; npm test
 // passes its path in TIMER_HELM_BIN) and checks the objects operators rely on.
@@ -96,10 +97,11 @@ describe('Helm chart helm/timer', () => {
       expect(job.spec.template.spec.restartPolicy).toBe('Never');
     });
 
-    it('renders no ingress, KEDA or ServiceMonitor objects unless asked', () => {
+    it('renders no ingress, KEDA, ServiceMonitor or PrometheusRule objects unless asked', () => {
       expect(byKind(objs, 'Ingress')).toHaveLength(0);
       expect(byKind(objs, 'ScaledObject')).toHaveLength(0);
       expect(byKind(objs, 'ServiceMonitor')).toHaveLength(0);
+      expect(byKind(objs, 'PrometheusRule')).toHaveLength(0);
       expect(byKind(objs, 'PodDisruptionBudget').map((p) => p.metadata.name).sort()).toEqual(['timer-api', 'timer-executor', 'timer-scheduler', 'timer-trigger']);
     });
   });
@@ -142,6 +144,15 @@ describe('Helm chart helm/timer', () => {
       const sm = named(objs, 'ServiceMonitor', 'timer');
       expect(sm.metadata.labels?.release).toBe('prometheus');
       expect(sm.spec.endpoints[0]).toMatchObject({ port: 'http', path: '/metrics' });
+    });
+
+    it('adds a PrometheusRule with exactly the rules of deploy/prometheus/alerts.yml', () => {
+      const rule = named(objs, 'PrometheusRule', 'timer');
+      expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(rule.metadata.labels?.release).toBe('prometheus');
+      const file = parse(readFileSync(join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8'));
+      expect(rule.spec).toEqual(file);
+      expect(rule.spec.groups[0].rules.length).toBeGreaterThanOrEqual(7);
     });
   });
 });

@@ -4,7 +4,8 @@ import { MetricsService } from '@timer/platform';
 
 export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed';
 export type DuplicateReason = 'settled' | 'in_flight' | 'stale';
-export type MissedReason = 'late' | 'timer_disabled' | 'timer_deleted' | 'timer_not_found';
+const MISSED_REASONS = ['late', 'timer_disabled', 'timer_deleted', 'timer_not_found'] as const;
+export type MissedReason = (typeof MISSED_REASONS)[number];
 
 /** The executor's Prometheus metrics (registered on the role's registry, served at /metrics). */
 @Injectable()
@@ -96,5 +97,8 @@ export class ExecutorMetrics {
       registers,
     });
     this.prefetched = new Counter({ name: 'timer_executor_prefetched_definitions_total', help: 'Timer definitions loaded by the prefetch', registers });
+    // Exported at 0 from the start, so that increase() in the TimerMissedFires alert
+    // (deploy/prometheus/alerts.yml) also sees a process's first missed fire.
+    for (const reason of MISSED_REASONS) this.missed.inc({ reason }, 0);
   }
 }
