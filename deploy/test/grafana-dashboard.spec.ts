@@ -1,9 +1,8 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { execFileSync } from 'child_process';
+import { registeredInCode, ROOT } from './support/registered-metrics';
 
 // The dashboard must only query metrics the roles export, so it cannot silently go blank after a rename.
-const ROOT = join(__dirname, '..', '..');
 const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/timer-dashboard.json'), 'utf8')) as {
   uid: string;
   panels: { title: string; targets: { expr: string }[] }[];
@@ -11,15 +10,6 @@ const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/timer-dashb
 
 // prom-client's default process and Node.js metrics, registered with the `timer_` prefix.
 const DEFAULT_METRICS = /^timer_(process_|nodejs_)/;
-
-function registeredInCode(name: string): boolean {
-  try {
-    execFileSync('grep', ['-rqF', `'${name}'`, 'apps', 'libs', '--include=*.ts'], { cwd: ROOT });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('Grafana dashboard', () => {
   it('has panels with queries', () => {

@@ -2,6 +2,7 @@ import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { parse } from 'yaml';
+import { registeredInCode, ROOT } from './support/registered-metrics';
 
 // The alerting rules (deploy/prometheus/alerts.yml, shipped by the chart from helm/timer/files/alerts.yml):
 // the copies must be identical, every alert needs a runbook entry, and the rules may only use metrics
@@ -9,7 +10,6 @@ import { parse } from 'yaml';
 // checked and unit-tested by promtool against the series of deploy/prometheus/alerts.test.yml.
 jest.setTimeout(120_000);
 
-const ROOT = join(__dirname, '..', '..');
 const RULES = join(ROOT, 'deploy/prometheus/alerts.yml');
 const CHART_COPY = join(ROOT, 'helm/timer/files/alerts.yml');
 const RULE_TESTS = join(ROOT, 'deploy/prometheus/alerts.test.yml');
@@ -31,15 +31,6 @@ const REQUIRED = [
   'TimerExecutorBacklog',
   'TimerMigratorWindowAge',
 ];
-
-function registeredInCode(name: string): boolean {
-  try {
-    execFileSync('grep', ['-rqF', `'${name}'`, 'apps', 'libs', '--include=*.ts'], { cwd: ROOT });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Metric names an expression selects: identifiers not followed by `(` (functions) and not inside quotes, `by (...)` lists or `[...]`. */
 function metricNames(expr: string): string[] {
