@@ -10,6 +10,10 @@ import { ExecutorHarness, metricValue, Receiver } from './executor-harness';
 
 jest.setTimeout(90_000);
 
+/** What an executor leaves while it holds a fire: running, attempt 1, claimed by `token` until `until`. */
+const holdRow = (h: ExecutorHarness, timerId: string, runAt: number, token: string, until: number) =>
+  h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [TaskStatus.Running, token, until, timerId, runAt]);
+
 const settled = (h: ExecutorHarness, timerId: string, runAt: number, status: number = TaskStatus.Succeeded) =>
   eventually(`fire ${timerId}-${runAt} with status ${status}`, async () => {
     const t = await h.task(timerId, runAt);
@@ -131,13 +135,7 @@ describe('executor (allowPrivate: true)', () => {
     const runAt = Date.now() - 1_000;
     await h.row(timer.id, runAt);
     // What a killed executor leaves: running, attempt 1, its claim over; the broker redelivers its message.
-    await h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [
-      TaskStatus.Running,
-      'dead-executor',
-      Date.now() - 1,
-      timer.id,
-      runAt,
-    ]);
+    await holdRow(h, timer.id, runAt, 'dead-executor', Date.now() - 1);
     await h.publish(timer.id, runAt);
     const task = await settled(h, timer.id, runAt);
     expect(task).toMatchObject({ attempt: 1, httpStatus: 200 });
@@ -151,13 +149,7 @@ describe('executor (allowPrivate: true)', () => {
     const runAt = Date.now() - 1_000;
     await h.row(timer.id, runAt);
     const leaseEnd = Date.now() + 2_000;
-    await h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [
-      TaskStatus.Running,
-      'dead-executor',
-      leaseEnd,
-      timer.id,
-      runAt,
-    ]);
+    await holdRow(h, timer.id, runAt, 'dead-executor', leaseEnd);
     await h.publish(timer.id, runAt); // the redelivery arrives before the lease ends: deferred, not acked as done
     const task = await settled(h, timer.id, runAt);
     const calls = receiver.callsTo('/crashed-fresh');
@@ -174,13 +166,7 @@ describe('executor (allowPrivate: true)', () => {
     await h.row(timer.id, runAt);
     const leaseEnd = Date.now() + 50_000;
     // A claim token of a process whose liveness key does not exist (SIGKILLed: it stopped beating).
-    await h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [
-      TaskStatus.Running,
-      'gone-host:4242:deadbeef:7',
-      leaseEnd,
-      timer.id,
-      runAt,
-    ]);
+    await holdRow(h, timer.id, runAt, 'gone-host:4242:deadbeef:7', leaseEnd);
     const published = Date.now();
     await h.publish(timer.id, runAt);
     const task = await settled(h, timer.id, runAt);

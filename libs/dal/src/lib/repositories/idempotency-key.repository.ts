@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { affectedRows, deleteInBatches, managerOf } from './query-helpers';
+import { affectedRows, checkEpochMs, deleteInBatches, managerOf } from './query-helpers';
 
 /** How long an `Idempotency-Key` answers with its first result (at least; the retention purges older keys). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -68,7 +68,7 @@ export class IdempotencyKeyRepository {
    * statements. Returns how many.
    */
   async purgeOlderThan(cutoffMs: number, batchSize: number, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
-    if (!Number.isSafeInteger(cutoffMs)) throw new RangeError('cutoffMs must be an integer of epoch ms');
+    checkEpochMs('cutoffMs', cutoffMs);
     return deleteInBatches(this.dataSource, 'DELETE FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?', [cutoffMs], batchSize, maxBatches);
   }
 }

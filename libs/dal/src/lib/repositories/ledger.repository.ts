@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
 import { TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { checkEpochMs } from './query-helpers';
 
 /** A fire past its time that nobody is working on. */
 export interface OverdueFire extends FireRef {
@@ -25,9 +26,6 @@ export interface WindowAccount {
 type Row = Record<string, string | number | null>;
 const n = (v: string | number | null | undefined): number => Number(v ?? 0);
 
-function checkMs(name: string, v: number): void {
-  if (!Number.isSafeInteger(v)) throw new RangeError(`${name} must be an integer of epoch ms`);
-}
 
 /**
  * MySQL as the ledger of fires (invariant 8): the fires past their time that no live claim covers
@@ -43,8 +41,8 @@ export class LedgerRepository {
    * run_at < `dueBefore` whose claim (or pending retry) expired before `nowMs`.
    */
   async overdue(dueBefore: number, nowMs: number, limit: number): Promise<OverdueFire[]> {
-    checkMs('dueBefore', dueBefore);
-    checkMs('nowMs', nowMs);
+    checkEpochMs('dueBefore', dueBefore);
+    checkEpochMs('nowMs', nowMs);
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `(SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks
@@ -79,8 +77,8 @@ export class LedgerRepository {
    * exists), delivered, failed, missed and still open. Windows without fires are left out.
    */
   async accounting(app: string, fromMs: number, toMs: number, windowMs: number): Promise<WindowAccount[]> {
-    checkMs('fromMs', fromMs);
-    checkMs('toMs', toMs);
+    checkEpochMs('fromMs', fromMs);
+    checkEpochMs('toMs', toMs);
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `SELECT FLOOR(run_at / ?) * ? AS w, COUNT(*) AS expected,
@@ -102,7 +100,7 @@ export class LedgerRepository {
   }
 
   private async countOpen(statuses: TaskStatusValue[], before: number, cap: number): Promise<number> {
-    checkMs('before', before);
+    checkEpochMs('before', before);
     if (!Number.isSafeInteger(cap) || cap < 1) throw new RangeError('cap must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `SELECT COUNT(*) AS c FROM (SELECT 1 FROM tasks WHERE status IN (${statuses.map(() => '?').join(', ')}) AND run_at < ? LIMIT ?) x`,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { checkEpochMs } from './query-helpers';
 
 /**
  * The migrator's record of completed windows (`migrator_windows`): a window is inserted once every
@@ -21,8 +22,8 @@ export class MigratorWindowRepository {
 
   /** Starts of the completed windows with fromStart <= window_start <= toStart, ascending. */
   async completedBetween(fromStart: number, toStart: number): Promise<number[]> {
-    checkMs('fromStart', fromStart);
-    checkMs('toStart', toStart);
+    checkEpochMs('fromStart', fromStart);
+    checkEpochMs('toStart', toStart);
     const rows: { s: number | string }[] = await this.dataSource.query(
       'SELECT window_start AS s FROM migrator_windows WHERE window_start BETWEEN ? AND ? ORDER BY window_start',
       [fromStart, toStart],
@@ -31,20 +32,17 @@ export class MigratorWindowRepository {
   }
 
   async isCompleted(windowStart: number): Promise<boolean> {
-    checkMs('windowStart', windowStart);
+    checkEpochMs('windowStart', windowStart);
     const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM migrator_windows WHERE window_start = ?', [windowStart]);
     return rows.length > 0;
   }
 
   /** Records the window as completed; idempotent (a second call leaves the first record). */
   async markCompleted(windowStart: number, windowEnd: number): Promise<void> {
-    checkMs('windowStart', windowStart);
-    checkMs('windowEnd', windowEnd);
+    checkEpochMs('windowStart', windowStart);
+    checkEpochMs('windowEnd', windowEnd);
     if (!(windowStart < windowEnd)) throw new RangeError('windowEnd must be after windowStart');
     await this.dataSource.query('INSERT IGNORE INTO migrator_windows (window_start, window_end) VALUES (?, ?)', [windowStart, windowEnd]);
   }
 }
 
-function checkMs(name: string, value: number): void {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer of epoch ms`);
-}

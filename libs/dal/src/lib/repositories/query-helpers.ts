@@ -7,6 +7,11 @@ export function isId(id: unknown): id is string {
   return typeof id === 'string' && /^\d{1,20}$/.test(id) && BigInt(id) <= MAX_BIGINT_UNSIGNED;
 }
 
+/** Refuses anything but an integer of epoch ms (a float or NaN would reach SQL as a surprise). */
+export function checkEpochMs(name: string, value: number): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer of epoch ms`);
+}
+
 /** Largest page size the list queries serve. */
 export const MAX_PAGE_SIZE = 1000;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { FINISHED_TASK_STATUSES, TaskEntity, TaskStatus, TaskStatusValue } from '../entities/task.entity';
-import { affectedRows, deleteInBatches, isId, managerOf, pageOffset } from './query-helpers';
+import { affectedRows, checkEpochMs, deleteInBatches, isId, managerOf, pageOffset } from './query-helpers';
 
 /** One fire to pre-create. */
 export interface NewTask {
@@ -143,7 +143,7 @@ export class TaskRepository {
    * statements have run. Returns the total (maxBatches x batchSize: there may be more).
    */
   async purgeOlderThan(cutoffMs: number, batchSize: number, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
-    if (!Number.isSafeInteger(cutoffMs)) throw new RangeError('cutoffMs must be an integer of epoch ms');
+    checkEpochMs('cutoffMs', cutoffMs);
     return deleteInBatches(
       this.dataSource,
       `DELETE FROM tasks WHERE run_at < ? AND status IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) ORDER BY run_at LIMIT ?`,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TimerChange, TimerVersionEntity } from '../entities/timer-version.entity';
-import { isId, managerOf, PageOptions, pageOffset } from './query-helpers';
+import { checkEpochMs, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
 
 /** The history of timer definitions (`timer_versions`): one snapshot per version. */
 @Injectable()
@@ -14,7 +14,7 @@ export class TimerVersionRepository {
    */
   async snapshot(timerId: string, change: TimerChange, atMs: number, manager?: EntityManager): Promise<void> {
     if (!isId(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
-    if (!Number.isSafeInteger(atMs)) throw new RangeError('atMs must be an integer of epoch ms');
+    checkEpochMs('atMs', atMs);
     await managerOf(this.dataSource, manager).query(
       `INSERT INTO timer_versions
          (timer_id, app, version, change_kind, changed_at, name, cron, run_at, time_zone, notify_http_param, status, max_attempts, backoff_ms, misfire_policy)
