@@ -8,7 +8,8 @@
  * MariaDB, Redis and Pulsar: a fresh database `timer_test_bench_<ts>` (migrated, dropped at the end),
  * Redis DB from TIMER_REDIS_URL (default DB 1) under a `bench<ts>:` key prefix (deleted at the end),
  * the admin token (auth stays on, so its cost is measured) and TIMER_RATE_LIMIT_PER_SEC=1000000 (the
- * limiter still runs: one Redis call per request). With --url it measures a running api with --token.
+ * limiter still runs: one Redis call per request; the failed-authentication check adds one per client
+ * address and second). With --url it measures a running api with --token.
  *
  * Measures with autocannon (a) create-timer: POST /api/timer/v1/def with unique names over --apps
  * apps, (b) get-timer: GET /api/timer/v1/def over timers created beforehand. Prints a progress line

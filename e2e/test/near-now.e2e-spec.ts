@@ -1,4 +1,4 @@
-import { nextSecond, percentiles, pollUntil, Receiver, sleep, sleepUntil, Stack, started } from '../support';
+import { nextSecond, percentiles, pollUntil, Receiver, scrapeMetrics, sleep, sleepUntil, Stack, started } from '../support';
 
 // Fires created at or behind the trigger's walk, end to end over the built roles: run now (any second
 // of a minute, under both misfire policies), an enable whose first fire is 300 ms away, and outages
@@ -33,10 +33,7 @@ async function rows(timerId: string, from = 0, to = Number.MAX_SAFE_INTEGER) {
 }
 
 async function metric(role: 'migrator', name: string): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${stack.port(role)}/metrics`)).text();
-  // `name{role="migrator"} 0`: every role's metrics carry its role as a default label.
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  return (await scrapeMetrics(stack.port(role)))?.find((m) => m.name === name)?.value;
 }
 
 /** Every `periodMs` instant in [from, to). */

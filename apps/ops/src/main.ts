@@ -11,7 +11,8 @@ const USAGE = `usage: npm run ops -- <command> [options]
   peek [TOPIC] [--count N] [--json]      oldest messages of TOPIC (default ${TOPICS.deadLetter}), not consumed
   replay [--from TOPIC] [--to TOPIC] [--max N]
                                          move the dead letters present now back, each fire once
-                                         (default ${TOPICS.deadLetter} -> ${TOPICS.tasks})
+                                         (default ${TOPICS.deadLetter} -> ${TOPICS.catchUp}: dead letters are late, so
+                                         they take the catch-up lane, not the one of fires due now)
 Reads TIMER_PULSAR_URL, TIMER_PULSAR_TOKEN, TIMER_PULSAR_TENANT and TIMER_PULSAR_NAMESPACE.`;
 
 async function main(argv: string[]): Promise<void> {
@@ -23,7 +24,7 @@ async function main(argv: string[]): Promise<void> {
       watch: { type: 'string' },
       count: { type: 'string', default: '10' },
       from: { type: 'string', default: TOPICS.deadLetter },
-      to: { type: 'string', default: TOPICS.tasks },
+      to: { type: 'string', default: TOPICS.catchUp },
       max: { type: 'string', default: '1000' },
       help: { type: 'boolean', default: false },
     },

@@ -138,7 +138,7 @@ export class OpsService {
           result.replayed++;
         }
         await consumer.acknowledge(message);
-        if (order === 0) break; // the newest message present at the start
+        // Not `order === 0 -> stop`: the newest entry may be a batch of several messages (same position).
       }
     } finally {
       await producer.close();

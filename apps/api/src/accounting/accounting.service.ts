@@ -9,7 +9,8 @@ import { AccountingQuery } from './dto/accounting.query';
 import { AccountingData } from './dto/accounting.view';
 
 /** The longest range one request may account for: 31 days. */
-export const MAX_ACCOUNTING_RANGE_MS = 31 * 86_400_000;
+const MAX_RANGE_DAYS = 31;
+const MAX_ACCOUNTING_RANGE_MS = MAX_RANGE_DAYS * 86_400_000;
 const DEFAULT_RANGE_MS = 86_400_000;
 
 /**
@@ -32,7 +33,7 @@ export class AccountingService {
     const to = windowOf(Math.max(0, (q.to ?? windowOf(now, windowMs).end) - 1), windowMs).end;
     const from = windowOf(q.from ?? Math.max(0, to - DEFAULT_RANGE_MS), windowMs).start;
     if (from >= to) throw badRequest('from must be before to');
-    if (to - from > MAX_ACCOUNTING_RANGE_MS) throw badRequest(`from..to spans more than 31 days (${Math.ceil((to - from) / 86_400_000)} days): ask for a shorter range`);
+    if (to - from > MAX_ACCOUNTING_RANGE_MS) throw badRequest(`from..to spans more than ${MAX_RANGE_DAYS} days (${Math.ceil((to - from) / 86_400_000)} days): ask for a shorter range`);
     const rows = await this.ledger.accounting(q.app, from, to, windowMs);
     const windows = rows.map((w) => ({ ...w, settled: w.delivered + w.failed + w.missed, finished: w.windowEnd <= now }));
     return { app: q.app, windowMs, from, to, windows, unsettledFinished: windows.filter((w) => w.finished).reduce((n, w) => n + w.open, 0) };

@@ -106,6 +106,14 @@ describe('AuthGuard: failed authentications per client address', () => {
     expect((await call(ADMIN)).status).toBe(200);
   });
 
+  it('looks an address up at most once a second while it stays under the limit; a failure ends that at once', async () => {
+    const { call, redis } = setup();
+    for (let i = 0; i < 20; i++) expect((await call(ADMIN)).status).toBe(200);
+    expect(redis.calls).toBe(1);
+    for (let i = 0; i < 3; i++) expect((await call('bad')).status).toBe(401);
+    expect((await call(ADMIN)).status).toBe(429);
+  });
+
   it('fails open when Redis is down: failures answer 401, never 429 (one warning, not one per request)', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const { call, redis } = setup();

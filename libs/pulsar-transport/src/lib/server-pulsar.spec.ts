@@ -414,6 +414,13 @@ describe('ServerPulsar', () => {
     await expect(listen(server)).rejects.toThrow(/provisioning needs an admin/);
   });
 
+  it('refuses a consumer initialPosition that provisioning would not honour', async () => {
+    server = new ServerPulsar({ client: () => fake, admin, consumer: { initialPosition: 'Latest' } });
+    server.addHandler('orders', async () => undefined, true);
+    await expect(listen(server)).rejects.toThrow(/initialPosition Latest.*provisioning creates subscriptions at Earliest/);
+    expect(admin.calls).toEqual([]);
+  });
+
   it('emits status changes', async () => {
     const statuses: string[] = [];
     server.status.subscribe((s) => statuses.push(s));

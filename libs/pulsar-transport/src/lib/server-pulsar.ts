@@ -1,5 +1,6 @@
 import { Logger, LoggerService } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { SUBSCRIPTION_INITIAL_POSITION } from '@timer/contracts';
 import { Backoff, retryUntil } from '@timer/pulsar';
 import type { Consumer, ConsumerOptions, PulsarClient, ReceivedMessage } from '@timer/pulsar';
 import { lastValueFrom } from 'rxjs';
@@ -212,6 +213,15 @@ export class ServerPulsar
    * `undecodable.initialSubscription`, the dead-letter topics with it; idempotent, see provisionTopology.
    */
   protected async provision(planned: PlannedConsumer[]): Promise<void> {
+    // Provisioning creates every subscription at one position (provisionTopology): a consumer asking
+    // for another would silently get it, so say so instead.
+    const other = planned.find((p) => p.options.initialPosition !== undefined && p.options.initialPosition !== SUBSCRIPTION_INITIAL_POSITION);
+    if (other) {
+      throw new Error(
+        `ServerPulsar: pattern ${JSON.stringify(other.pattern)} asks for initialPosition ${other.options.initialPosition}, but provisioning creates ` +
+          `subscriptions at ${SUBSCRIPTION_INITIAL_POSITION}; create that subscription yourself and set provision: false`,
+      );
+    }
     const admin = await this.createAdmin();
     const initial = this.options.undecodable?.initialSubscription;
     const deadLetterTopics = initial ? [...new Set(planned.map((p) => p.deadLetterTopic))] : [];

@@ -3,9 +3,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsAppName } from '../../common/validators';
+import { MAX_EPOCH_MS } from '../../timers/dto/create-timer.dto';
 
-/** Latest instant accepted (9999-12-31T23:59:59.999Z). */
-const MAX_MS = 253_402_300_799_999;
 
 /** An optional epoch-ms query parameter; messages name `field`. */
 function OptionalEpochMs(field: string, description: string): PropertyDecorator {
@@ -15,7 +14,7 @@ function OptionalEpochMs(field: string, description: string): PropertyDecorator 
     Type(() => Number),
     IsInt({ message: `${field} must be epoch milliseconds (an integer)` }),
     Min(0, { message: `${field} must be epoch milliseconds (an integer >= 0)` }),
-    Max(MAX_MS, { message: `${field} must be before the year 10000` }),
+    Max(MAX_EPOCH_MS, { message: `${field} must be before the year 10000` }),
   );
 }
 

@@ -9,7 +9,7 @@ export const MISFIRE_POLICIES = ['fire_late', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
 
 /** Latest instant accepted for `runAt` (9999-12-31T23:59:59.999Z). */
-const MAX_EPOCH_MS = 253_402_300_799_999;
+export const MAX_EPOCH_MS = 253_402_300_799_999;
 
 /**
  * `runAt` as epoch ms: a JSON integer, a digit string, or an ISO 8601 date-time with `Z` or an offset
