@@ -1,48 +1,54 @@
-import { execFileSync } from 'child_process';
-import { readFileSync } from 'fs';
+import { execFile } from 'child_process';
+import { readdirSync, readFileSync } from 'fs';
+import { createServer, IncomingMessage, Server } from 'http';
+import { AddressInfo } from 'net';
 import { join } from 'path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
+import { byKind, CHART, lint, named, Obj, PROD_VALUES, render, renderError } from './support/helm';
+import { ROOT } from './support/registered-metrics';
 
 // Renders helm/timer with the real Helm (built from its Go module by deploy/local/helm.sh; npm test
-// passes its path in TIMER_HELM_BIN) and checks the objects operators rely on.
+// passes its path in TIMER_HELM_BIN) and checks the objects operators rely on. Hook ordering:
+// helm-hooks.spec.ts.
 jest.setTimeout(600_000);
 
-const ROOT = join(__dirname, '..', '..');
-const CHART = join(ROOT, 'helm', 'timer');
-const PROD_VALUES = join(CHART, 'ci', 'production-values.yaml');
 const ROLES = ['api', 'migrator', 'scheduler', 'trigger', 'executor'];
+const CI_VALUES = readdirSync(join(CHART, 'ci')).map((f) => join(CHART, 'ci', f));
+const podOf = (objs: Obj[], role: string) => named(objs, 'Deployment', `timer-${role}`).spec.template.spec;
 
-// Rendered manifests are untyped YAML; the assertions below are the schema.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> }; spec?: any; data?: Record<string, string>; stringData?: Record<string, string> };
-
-function helmBin(): string {
-  return process.env.TIMER_HELM_BIN || execFileSync('bash', [join(ROOT, 'deploy/local/helm.sh')], { encoding: 'utf8' }).trim();
-}
-
-function helm(...args: string[]): string {
-  return execFileSync(helmBin(), args, { encoding: 'utf8', cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function render(...extra: string[]): Obj[] {
-  // Rendered for an explicit cluster version: Helm built by `go install` carries no release
-  // ldflags and would assume Kubernetes 1.20, below the chart's kubeVersion.
-  return parseAllDocuments(helm('template', 'timer', CHART, '--namespace', 'timers', '--kube-version', '1.30.0', ...extra))
-    .map((d) => d.toJS() as Obj | null)
-    .filter((o): o is Obj => o !== null);
-}
-
-const byKind = (objs: Obj[], kind: string) => objs.filter((o) => o.kind === kind);
-const named = (objs: Obj[], kind: string, name: string) => {
-  const found = objs.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in [${objs.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}]`);
-  return found;
+// Topic names as libs/contracts defines them (deploy tests may not import the libs): a rename there
+// must reach the chart's KEDA defaults.
+const TOPICS_SOURCE = readFileSync(join(ROOT, 'libs/contracts/src/lib/topics.ts'), 'utf8');
+const topic = (key: string): string => {
+  const m = new RegExp(`^  ${key}: '([^']+)',$`, 'm').exec(TOPICS_SOURCE);
+  if (!m) throw new Error(`no topic ${key} in libs/contracts/src/lib/topics.ts`);
+  return m[1];
 };
 
 describe('Helm chart helm/timer', () => {
-  it('lints with the default and the production-like values', () => {
-    expect(helm('lint', CHART)).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
-    expect(helm('lint', CHART, '-f', PROD_VALUES)).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  describe('values.schema.json', () => {
+    it('lints strictly with the default values and every ci/ values file', () => {
+      expect(CI_VALUES.length).toBeGreaterThan(0);
+      for (const args of [[], ...CI_VALUES.map((f) => ['-f', f])]) {
+        const { ok, output } = lint(...args);
+        expect({ args, ok }).toEqual({ args, ok: true });
+        expect(output).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+      }
+    });
+
+    it.each([
+      ['a typo in a role', 'roles.api.autoscalling.enabled=true', "at '/roles/api': additional properties 'autoscalling' not allowed"],
+      ['a typo at the top', 'autoscalling=true', "additional properties 'autoscalling' not allowed"],
+      ['a typo in networkPolicy', 'networkPolicy.enable=true', "at '/networkPolicy': additional properties 'enable' not allowed"],
+      ['a string for a number', 'roles.api.replicas=two', "at '/roles/api/replicas': got string, want integer"],
+      ['a string for a boolean', 'migration.enabled=yes', "at '/migration/enabled': got string, want boolean"],
+      ['an unknown pull policy', 'image.pullPolicy=Sometimes', '/image/pullPolicy'],
+    ])('fails lint and install on %s', (_what, set, message) => {
+      const { ok, output } = lint('--set', set);
+      expect(ok).toBe(false);
+      expect(output).toContain(message);
+      expect(renderError('--set', set)).toContain(message);
+    });
   });
 
   describe('default values', () => {
@@ -64,7 +70,7 @@ describe('Helm chart helm/timer', () => {
 
     it('runs each role non-root on a read-only root filesystem, with probes on /health', () => {
       for (const role of ROLES) {
-        const pod = named(objs, 'Deployment', `timer-${role}`).spec.template.spec;
+        const pod = podOf(objs, role);
         expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
         const [c] = pod.containers;
         expect(c.args).toEqual([role]);
@@ -74,6 +80,7 @@ describe('Helm chart helm/timer', () => {
         expect(c.startupProbe.httpGet.path).toBe('/health/live');
         expect(c.ports).toEqual([{ name: 'http', containerPort: 8080 }]);
         expect(c.envFrom).toEqual([{ configMapRef: { name: 'timer' } }, { secretRef: { name: 'timer' } }]);
+        expect(c.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
         expect(c.resources.requests.cpu).toBeDefined();
         // Autoscaled: the Deployment must not fight the HPA over replicas.
         expect(named(objs, 'Deployment', `timer-${role}`).spec.replicas).toBeUndefined();
@@ -88,17 +95,86 @@ describe('Helm chart helm/timer', () => {
       expect(JSON.stringify(config.data)).not.toMatch(/mysql:\/\//);
     });
 
-    it('migrates the schema in a pre-install/pre-upgrade hook Job', () => {
+    it('migrates the schema in one hook Job per event, with its own hook copies of what it uses, cleaned up after', () => {
       const [job] = byKind(objs, 'Job');
-      expect(job.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
-      const c = job.spec.template.spec.containers[0];
+      expect(job.metadata.name).toBe('timer-migrate');
+      expect(job.metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+        'helm.sh/hook-weight': '0',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+        'helm.sh/hook-output-log-policy': 'hook-failed',
+      });
+      expect(job.spec.ttlSecondsAfterFinished).toBe(3600);
+      const pod = job.spec.template.spec;
+      expect(pod.restartPolicy).toBe('Never');
+      expect(pod.serviceAccountName).toBe('timer-migrate');
+      const c = pod.containers[0];
       expect(c.args).toEqual(['migrate']);
       expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
-      expect(job.spec.template.spec.restartPolicy).toBe('Never');
+      expect(c.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } });
+      expect(c.envFrom).toEqual([{ configMapRef: { name: 'timer-migrate' } }, { secretRef: { name: 'timer-migrate' } }]);
+      for (const kind of ['ConfigMap', 'Secret', 'ServiceAccount']) {
+        expect(named(objs, kind, 'timer-migrate').metadata.annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-weight': '-10' });
+      }
+      // The copies carry the same settings and credentials as the roles' objects.
+      expect(named(objs, 'ConfigMap', 'timer-migrate').data).toEqual(named(objs, 'ConfigMap', 'timer').data);
+      expect(named(objs, 'Secret', 'timer-migrate').stringData).toEqual(named(objs, 'Secret', 'timer').stringData);
     });
 
-    it('renders no ingress, KEDA, ServiceMonitor or PrometheusRule objects unless asked', () => {
+    it('drains api pods behind a preStop sleep, inside a grace period longer than sleep plus drain', () => {
+      for (const role of ROLES) {
+        const pod = podOf(objs, role);
+        expect(pod.terminationGracePeriodSeconds).toBe(45);
+        const preStop = pod.containers[0].lifecycle?.preStop;
+        if (role === 'api') expect(preStop).toEqual({ exec: { command: ['sleep', '10'] } });
+        else expect(preStop).toBeUndefined();
+      }
+      // Readiness tolerates ~30 s of failing dependency pings before a pod leaves the Service.
+      const r = podOf(objs, 'api').containers[0].readinessProbe;
+      expect(r.periodSeconds * r.failureThreshold).toBeGreaterThanOrEqual(30);
+      expect(renderError('--set', 'terminationGracePeriodSeconds=30')).toContain(
+        'terminationGracePeriodSeconds (30) must exceed roles.api.preStopSleepSeconds (10) plus its drain (TIMER_SHUTDOWN_TIMEOUT_MS, 25 s)',
+      );
+      expect(renderError('--set', 'roles.executor.env.TIMER_SHUTDOWN_TIMEOUT_MS=60000')).toContain('roles.executor.preStopSleepSeconds (0) plus its drain (TIMER_SHUTDOWN_TIMEOUT_MS, 60 s)');
+    });
+
+    it('rolls the pods when the Secret or the ConfigMap changes', () => {
+      const annotations = (o: Obj[]) => named(o, 'Deployment', 'timer-executor').spec.template.metadata.annotations;
+      const before = annotations(objs);
+      const rotated = annotations(render('--set', 'adminToken=rotated'));
+      expect(rotated['checksum/secret']).not.toBe(before['checksum/secret']);
+      expect(rotated['checksum/config']).toBe(before['checksum/config']);
+      expect(annotations(render('--set', 'config.TIMER_LOG_LEVEL=debug'))['checksum/config']).not.toBe(before['checksum/config']);
+    });
+
+    it("spreads each role's pods over zones and nodes", () => {
+      for (const role of ROLES) {
+        const constraints = podOf(objs, role).topologySpreadConstraints;
+        expect(constraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+        for (const t of constraints) {
+          expect(t).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': role, 'app.kubernetes.io/instance': 'timer' } } });
+        }
+      }
+    });
+
+    it('adds a helm test pod that checks /health and a create/delete round trip through the api Service', () => {
+      const pod = named(objs, 'Pod', 'timer-test');
+      expect(pod.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'test', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+      const c = pod.spec.containers[0];
+      expect(c.command.slice(0, 2)).toEqual(['node', '-e']);
+      expect(c.command[2]).toBe(readFileSync(join(CHART, 'files', 'helm-test.js'), 'utf8'));
+      expect(c.env).toEqual([
+        { name: 'TIMER_TEST_URL', value: 'http://timer-api:80' },
+        { name: 'TIMER_TEST_APP', value: 'helm-test' },
+        { name: 'TIMER_ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: 'timer', key: 'TIMER_ADMIN_TOKEN', optional: true } } },
+      ]);
+      expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    });
+
+    it('renders no ingress, KEDA, NetworkPolicy, ServiceMonitor or PrometheusRule objects unless asked', () => {
       expect(byKind(objs, 'Ingress')).toHaveLength(0);
+      expect(byKind(objs, 'TriggerAuthentication')).toHaveLength(0);
+      expect(byKind(objs, 'NetworkPolicy')).toHaveLength(0);
       expect(byKind(objs, 'ScaledObject')).toHaveLength(0);
       expect(byKind(objs, 'ServiceMonitor')).toHaveLength(0);
       expect(byKind(objs, 'PrometheusRule')).toHaveLength(0);
@@ -121,15 +197,81 @@ describe('Helm chart helm/timer', () => {
       expect(rule.http.paths[0].backend.service).toEqual({ name: 'timer-api', port: { name: 'http' } });
     });
 
-    it('scales trigger and executor on their Pulsar subscription backlog through KEDA instead of a plain HPA', () => {
-      for (const [role, topic] of [['trigger', 'timer-slices'], ['executor', 'timer-tasks']]) {
+    it('scales trigger and executor on the backlog of every topic they consume through KEDA instead of a plain HPA', () => {
+      const consumed = { trigger: [topic('slices')], executor: [topic('tasks'), topic('catchUp'), topic('retries')] };
+      for (const [role, topics] of Object.entries(consumed)) {
         const so = named(objs, 'ScaledObject', `timer-${role}`);
-        const pulsar = so.spec.triggers.find((t: { type: string }) => t.type === 'pulsar');
-        expect(pulsar.metadata.topic).toBe(`persistent://acme-timer/prod/${topic}`);
-        expect(pulsar.metadata.subscription).toBe(role);
+        const pulsar = so.spec.triggers.filter((t: { type: string }) => t.type === 'pulsar');
+        expect(pulsar.map((t: { metadata: { topic: string } }) => t.metadata.topic)).toEqual(topics.map((t) => `persistent://acme-timer/prod/${t}`));
+        for (const t of pulsar) {
+          expect(t.metadata).toMatchObject({ subscription: role, adminURL: 'https://pulsar-broker.pulsar.svc:8443', authModes: 'bearer' });
+          expect(t.authenticationRef).toEqual({ name: 'timer-pulsar' });
+        }
         expect(objs.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.metadata.name === `timer-${role}`)).toBeUndefined();
       }
       expect(named(objs, 'HorizontalPodAutoscaler', 'timer-api').spec.minReplicas).toBe(3);
+    });
+
+    it("gives KEDA the broker's token and CA through a TriggerAuthentication", () => {
+      const auth = named(objs, 'TriggerAuthentication', 'timer-pulsar');
+      expect(auth.apiVersion).toBe('keda.sh/v1alpha1');
+      expect(auth.spec.secretTargetRef).toEqual([
+        { parameter: 'bearerToken', name: 'pulsar-token', key: 'token' },
+        { parameter: 'ca', name: 'pulsar-ca', key: 'ca.crt' },
+      ]);
+      // By default the token is TIMER_PULSAR_TOKEN of the chart's own Secret.
+      const own = render('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken');
+      expect(named(own, 'TriggerAuthentication', 'timer-pulsar').spec.secretTargetRef).toEqual([{ parameter: 'bearerToken', name: 'timer', key: 'TIMER_PULSAR_TOKEN' }]);
+      expect(renderError('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true')).toContain('set pulsar.token, existingSecret or keda.authentication.token.secretName');
+    });
+
+    it('adds extraEnv (from Secrets), extraEnvFrom, extraVolumes and pod metadata to every role and the migration Job', () => {
+      const job = byKind(objs, 'Job')[0];
+      for (const [what, pod, meta] of [
+        ...ROLES.map((r) => [r, podOf(objs, r), named(objs, 'Deployment', `timer-${r}`).spec.template.metadata]),
+        ['migrate', job.spec.template.spec, job.spec.template.metadata],
+      ]) {
+        const c = pod.containers[0];
+        expect({ what, env: c.env }).toEqual({ what, env: expect.arrayContaining([{ name: 'TIMER_PULSAR_TOKEN', valueFrom: { secretKeyRef: { name: 'pulsar-token', key: 'token' } } }]) });
+        expect(c.envFrom).toEqual([
+          { configMapRef: { name: what === 'migrate' ? 'timer-migrate' : 'timer' } },
+          { secretRef: { name: 'timer-credentials' } },
+          { secretRef: { name: 'timer-extra-env', optional: true } },
+        ]);
+        expect(c.volumeMounts).toContainEqual({ name: 'pulsar-ca', mountPath: '/etc/timer/ca', readOnly: true });
+        expect(pod.volumes).toContainEqual({ name: 'pulsar-ca', secret: { secretName: 'pulsar-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } });
+        expect(pod.imagePullSecrets).toEqual([{ name: 'registry-credentials' }]);
+        expect(meta.annotations['example.com/team']).toBe('timers');
+        expect(meta.labels['cost-center']).toBe('platform');
+      }
+    });
+
+    it('schedules the migration Job with its own nodeSelector and tolerations, and no ServiceAccount copy is needed for an existing Secret', () => {
+      const pod = byKind(objs, 'Job')[0].spec.template.spec;
+      expect(pod.nodeSelector).toEqual({ 'node-role.example.com/batch': 'true' });
+      expect(pod.tolerations).toEqual([{ key: 'batch', operator: 'Exists', effect: 'NoSchedule' }]);
+      expect(byKind(objs, 'Secret')).toHaveLength(0);
+      expect(named(objs, 'ConfigMap', 'timer-migrate').metadata.annotations?.['helm.sh/hook-weight']).toBe('-10');
+    });
+
+    it('restricts every role with a NetworkPolicy: dependencies by the selectors given, callbacks to public addresses', () => {
+      expect(byKind(objs, 'NetworkPolicy').map((n) => n.metadata.name).sort()).toEqual(['timer-migrate', 'timer-test', ...ROLES.map((r) => `timer-${r}`)].sort());
+      for (const role of ROLES) {
+        const np = named(objs, 'NetworkPolicy', `timer-${role}`);
+        expect(np.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe(role);
+        expect(np.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+        expect(np.spec.egress.slice(0, 4)).toEqual([
+          { ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] },
+          { ports: [{ port: 3306, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.20.0.0/24' } }] },
+          { ports: [{ port: 6379, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'redis' } } }] },
+          { ports: [{ port: 8443, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'pulsar' } } }] },
+        ]);
+        expect(np.spec.egress).toHaveLength(role === 'executor' ? 5 : 4);
+      }
+      // The migration Job's policy is a hook created before it, to MySQL only.
+      const migrate = named(objs, 'NetworkPolicy', 'timer-migrate');
+      expect(migrate.metadata.annotations?.['helm.sh/hook-weight']).toBe('-10');
+      expect(migrate.spec.egress.map((e: { ports: { port: number }[] }) => e.ports[0].port)).toEqual([53, 3306]);
     });
 
     it('uses the existing Secret instead of rendering one, and the pinned image', () => {
@@ -154,5 +296,166 @@ describe('Helm chart helm/timer', () => {
       expect(rule.spec).toEqual(file);
       expect(rule.spec.groups[0].rules.length).toBeGreaterThanOrEqual(7);
     });
+  });
+  describe('optional objects on the default values', () => {
+    let objs: Obj[];
+    beforeAll(() => {
+      objs = render('--set', 'networkPolicy.enabled=true,alerts.enabled=true,roles.trigger.keda.enabled=true,roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken');
+    });
+
+    it('renders NetworkPolicy, PrometheusRule and TriggerAuthentication when enabled', () => {
+      expect(byKind(objs, 'NetworkPolicy')).toHaveLength(ROLES.length + 2);
+      expect(byKind(objs, 'PrometheusRule')).toHaveLength(1);
+      expect(byKind(objs, 'TriggerAuthentication')).toHaveLength(1);
+      expect(byKind(objs, 'ScaledObject')).toHaveLength(2);
+    });
+
+    it('lets the executor call public addresses only, besides DNS and its dependencies', () => {
+      const egress = named(objs, 'NetworkPolicy', 'timer-executor').spec.egress;
+      // With no `to` given, the dependencies are allowed by port alone.
+      expect(egress.slice(0, 4).map((e: { ports: { port: number }[]; to?: unknown }) => [e.ports.map((p) => p.port), e.to])).toEqual([
+        [[53, 53], undefined],
+        [[3306], undefined],
+        [[6379], undefined],
+        [[8080, 8443], undefined],
+      ]);
+      const [v4, v6] = egress[4].to.map((t: { ipBlock: unknown }) => t.ipBlock);
+      expect(egress[4].ports).toBeUndefined();
+      expect(v4.cidr).toBe('0.0.0.0/0');
+      expect(v4.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8']));
+      expect(v6).toEqual({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128']) });
+      for (const role of ROLES.filter((r) => r !== 'executor')) {
+        expect(JSON.stringify(named(objs, 'NetworkPolicy', `timer-${role}`).spec.egress)).not.toContain('ipBlock');
+      }
+    });
+
+    it('admits the ingress controller and the test pod to the api, and only the scrapers to the other roles', () => {
+      const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+      expect(named(objs, 'NetworkPolicy', 'timer-api').spec.ingress).toEqual([
+        {
+          ports: [{ port: 'http', protocol: 'TCP' }],
+          from: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+            monitoring,
+            { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'timer', 'app.kubernetes.io/instance': 'timer', 'app.kubernetes.io/component': 'test' } } },
+          ],
+        },
+      ]);
+      expect(named(objs, 'NetworkPolicy', 'timer-scheduler').spec.ingress).toEqual([{ ports: [{ port: 'http', protocol: 'TCP' }], from: [monitoring] }]);
+      // The test pod's own egress policy is a test hook created before it.
+      const test = named(objs, 'NetworkPolicy', 'timer-test');
+      expect(test.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'test', 'helm.sh/hook-weight': '-10' });
+      expect(test.spec.egress[1]).toEqual({ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'timer', 'app.kubernetes.io/instance': 'timer', 'app.kubernetes.io/component': 'api' } } }], ports: [{ port: 8080, protocol: 'TCP' }] });
+    });
+
+    it('scales the executor on the topics of libs/contracts by default, with the token of the chart Secret', () => {
+      const topics = named(objs, 'ScaledObject', 'timer-executor')
+        .spec.triggers.filter((t: { type: string }) => t.type === 'pulsar')
+        .map((t: { metadata: { topic: string } }) => t.metadata.topic);
+      expect(topics).toEqual(['tasks', 'catchUp', 'retries'].map((k) => `persistent://timer/timer/${topic(k)}`));
+      expect(named(objs, 'ScaledObject', 'timer-trigger').spec.triggers[0].metadata.topic).toBe(`persistent://timer/timer/${topic('slices')}`);
+    });
+  });
+
+  describe('chart README', () => {
+    it('documents every parameter of values.yaml', () => {
+      const readme = readFileSync(join(CHART, 'README.md'), 'utf8');
+      const missing = parameterPaths(parse(readFileSync(join(CHART, 'values.yaml'), 'utf8'))).filter((p) => !readme.includes(`| \`${p}\``));
+      expect(missing).toEqual([]);
+    });
+  });
+});
+
+// Free-form maps and Kubernetes objects are one parameter; a role's keys are documented once as `roles.<role>.*`.
+const WHOLE = new Set(['config', 'podAnnotations', 'podLabels', 'serviceAccount.annotations', 'ingress.annotations', 'serviceMonitor.labels', 'alerts.labels', 'podSecurityContext', 'securityContext', 'nodeSelector', 'affinity', 'migration.nodeSelector', 'migration.affinity', 'roles.<role>.env', 'roles.<role>.resources', 'migration.resources', 'tests.resources']);
+
+function parameterPaths(values: Record<string, unknown>, prefix = ''): string[] {
+  return [
+    ...new Set(
+      Object.entries(values).flatMap(([k, v]) => {
+        const path = prefix === 'roles.' ? 'roles.<role>' : `${prefix}${k}`;
+        if (WHOLE.has(path) || typeof v !== 'object' || v === null || Array.isArray(v)) return [path];
+        return parameterPaths(v as Record<string, unknown>, `${path}.`);
+      }),
+    ),
+  ];
+}
+
+describe('helm test script (files/helm-test.js)', () => {
+  interface Seen {
+    method: string;
+    url: string;
+    auth: string;
+    body: Record<string, unknown> | undefined;
+  }
+  let server: Server;
+  let url: string;
+  let seen: Seen[];
+  let answer: (req: Seen) => [number, unknown];
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const r: Seen = { method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization ?? '-', body: body ? JSON.parse(body) : undefined };
+        seen.push(r);
+        const [status, json] = answer(r);
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    seen = [];
+  });
+
+  const run = (env: Record<string, string>) =>
+    new Promise<{ code: number; out: string }>((resolve) => {
+      const options = { env: { PATH: process.env.PATH, TIMER_TEST_URL: url, TIMER_TEST_APP: 'helm-test', ...env } };
+      execFile(process.execPath, [join(CHART, 'files', 'helm-test.js')], options, (e, stdout, stderr) => resolve({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr }));
+    });
+
+  // Answers shaped as the api's contract gives them (docs/design.md): `code` 0 on success.
+  const api = (r: Seen): [number, unknown] => {
+    if (r.url === '/health') return [200, { status: 'ok' }];
+    if (r.method === 'POST') return [200, { code: 0, msg: 'ok', id: '42', version: 1 }];
+    if (r.method === 'GET') return [200, { code: 0, msg: 'ok', data: { id: '42', name: seen[1]?.body?.name } }];
+    return [200, { code: 0, msg: 'ok' }];
+  };
+
+  it('checks /health, then creates, reads and deletes a timer with the admin token', async () => {
+    answer = api;
+    const { code, out } = await run({ TIMER_ADMIN_TOKEN: 's3cret' });
+    expect(out).toContain('ok: /health answered; timer 42 of app helm-test created, read and deleted');
+    expect(code).toBe(0);
+    expect(seen.map((r) => `${r.method} ${r.url} ${r.auth}`)).toEqual([
+      'GET /health Bearer s3cret',
+      'POST /api/timer/v1/def Bearer s3cret',
+      'GET /api/timer/v1/def?id=42&app=helm-test Bearer s3cret',
+      'DELETE /api/timer/v1/def Bearer s3cret',
+    ]);
+    expect(seen[1].body).toMatchObject({ app: 'helm-test', cron: '0 0 1 1 *', notifyHTTPParam: { url: 'https://example.com/timer-helm-test', method: 'POST' } });
+    expect(seen[3].body).toEqual({ id: '42', app: 'helm-test' });
+  });
+
+  it('fails, naming the answer, when the api refuses the create (no admin token)', async () => {
+    answer = (r) => (r.method === 'POST' ? [401, { code: 40100, msg: 'missing bearer token' }] : api(r));
+    const { code, out } = await run({});
+    expect(code).toBe(1);
+    expect(out).toContain('helm test failed: POST /api/timer/v1/def: HTTP 401 {"code":40100,"msg":"missing bearer token"}');
+    expect(seen[1].auth).toBe('-');
+  });
+
+  it('fails when /health is not ready, and deletes the timer when the read fails', async () => {
+    answer = (r) => (r.url === '/health' ? [503, { status: 'error' }] : api(r));
+    expect((await run({})).code).toBe(1);
+    expect(seen).toHaveLength(1);
+    seen = [];
+    answer = (r) => (r.method === 'GET' && r.url !== '/health' ? [404, { code: 40400, msg: 'no timer 42' }] : api(r));
+    expect((await run({})).code).toBe(1);
+    expect(seen.map((r) => r.method)).toEqual(['GET', 'POST', 'GET', 'DELETE']);
   });
 });

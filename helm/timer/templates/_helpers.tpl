@@ -46,7 +46,58 @@ app.kubernetes.io/component: {{ .role }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{/* The container environment every role and the migration job share (inside a container spec). */}}
+{{/* The name of the hook copies of the ConfigMap, Secret and ServiceAccount the migration Job uses. */}}
+{{- define "timer.migrateName" -}}
+{{- printf "%s-migrate" (include "timer.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The ServiceAccount of the migration Job: its hook copy, or the one named when the chart creates none. */}}
+{{- define "timer.migrateServiceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- include "timer.migrateName" . -}}
+{{- else -}}
+{{- include "timer.serviceAccountName" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Annotations of a pre-install/pre-upgrade hook object; call with (dict "weight" -10). Helm runs the
+hooks of one event in ascending weight, so the migration Job (weight 0) finds its ConfigMap, Secret,
+ServiceAccount and NetworkPolicy (-10) created. Each is deleted after the event succeeded and before
+it is created again, so no object is left per revision.
+*/}}
+{{- define "timer.hookAnnotations" -}}
+helm.sh/hook: pre-install,pre-upgrade
+helm.sh/hook-weight: {{ .weight | quote }}
+helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+{{- end -}}
+
+{{/* The ConfigMap's data, shared by the release's ConfigMap and the migration hook's copy. */}}
+{{- define "timer.configData" -}}
+TIMER_PULSAR_URL: {{ .Values.pulsar.url | quote }}
+TIMER_PULSAR_TENANT: {{ .Values.pulsar.tenant | quote }}
+TIMER_PULSAR_NAMESPACE: {{ .Values.pulsar.namespace | quote }}
+{{- range $k, $v := .Values.config }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The Secret's stringData, shared by the release's Secret and the migration hook's copy. */}}
+{{- define "timer.secretData" -}}
+TIMER_MYSQL_URL: {{ required "mysql.url is required (or set existingSecret)" .Values.mysql.url | quote }}
+TIMER_REDIS_URL: {{ required "redis.url is required (or set existingSecret)" .Values.redis.url | quote }}
+{{- with .Values.pulsar.token }}
+TIMER_PULSAR_TOKEN: {{ . | quote }}
+{{- end }}
+{{- with .Values.adminToken }}
+TIMER_ADMIN_TOKEN: {{ . | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The container environment every role and the migration job share (inside a container spec); call
+with (dict "root" $ "extra" $roleEnv "configMap" $name "secret" $name).
+*/}}
 {{- define "timer.containerEnv" -}}
 env:
   - name: TIMER_HTTP_HOST
@@ -57,9 +108,58 @@ env:
   - name: {{ $k }}
     value: {{ $v | quote }}
   {{- end }}
+  {{- with .root.Values.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 envFrom:
   - configMapRef:
-      name: {{ include "timer.fullname" .root }}
+      name: {{ .configMap }}
   - secretRef:
-      name: {{ include "timer.secretName" .root }}
+      name: {{ .secret }}
+  {{- with .root.Values.extraEnvFrom }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+  {{- with .root.Values.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}
+
+{{/* The pod volumes matching timer.containerEnv's mounts (inside a pod spec). */}}
+{{- define "timer.podVolumes" -}}
+volumes:
+  - name: tmp
+    emptyDir: {}
+  {{- with .Values.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}
+
+{{/*
+Seconds a role may take to drain after SIGTERM: its TIMER_SHUTDOWN_TIMEOUT_MS (role env, then
+config), 25 s by default, rounded up. Call with (dict "root" $ "spec" $roleSpec).
+*/}}
+{{- define "timer.drainSeconds" -}}
+{{- $ms := 25000 -}}
+{{- with .root.Values.config.TIMER_SHUTDOWN_TIMEOUT_MS }}{{ $ms = int . }}{{ end -}}
+{{- with .spec.env.TIMER_SHUTDOWN_TIMEOUT_MS }}{{ $ms = int . }}{{ end -}}
+{{- div (add $ms 999) 1000 -}}
+{{- end -}}
+
+{{/*
+NetworkPolicy egress rules to dependencies; call with (dict "np" .Values.networkPolicy "deps" (list
+"dns" "mysql")). A dependency with an empty `to` is allowed on its ports to any address.
+*/}}
+{{- define "timer.dependencyEgress" -}}
+{{- range .deps }}
+{{- $dep := get $.np . }}
+- ports:
+    {{- toYaml $dep.ports | nindent 4 }}
+  {{- with $dep.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
 {{- end -}}
