@@ -6,14 +6,14 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Longest accepted key: the column is VARCHAR(255). */
 export const IDEMPOTENCY_KEY_MAX = 255;
 /** Printable ASCII, spaces inside allowed: what a client can send in any header unchanged. */
-const KEY = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** The `Idempotency-Key` header's value (undefined when absent); a 400 naming the header when unusable. */
 export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) throw badRequest(`${IDEMPOTENCY_KEY_HEADER} header must be given once`);
   if (value.length > IDEMPOTENCY_KEY_MAX) throw badRequest(`${IDEMPOTENCY_KEY_HEADER} header must be at most ${IDEMPOTENCY_KEY_MAX} characters (got ${value.length})`);
-  if (!KEY.test(value)) throw badRequest(`${IDEMPOTENCY_KEY_HEADER} header must be 1-${IDEMPOTENCY_KEY_MAX} printable ASCII characters`);
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) throw badRequest(`${IDEMPOTENCY_KEY_HEADER} header must be 1-${IDEMPOTENCY_KEY_MAX} printable ASCII characters`);
   return value;
 }
 

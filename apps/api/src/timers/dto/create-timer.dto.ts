@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateNested } from 'class-validator';
-import { APP_NAME, IsAppName, parseIsoInstant } from '../../common/validators';
+import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
 
@@ -60,7 +60,10 @@ export class CreateTimerDto {
 
   @ApiPropertyOptional({
     description: 'Extension: one-shot fire time instead of `cron`, epoch ms or ISO 8601 with `Z`/offset. Must be in the future.',
-    oneOf: [{ type: 'integer', example: 1767225600000 }, { type: 'string', format: 'date-time', example: '2026-01-01T00:00:00Z' }],
+    oneOf: [
+      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
+      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+    ],
   })
   @IsOptional()
   @Transform(parseRunAt)
