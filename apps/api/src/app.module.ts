@@ -22,6 +22,7 @@ import { TimerEditService } from './timers/timer-edit.service';
 import { TimersService } from './timers/timers.service';
 import { AccountingController } from './accounting/accounting.controller';
 import { AccountingService } from './accounting/accounting.service';
+import { ApiMetrics } from './metrics/api.metrics';
 
 /** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
@@ -41,6 +42,7 @@ export class AppModule {
         { provide: CLOCK, useValue: systemClock },
         { provide: APP_PIPE, useClass: ApiValidationPipe },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        ApiMetrics,
         HttpSetupService,
         // Repositories come from DalModule (global, via RoleRuntimeModule).
         { provide: APP_TOKENS, useExisting: AppRepository },

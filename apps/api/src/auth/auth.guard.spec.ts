@@ -1,8 +1,10 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { loadConfig } from '@timer/platform';
+import { Counter, Registry } from 'prom-client';
+import { loadConfig, MetricsService } from '@timer/platform';
 import { ApiError } from '../common/errors';
 import { ApiConfig, ApiEnv } from '../config/api.env';
+import { ApiMetrics } from '../metrics/api.metrics';
 import { AuthFailureLimiterService } from './auth-failure-limiter.service';
 import { AuthGuard } from './auth.guard';
 import { AppTokenLookup } from './auth.tokens';
@@ -51,7 +53,8 @@ function setup(env: Record<string, string> = {}) {
     },
   };
   const windows = new RedisWindowCounter(redis as unknown as Redis, 'p:');
-  const guard = new AuthGuard(new TokenAuthService(config, tokens), new RateLimiterService(windows, config), new AuthFailureLimiterService(windows, config));
+  const metrics = new ApiMetrics({ registry: new Registry() } as MetricsService);
+  const guard = new AuthGuard(new TokenAuthService(config, tokens), new RateLimiterService(windows, config), new AuthFailureLimiterService(windows, config), metrics);
 
   /** Runs the guard for a request from `ip` with `token`: 'ok', or the error's status, code and headers. */
   async function call(token: string | undefined, ip = '::ffff:203.0.113.7') {
@@ -67,7 +70,12 @@ function setup(env: Record<string, string> = {}) {
       return { status: e.status, code: e.code, msg: e.message, retryAfter: e.headers['Retry-After'] };
     }
   }
-  return { call, redis, tokens };
+  return { call, redis, tokens, metrics };
+}
+
+/** A counter's values by the value of its one label. */
+async function byLabel(counter: Counter<string>): Promise<Record<string, number>> {
+  return Object.fromEntries((await counter.get()).values.map((v) => [Object.values(v.labels)[0], v.value]));
 }
 
 describe('AuthGuard: failed authentications per client address', () => {
@@ -132,5 +140,30 @@ describe('AuthGuard: failed authentications per client address', () => {
       for (let i = 0; i < 10; i++) await call('bad');
       expect(redis.calls).toBe(0);
     }
+  });
+});
+
+describe('AuthGuard: metrics', () => {
+  it('counts each 401 by reason and each 429 by the limit that answered it', async () => {
+    const { call, metrics, redis } = setup({ TIMER_RATE_LIMIT_PER_SEC: '2' });
+    expect(await byLabel(metrics.authFailures)).toEqual({ missing: 0, invalid: 0 });
+    expect(await byLabel(metrics.rateLimited)).toEqual({ app: 0, auth_failures: 0 });
+    expect((await call(undefined)).status).toBe(401);
+    expect((await call('tmr_guess')).status).toBe(401);
+    expect((await call('tmr_guess')).status).toBe(401);
+    expect((await call('tmr_guess')).status).toBe(429);
+    expect(await byLabel(metrics.authFailures)).toEqual({ missing: 1, invalid: 2 });
+
+    redis.now += 60_000;
+    for (let i = 0; i < 3; i++) await call('tmr_good', '198.51.100.9');
+    expect(await byLabel(metrics.rateLimited)).toEqual({ app: 1, auth_failures: 1 });
+    expect(await byLabel(metrics.authFailures)).toEqual({ missing: 1, invalid: 2 });
+  });
+
+  it('counts 401s also when the failed-authentication limit is off', async () => {
+    const { call, metrics } = setup({ TIMER_AUTH_FAILURES_PER_MIN: '0' });
+    for (let i = 0; i < 5; i++) expect((await call('bad')).status).toBe(401);
+    expect(await byLabel(metrics.authFailures)).toEqual({ missing: 0, invalid: 5 });
+    expect(await byLabel(metrics.rateLimited)).toEqual({ app: 0, auth_failures: 0 });
   });
 });

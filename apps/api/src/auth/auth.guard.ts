@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from '../common/errors';
 import { APP_NAME } from '../common/validators';
+import { ApiMetrics } from '../metrics/api.metrics';
 import { AuthFailureLimiterService } from './auth-failure-limiter.service';
 import { clientAddress } from './client-address';
 import { AuthedRequest, Principal } from './principal';
@@ -19,7 +20,7 @@ function rateKey(req: Request & AuthedRequest): string {
 /**
  * The failed-authentication limit of the client's address, authentication, then the per-app rate
  * limit. Applied to the API controllers only (`@ApiAuth()`), so /health, /metrics and /api/docs stay
- * open.
+ * open. Each 401 and 429 it answers is counted (`ApiMetrics`).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -27,6 +28,7 @@ export class AuthGuard implements CanActivate {
     private readonly auth: TokenAuthService,
     private readonly limiter: RateLimiterService,
     private readonly failures: AuthFailureLimiterService,
+    private readonly metrics: ApiMetrics,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -39,6 +41,7 @@ export class AuthGuard implements CanActivate {
     res.setHeader('X-RateLimit-Limit', String(d.limit));
     res.setHeader('X-RateLimit-Remaining', String(d.remaining));
     if (!d.allowed) {
+      this.metrics.rateLimited.inc({ limit: 'app' });
       throw new ApiError(429, ErrorCode.RATE_LIMITED, `rate limit of ${d.limit} requests per second for this app exceeded`, {
         'Retry-After': String(d.retryAfterSec),
       });
@@ -51,13 +54,23 @@ export class AuthGuard implements CanActivate {
    * that has failed too often is refused (429) before its token is looked at.
    */
   private async authenticate(req: Request): Promise<Principal> {
-    if (!this.failures.enabled) return this.auth.authenticate(req.headers.authorization);
+    const limited = this.failures.enabled;
     const address = clientAddress(req);
-    await this.failures.assertAllowed(address);
+    if (limited) {
+      try {
+        await this.failures.assertAllowed(address);
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 429) this.metrics.rateLimited.inc({ limit: 'auth_failures' });
+        throw e;
+      }
+    }
     try {
       return await this.auth.authenticate(req.headers.authorization);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) await this.failures.recordFailure(address);
+      if (e instanceof ApiError && e.status === 401) {
+        this.metrics.authFailures.inc({ reason: req.headers.authorization ? 'invalid' : 'missing' });
+        if (limited) await this.failures.recordFailure(address);
+      }
       throw e;
     }
   }

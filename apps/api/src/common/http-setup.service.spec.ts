@@ -4,8 +4,10 @@ import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'http';
 import { AddressInfo } from 'net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
-import { loadConfig } from '@timer/platform';
+import { Registry } from 'prom-client';
+import { loadConfig, MetricsService } from '@timer/platform';
 import { ApiConfig, ApiEnv } from '../config/api.env';
+import { ApiMetrics } from '../metrics/api.metrics';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { HttpSetupService } from './http-setup.service';
 import { MAX_JSON_DEPTH } from './json-depth';
@@ -34,7 +36,13 @@ describe('HttpSetupService body parsing', () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       controllers: [EchoController],
-      providers: [{ provide: ApiConfig, useValue: new ApiConfig(loadConfig(ApiEnv, {})) }, { provide: APP_FILTER, useClass: ApiExceptionFilter }, HttpSetupService],
+      providers: [
+        { provide: ApiConfig, useValue: new ApiConfig(loadConfig(ApiEnv, {})) },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: MetricsService, useValue: { registry: new Registry() } },
+        ApiMetrics,
+        HttpSetupService,
+      ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');

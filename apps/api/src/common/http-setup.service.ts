@@ -6,10 +6,12 @@ import { parserError } from './api-exception.filter';
 import { refuseDeepJson } from './json-depth';
 import { ApiConfig } from '../config/api.env';
 import { serveOpenApi } from '../docs/openapi';
+import { ApiMetrics } from '../metrics/api.metrics';
 
 /**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
+ * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
  *   deeper than MAX_JSON_DEPTH before they are parsed (`refuseDeepJson`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
@@ -23,13 +25,14 @@ import { serveOpenApi } from '../docs/openapi';
 export class HttpSetupService {
   private readonly logger = new Logger(HttpSetupService.name);
 
-  constructor(host: HttpAdapterHost, modules: ModulesContainer, config: ApiConfig) {
+  constructor(host: HttpAdapterHost, modules: ModulesContainer, config: ApiConfig, metrics: ApiMetrics) {
     host.init$.subscribe(() => {
       const adapter: unknown = host.httpAdapter;
       if (!(adapter instanceof ExpressAdapter)) {
         this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
         return;
       }
+      adapter.use(metrics.middleware());
       adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: refuseDeepJson });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
