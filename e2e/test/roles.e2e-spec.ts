@@ -85,7 +85,9 @@ describe('the five roles as processes', () => {
     const live = await fetch(`http://127.0.0.1:${port}/health/live`);
     expect(live.status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toContain(`timer_process_cpu_user_seconds_total{role="${role}"}`);
+    // prom-client's default metrics keep their standard names (no `timer_` prefix), labelled with the role.
+    expect(metrics).toMatch(new RegExp(`^process_cpu_user_seconds_total\\{role="${role}"\\} `, 'm'));
+    expect(metrics).not.toMatch(/^timer_(process|nodejs)_/m);
   });
 
   it('drains and exits 0 on SIGTERM', async () => {

@@ -59,7 +59,7 @@ describe('executor (allowPrivate: true)', () => {
     expect(task!.latenessMs).toBeLessThan(5_000);
     expect(task!.costMs).toBeGreaterThanOrEqual(0);
     expect(await metricValue(h, 'timer_deliveries_total', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
-    expect(await metricValue(h, 'timer_fire_lateness_ms_count')).toBeGreaterThanOrEqual(1);
+    expect(await metricValue(h, 'timer_fire_lateness_seconds_count')).toBeGreaterThanOrEqual(1);
   });
 
   it('delivers a message sent twice once and counts one duplicate (after settling, and while in flight)', async () => {

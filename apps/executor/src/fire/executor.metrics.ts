@@ -35,15 +35,15 @@ export class ExecutorMetrics {
       registers,
     });
     this.lateness = new Histogram({
-      name: 'timer_fire_lateness_ms',
-      help: 'Callback start minus the fire time (ms)',
-      buckets: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000],
+      name: 'timer_fire_lateness_seconds',
+      help: 'Callback start minus the fire time',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
     this.callbackDuration = new Histogram({
-      name: 'timer_callback_duration_ms',
-      help: 'Duration of a callback request (ms)',
-      buckets: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000],
+      name: 'timer_callback_duration_seconds',
+      help: 'Duration of a callback request',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
     this.duplicates = new Counter({
@@ -85,9 +85,9 @@ export class ExecutorMetrics {
       registers,
     });
     this.flushDuration = new Histogram({
-      name: 'timer_executor_flush_duration_ms',
-      help: 'Duration of one outcome batch flush (ms)',
-      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000],
+      name: 'timer_executor_flush_duration_seconds',
+      help: 'Duration of one outcome batch flush',
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     });
     this.claimBatchSize = new Histogram({

@@ -51,11 +51,11 @@ export class FireDelivery {
       const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
       if (!decision.deliver) return this.outcomes.missed(attempt, 'late', decision.reason, lateness);
     }
-    this.metrics.lateness.observe(Math.max(0, lateness));
+    this.metrics.lateness.observe(Math.max(0, lateness) / 1000);
 
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
     const result = await this.call(def, msg, attempt.redelivery !== null);
-    this.metrics.callbackDuration.observe(result.costMs);
+    this.metrics.callbackDuration.observe(result.costMs / 1000);
     return this.outcomes.called(attempt, def.timer, result, lateness);
   }
 

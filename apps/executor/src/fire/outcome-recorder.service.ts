@@ -78,7 +78,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
       try {
         const applied = await this.outcomes.recordOutcomes(batch.map((p) => p.outcome));
         this.metrics.flushSize.observe(batch.length);
-        this.metrics.flushDuration.observe(this.clock.now() - started);
+        this.metrics.flushDuration.observe((this.clock.now() - started) / 1000);
         batch.forEach((p, i) => p.resolve(applied[i] ?? false));
         return;
       } catch (e) {
