@@ -1,4 +1,4 @@
-import { Body, Controller, INestApplication, Post } from '@nestjs/common';
+import { Body, Controller, Get, INestApplication, Param, Post } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'http';
@@ -7,8 +7,9 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
 import { Registry } from 'prom-client';
 import { loadConfig, MetricsService } from '@timer/platform';
 import { ApiConfig, ApiEnv } from '../config/api.env';
-import { ApiMetrics } from '../metrics/api.metrics';
+import { ApiMetrics, statusClass } from '../metrics/api.metrics';
 import { ApiExceptionFilter } from './api-exception.filter';
+import { badRequest } from './errors';
 import { HttpSetupService } from './http-setup.service';
 import { MAX_JSON_DEPTH } from './json-depth';
 
@@ -20,6 +21,19 @@ class EchoController {
   }
 }
 
+@Controller('api/things')
+class ThingsController {
+  @Get(':id')
+  get(@Param('id') id: string): { code: 0; id: string } {
+    return { code: 0, id };
+  }
+
+  @Get(':id/fail')
+  fail(): never {
+    throw badRequest('id: not a thing');
+  }
+}
+
 interface Answer {
   status: number;
   body: { code: number; msg?: string; body?: unknown };
@@ -27,15 +41,15 @@ interface Answer {
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
-// The body parser as the api installs it, in front of a route that echoes what it got. Raw HTTP
-// rather than supertest, which would re-encode a Buffer sent as JSON.
-describe('HttpSetupService body parsing', () => {
+// The body parser and the request metrics as the api installs them, in front of real routes. Raw
+// HTTP rather than supertest, which would re-encode a Buffer sent as JSON.
+describe('HttpSetupService', () => {
   let app: INestApplication;
   let port: number;
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      controllers: [EchoController],
+      controllers: [EchoController, ThingsController],
       providers: [
         { provide: ApiConfig, useValue: new ApiConfig(loadConfig(ApiEnv, {})) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -111,5 +125,52 @@ describe('HttpSetupService body parsing', () => {
   it('answers a JSON charset it cannot decode with 415 naming it', async () => {
     const res = await post('{"a":1}', { 'content-type': 'application/json; charset=utf-7' });
     expect(res).toEqual({ status: 415, body: expect.objectContaining({ code: 41500, msg: 'unsupported charset "utf-7": use UTF-8' }) });
+  });
+
+  describe('request metrics (ApiMetrics)', () => {
+    /** `route method status_class` -> observations, from the histogram's _count series. */
+    async function counts(): Promise<Record<string, number>> {
+      const out: Record<string, number> = {};
+      for (const v of (await app.get(ApiMetrics).requestDuration.get()).values) {
+        if (v.metricName === 'http_server_request_duration_seconds_count') out[`${v.labels.route} ${v.labels.method} ${v.labels.status_class}`] = v.value;
+      }
+      return out;
+    }
+    const status = async (path: string, init?: RequestInit) => (await fetch(`http://127.0.0.1:${port}${path}`, init)).status;
+
+    it('labels by route template, method and status class; requests no route handled are "unmatched"', async () => {
+      const before = await counts();
+      const statuses = [
+        await status('/api/things/42'),
+        await status('/api/things/43'),
+        await status('/api/things/42/fail'),
+        (await post('{"a":1}')).status,
+        await status('/api/nowhere/123'),
+        // Refused by the body parser before routing (limit 256 KiB).
+        (await post(JSON.stringify({ a: 'x'.repeat(300_000) }))).status,
+        await status('/api/things/42', { method: 'PROPFIND' }),
+      ];
+      expect(statuses).toEqual([200, 200, 400, 201, 404, 413, 404]);
+      const after = await counts();
+      const added = Object.fromEntries(Object.entries(after).filter(([k, n]) => n !== (before[k] ?? 0)).map(([k, n]) => [k, n - (before[k] ?? 0)]));
+      expect(added).toEqual({
+        '/api/things/:id GET 2xx': 2,
+        '/api/things/:id/fail GET 4xx': 1,
+        '/api/echo POST 2xx': 1,
+        'unmatched GET 4xx': 1,
+        'unmatched POST 4xx': 1,
+        'unmatched OTHER 4xx': 1,
+      });
+      const sum = (await app.get(ApiMetrics).requestDuration.get()).values.find(
+        (v) => v.metricName === 'http_server_request_duration_seconds_sum' && v.labels.route === '/api/things/:id',
+      );
+      // Seconds: two local requests take milliseconds.
+      expect(sum?.value).toBeGreaterThan(0);
+      expect(sum?.value).toBeLessThan(2);
+    });
+
+    it('maps statuses to classes', () => {
+      expect([200, 204, 301, 401, 429, 500, 503, 99, 600].map(statusClass)).toEqual(['2xx', '2xx', '3xx', '4xx', '4xx', '5xx', '5xx', 'other', 'other']);
+    });
   });
 });
