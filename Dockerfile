@@ -1,9 +1,14 @@
 # syntax=docker/dockerfile:1
 # One image for the five roles; the first argument picks the role (api, migrator, scheduler,
 # trigger, executor) or `migrate` (apply the schema and exit). Every role listens on 8080 inside the
-# container (TIMER_HTTP_PORT), so probes and services look the same for all of them.
+# container (TIMER_HTTP_PORT), so probes and services look the same for all of them. `ops <command>`
+# runs the operators' command (README, "Operations").
 
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS: supported until 2028-04-30 (Node 20 reached its end of life on 2026-04-30). Both stages
+# use it: native modules built by `npm ci` must match the runtime's ABI.
+ARG NODE_MAJOR=24
+
+FROM node:${NODE_MAJOR}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -15,7 +20,7 @@ RUN npx tsc -p tsconfig.build.json \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf dist/bench
 
-FROM node:20-bookworm-slim
+FROM node:${NODE_MAJOR}-bookworm-slim
 # A 64 MB young generation: under a burst of callbacks the executor's scavenges take half the time
 # (README, "Configuration"); override NODE_OPTIONS to change it.
 ENV NODE_ENV=production \
