@@ -8,7 +8,8 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import { loadRoleConfig } from '@timer/platform';
 import { AppModule } from '../app.module';
 import { buildOpenApiDocument, TAGS } from './openapi';
-import { isOptional, nestedClass, RouteInputs, routeInputs, validatedProperties } from './request-schema';
+import { isOptional, nestedClass, validatedProperties } from '../common/dto-metadata';
+import { RouteInputs, routeInputs } from './request-schema';
 
 type Op = OperationObject & { path: string; method: string };
 

@@ -2,9 +2,9 @@ import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
-import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { isOptional, ruleName, singleNested, transformedBy, validatedProperties } from '../common/dto-metadata';
+import { toTimerId } from '../common/validators';
 
 /** One route of a controller and the DTO classes its `@Body()` and `@Query()` are validated against. */
 export interface RouteInputs {
@@ -45,31 +45,6 @@ export function routeInputs(controllers: readonly Type<unknown>[]): RouteInputs[
   return out;
 }
 
-/** The class-validator metadata of a DTO (its parents' and mapped types' included), by property. */
-export function validatedProperties(cls: Type<unknown>): Map<string, ValidationMetadata[]> {
-  const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
-    byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
-  }
-  return byProperty;
-}
-
-// class-transformer keeps its `@Type()` metadata in a module its public entry does not export (Nest's
-// mapped types read it the same way); its types are published beside it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: MetadataStorage };
-
-/** The class a `@ValidateNested()` property is transformed into (`@Type(() => X)`), if any. */
-export function nestedClass(cls: Type<unknown>, property: string): Type<unknown> | undefined {
-  const meta = defaultMetadataStorage.findTypeMetadata(cls, property);
-  const t = meta?.typeFunction();
-  return typeof t === 'function' && t !== Object ? (t as Type<unknown>) : undefined;
-}
-
-const nameOf = (m: ValidationMetadata): string => (m as ValidationMetadata & { name?: string }).name ?? m.type;
-/** An optional property (`@IsOptional()`): absent or null skips its other rules. */
-export const isOptional = (ms: ValidationMetadata[]): boolean => ms.some((m) => m.type === 'conditionalValidation' && nameOf(m) === 'isOptional');
-
 /**
  * The JSON Schema keywords class-validator enforces on a property, by the type of value they apply to
  * (`string` keywords apply to strings, `number` keywords to numbers, `any` to every value). Rules with
@@ -79,7 +54,7 @@ export function constraintKeywords(ms: ValidationMetadata[]): { string: SchemaOb
   const k = { string: {} as SchemaObject, number: {} as SchemaObject, any: {} as SchemaObject };
   for (const m of ms) {
     const c = m.constraints ?? [];
-    switch (nameOf(m)) {
+    switch (ruleName(m)) {
       case 'matches': {
         const re = c[0] instanceof RegExp ? c[0] : new RegExp(String(c[0]), typeof c[1] === 'string' ? c[1] : undefined);
         // JSON Schema patterns carry no flags: a flagged regex must be rewritten without them to be documented.
@@ -108,6 +83,9 @@ export function constraintKeywords(ms: ValidationMetadata[]): { string: SchemaOb
       case 'isIn':
         k.any.enum = [...(c[0] as unknown[])];
         break;
+      case 'isCallbackUrl':
+        k.string.format = 'uri';
+        break;
     }
   }
   return k;
@@ -132,6 +110,17 @@ function forms(s: SchemaObject): SchemaObject[] {
   if (!s.oneOf) return [s];
   delete s.type;
   return s.oneOf.filter((b): b is SchemaObject => !isRef(b));
+}
+
+/**
+ * An id read by `toTimerId` is validated as a digit string but also accepted as a JSON integer (up to
+ * 2^53 - 1, what a JSON number holds exactly): both forms go in the document.
+ */
+function numericIdForms(s: SchemaObject): void {
+  if (s.oneOf) return;
+  const { description, example, ...string } = s;
+  for (const k of Object.keys(s)) delete (s as Record<string, unknown>)[k];
+  Object.assign(s, { description, example, oneOf: [{ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { ...string, type: 'string' }] });
 }
 
 /** Writes the keywords of one property's validators into its schema (the validators are the contract). */
@@ -159,11 +148,19 @@ export function describeBody(doc: OpenAPIObject, schema: Schema | undefined, cls
   const required: string[] = [];
   for (const [name, ms] of props) {
     if (!isOptional(ms)) required.push(name);
-    const p = s.properties?.[name];
+    let p = s.properties?.[name];
     if (!p) continue;
-    const nested = nestedClass(cls, name);
-    if (nested && ms.some((m) => m.type === 'nestedValidation')) describeBody(doc, p, nested, seen);
-    else if (!isRef(p)) describeProperty(p, ms);
+    // `@IsOptional()` lets null through as "not given": say so (a bare $ref takes no sibling keywords).
+    if (isOptional(ms)) {
+      if (isRef(p)) p = s.properties![name] = { allOf: [p] };
+      p.nullable = true;
+    }
+    const nested = singleNested(cls, name, ms);
+    if (nested) describeBody(doc, p, nested, seen);
+    else if (!isRef(p)) {
+      if (transformedBy(cls, name, toTimerId)) numericIdForms(p);
+      describeProperty(p, ms);
+    }
   }
   if (required.length > 0) s.required = required;
   else delete s.required;
