@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerRepository, MigratorWindowRepository } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { CompletionLoop } from './completion/completion.loop';
+import { CompletionService } from './completion/completion.service';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
@@ -47,6 +49,8 @@ export class AppModule {
         { provide: ReconcilerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new ReconcilerMetrics(m.registry) },
         ReconcilerService,
         ReconcilerLoop,
+        CompletionService,
+        CompletionLoop,
       ],
     };
   }

@@ -7,7 +7,7 @@ export { AppEntity } from './lib/entities/app.entity';
 export { AppTokenEntity } from './lib/entities/app-token.entity';
 export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './lib/entities/timer.entity';
 export { FINISHED_TASK_STATUSES, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
-export { NewTimer, TimerFields, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
+export { FinishedCandidate, FinishedCursor, NewTimer, TimerFields, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
 export { INSERT_CHUNK, NewTask, StoredFire, SUPERSEDED_PREFIX, TaskRepository } from './lib/repositories/task.repository';
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
 export { TimerVersionRepository } from './lib/repositories/timer-version.repository';

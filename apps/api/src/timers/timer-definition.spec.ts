@@ -2,7 +2,7 @@ import { TimerFields } from '@timer/dal';
 import { ApiError } from '../common/errors';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { PatchTimerDto } from './dto/edit-timer.dto';
-import { canonicalJson, checkDefinition, fieldsOf, patchedFields, requestHash, sameFields, scheduleChanged } from './timer-definition';
+import { canonicalJson, checkDefinition, fieldsOf, patchedFields, requestHash, resolveSchedule, sameFields, scheduleChanged } from './timer-definition';
 
 const NOW = Date.UTC(2030, 0, 1);
 const RULES = { now: NOW, allowPrivateCallbacks: false, callbackBodyMaxBytes: 16 };
@@ -10,7 +10,12 @@ const stored: TimerFields = {
   name: 'report',
   cron: '0 */5 * * * *',
   runAt: null,
+  everyMs: null,
   timeZone: 'Europe/Berlin',
+  startAt: null,
+  endAt: null,
+  maxFires: null,
+  finalAt: null,
   notifyHttpParam: { url: 'https://a.example/hook', method: 'POST', header: { 'X-A': ['1'] }, body: '{}' },
   maxAttempts: 5,
   backoffMs: 2000,
@@ -35,7 +40,12 @@ describe('fieldsOf (create, PUT)', () => {
       name: 'n',
       cron: '* * * * *',
       runAt: null,
+      everyMs: null,
       timeZone: 'UTC',
+      startAt: null,
+      endAt: null,
+      maxFires: null,
+      finalAt: null,
       notifyHttpParam: { url: 'https://h/', method: 'GET', header: { 'X-One': ['v'] } },
       maxAttempts: 3,
       backoffMs: 1000,
@@ -96,5 +106,72 @@ describe('comparing definitions', () => {
     expect(scheduleChanged(stored, { ...stored, notifyHttpParam: { url: 'https://x/', method: 'GET' } })).toBe(false);
     expect(scheduleChanged(stored, { ...stored, timeZone: 'UTC' })).toBe(true);
     expect(canonicalJson({ b: 1, a: [{ d: null, c: undefined }] })).toBe('{"a":[{"d":null}],"b":1}');
+  });
+});
+
+describe('bounds and intervals', () => {
+  const S = 1_000;
+  const every = (over: Partial<TimerFields> = {}): TimerFields => ({ ...stored, cron: null, everyMs: 90 * S, ...over });
+  const check = (f: TimerFields, now = NOW, given = true) => refusal(() => checkDefinition(resolveSchedule(f, now), { ...RULES, now }, given));
+
+  it('anchors an interval without startAt at the write, rounded up to the whole second, and keeps a given anchor', () => {
+    expect(resolveSchedule(every(), NOW + 1).startAt).toBe(NOW + S);
+    expect(resolveSchedule(every(), NOW).startAt).toBe(NOW);
+    expect(resolveSchedule(every({ startAt: NOW - 7 }), NOW + 1).startAt).toBe(NOW - 7);
+    expect(resolveSchedule(every(), NOW).finalAt).toBeNull();
+  });
+
+  it('derives the final instant: a one-shot\'s runAt, the maxFires-th fire from startAt (else from the write), capped by endAt', () => {
+    expect(resolveSchedule({ ...stored, cron: null, runAt: NOW + 5 }, NOW).finalAt).toBe(NOW + 5);
+    expect(resolveSchedule(every({ startAt: NOW, maxFires: 3 }), NOW).finalAt).toBe(NOW + 180 * S);
+    expect(resolveSchedule(every({ startAt: NOW, maxFires: 3, endAt: NOW + 100 * S }), NOW).finalAt).toBe(NOW + 100 * S);
+    // Every 5 minutes in Berlin, counted from the write (NOW is a whole hour).
+    expect(resolveSchedule({ ...stored, maxFires: 2 }, NOW + 1).finalAt).toBe(NOW + 10 * 60 * S);
+    expect(resolveSchedule({ ...stored, endAt: NOW + 3 }, NOW).finalAt).toBe(NOW + 3);
+  });
+
+  it('keeps the stored final instant when the schedule inputs are unchanged (a repeated PUT keeps its count)', () => {
+    const first = resolveSchedule({ ...stored, maxFires: 2 }, NOW + 1);
+    expect(resolveSchedule({ ...stored, maxFires: 2 }, NOW + 3_600_000, first).finalAt).toBe(first.finalAt);
+    expect(resolveSchedule({ ...stored, maxFires: 3 }, NOW + 3_600_000, first).finalAt).toBe(NOW + 3_600_000 + 10 * 60 * S);
+  });
+
+  it.each([
+    ['both cron and every', { ...stored, everyMs: 5 * S }, /^400 every: give exactly one of cron, runAt and every/],
+    ['both runAt and every', every({ runAt: NOW + S }), /^400 every: give exactly one of cron, runAt and every/],
+    ['endAt before startAt', every({ startAt: NOW + 10 * S, endAt: NOW + 5 * S }), /^400 endAt: endAt .* must be after startAt/],
+    ['endAt equal to startAt', every({ startAt: NOW + 10 * S, endAt: NOW + 10 * S }), /^400 endAt: endAt .* must be after startAt/],
+    ['endAt in the past', every({ startAt: NOW - 10 * S, endAt: NOW - 5 * S }), /^400 endAt .* has passed/],
+    ['no instant in [startAt, endAt]', { ...stored, startAt: NOW + 60 * S, endAt: NOW + 120 * S }, /^400 endAt: no fire of the schedule lies in/],
+    ['every fire counted before now', every({ startAt: NOW - 3_600_000, maxFires: 3 }), /^400 maxFires: the 3 fires counted from startAt/],
+    ['maxFires on a one-shot', { ...stored, cron: null, runAt: NOW + S, maxFires: 1 }, /^400 maxFires is only for cron and every timers/],
+    ['startAt on a one-shot', { ...stored, cron: null, runAt: NOW + S, startAt: NOW }, /^400 startAt: startAt is only for cron and every timers/],
+    ['endAt on a one-shot', { ...stored, cron: null, runAt: NOW + S, endAt: NOW + 2 * S }, /^400 endAt: endAt is only for cron and every timers/],
+    ['more cron fires than can be counted', { ...stored, maxFires: 1_001 }, /^400 maxFires: maxFires must be an integer from 1 to 1000 for a cron timer/],
+  ])('refuses %s, naming the field', (_why, f, message) => {
+    expect(check(f)).toMatch(message);
+  });
+
+  it('accepts bounds that leave a fire, an endAt exactly on a fire (inclusive), and a finished timer on a PATCH that does not touch its schedule', () => {
+    expect(check(every({ startAt: NOW - 89 * S, endAt: NOW + S }))).toBe('accepted');
+    expect(check({ ...stored, startAt: NOW + 5 * 60 * S, endAt: NOW + 5 * 60 * S + 1 })).toBe('accepted');
+    expect(check({ ...stored, startAt: NOW + 1, endAt: NOW + 5 * 60 * S })).toBe('accepted');
+    expect(check(every({ startAt: NOW - 10 * S, endAt: NOW - 5 * S }), NOW, false)).toBe('accepted');
+    expect(check(every({ startAt: NOW, maxFires: 1_000_000 }))).toBe('accepted');
+  });
+
+  it('PATCH: every replaces the schedule kind and keeps the stored anchor; runAt drops the bounds; null removes a bound', () => {
+    const bounded = { ...stored, startAt: NOW, endAt: NOW + 3_600_000, maxFires: 5 };
+    expect(patchedFields(bounded, patch({ every: '1h30m' }))).toMatchObject({ cron: null, runAt: null, everyMs: 5_400_000, startAt: NOW, endAt: NOW + 3_600_000 });
+    expect(patchedFields(bounded, patch({ runAt: NOW + 9 }))).toMatchObject({ cron: null, runAt: NOW + 9, everyMs: null, startAt: null, endAt: null, maxFires: null });
+    expect(patchedFields(bounded, patch({ endAt: null, maxFires: 7 } as unknown as Partial<PatchTimerDto>))).toMatchObject({ startAt: NOW, endAt: null, maxFires: 7 });
+    expect(patchedFields(every({ startAt: NOW }), patch({ cron: '* * * * *' }))).toMatchObject({ cron: '* * * * *', everyMs: null, startAt: NOW });
+  });
+
+  it('sees a change of the interval or of a bound as a schedule change', () => {
+    expect(scheduleChanged(every(), every({ everyMs: 60 * S }))).toBe(true);
+    expect(scheduleChanged(stored, { ...stored, endAt: NOW })).toBe(true);
+    expect(scheduleChanged(stored, { ...stored, maxFires: 3 })).toBe(true);
+    expect(scheduleChanged(stored, { ...stored, name: 'x' })).toBe(false);
   });
 });

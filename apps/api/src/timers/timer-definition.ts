@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { TimerEntity, TimerFields } from '@timer/dal';
-import { nextFireTimes, ScheduleError, validateSchedule } from '@timer/schedule';
-import { badRequest } from '../common/errors';
+import { nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, validateSchedule } from '@timer/schedule';
+import { ApiError, badRequest } from '../common/errors';
 import { normalizeHeaderMap } from '../common/validators';
 import { isPrivateLiteralHost } from './callback-policy';
 import { CreateTimerDto } from './dto/create-timer.dto';
@@ -15,14 +15,23 @@ export interface DefinitionRules {
   callbackBodyMaxBytes: number;
 }
 
-/** The definition a create or a PUT gives (the same fields), with the defaults of what it leaves out. */
+/**
+ * The definition a create or a PUT gives (the same fields), with the defaults of what it leaves out,
+ * except those that depend on the time of the write (`startAt` of an interval, `finalAt`): see
+ * {@link resolveSchedule}. What an Idempotency-Key is held to.
+ */
 export function fieldsOf(dto: CreateTimerDto): TimerFields {
   const n = dto.notifyHTTPParam;
   return {
     name: dto.name,
     cron: dto.cron ?? null,
     runAt: dto.runAt ?? null,
+    everyMs: dto.every != null ? asBadRequest(() => parseInterval(dto.every)) : null,
     timeZone: dto.timeZone ?? 'UTC',
+    startAt: dto.startAt ?? null,
+    endAt: dto.endAt ?? null,
+    maxFires: dto.maxFires ?? null,
+    finalAt: null,
     notifyHttpParam: {
       url: n.url,
       method: n.method,
@@ -41,7 +50,12 @@ export function storedFields(t: TimerEntity): TimerFields {
     name: t.name,
     cron: t.cron ?? null,
     runAt: t.runAt === null || t.runAt === undefined ? null : Number(t.runAt),
+    everyMs: t.everyMs ?? null,
     timeZone: t.timeZone,
+    startAt: t.startAt ?? null,
+    endAt: t.endAt ?? null,
+    maxFires: t.maxFires ?? null,
+    finalAt: t.finalAt ?? null,
     notifyHttpParam: t.notifyHttpParam,
     maxAttempts: t.maxAttempts,
     backoffMs: t.backoffMs,
@@ -50,17 +64,25 @@ export function storedFields(t: TimerEntity): TimerFields {
 }
 
 /**
- * A PATCH applied to a stored definition: each field given replaces the stored one; giving `cron` or
- * `runAt` replaces the schedule (the other is cleared); `notifyHTTPParam` and `retryPolicy` are
- * patched field by field, and `notifyHTTPParam.header` or `.body` set to null removes them. Any other
- * null counts as not given, as in create.
+ * A PATCH applied to a stored definition: each field given replaces the stored one; giving `cron`,
+ * `runAt` or `every` replaces the schedule (the others are cleared; `runAt` clears the bounds too,
+ * which a one-shot does not have); `startAt`, `endAt` or `maxFires` set to null removes the bound;
+ * `notifyHTTPParam` and `retryPolicy` are patched field by field, and `notifyHTTPParam.header` or
+ * `.body` set to null removes them. Any other null counts as not given, as in create. The stored
+ * `startAt` (an interval's anchor) is kept unless given.
  */
 export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFields {
   const out: TimerFields = { ...stored, notifyHttpParam: { ...stored.notifyHttpParam } };
   if (dto.name != null) out.name = dto.name;
-  if (dto.cron != null || dto.runAt != null) {
+  if (dto.cron != null || dto.runAt != null || dto.every != null) {
     out.cron = dto.cron ?? null;
     out.runAt = dto.runAt ?? null;
+    out.everyMs = dto.every != null ? asBadRequest(() => parseInterval(dto.every)) : null;
+    if (out.runAt !== null) Object.assign(out, { startAt: null, endAt: null, maxFires: null });
+  }
+  for (const bound of ['startAt', 'endAt', 'maxFires'] as const) {
+    if (dto[bound] === null) out[bound] = null;
+    else if (dto[bound] !== undefined) out[bound] = dto[bound] as number;
   }
   if (dto.timeZone != null) out.timeZone = dto.timeZone;
   const n = dto.notifyHTTPParam;
@@ -81,17 +103,57 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
   return out;
 }
 
+/** The schedule spec of a definition: its kind, zone and bounds (`finalAt` once resolved). */
+export function scheduleSpecOf(f: TimerFields): ScheduleSpec {
+  const spec: ScheduleSpec = { timeZone: f.timeZone };
+  if (f.cron !== null) spec.cron = f.cron;
+  if (f.runAt !== null) spec.runAt = f.runAt;
+  if (f.everyMs !== null) spec.every = f.everyMs;
+  if (f.startAt !== null) spec.startAt = f.startAt;
+  if (f.endAt !== null) spec.endAt = f.endAt;
+  // A one-shot's finalAt is its runAt: not a bound of its own.
+  if (f.finalAt !== null && f.runAt === null) spec.finalAt = f.finalAt;
+  return spec;
+}
+
+/** The fields that decide the fire times (what `finalAt` is derived from). */
+const SCHEDULE_INPUTS = ['cron', 'runAt', 'everyMs', 'timeZone', 'startAt', 'endAt', 'maxFires'] as const;
+
 /**
- * The checks of a create beyond the DTO's: a schedule that evaluates and fires, `runAt` in the future
- * (when `runAtGiven`: a PATCH that leaves a past one-shot's time alone may still change its URL), a
- * callback host allowed by the private-address rule, a body within the limit. Throws a 400 naming the field.
+ * Fills in what a definition's schedule takes from the time of the write `now`: an interval without
+ * `startAt` is anchored at `now` rounded up to the whole second (a PUT without startAt re-anchors, a
+ * PATCH keeps the stored one); `finalAt` is the one-shot's runAt, or the earlier of `endAt` and the
+ * `maxFires`-th fire counted from `startAt` (else from `now`: the write that set the schedule). When the
+ * schedule inputs equal `stored`'s, the stored `finalAt` stays (a PUT repeated keeps its count).
+ * Throws a 400 naming the field (a schedule that does not evaluate, maxFires beyond its limit).
  */
-export function checkDefinition(f: TimerFields, rules: DefinitionRules, runAtGiven: boolean): void {
-  const spec = { timeZone: f.timeZone, ...(f.cron !== null ? { cron: f.cron } : {}), ...(f.runAt !== null ? { runAt: f.runAt } : {}) };
+export function resolveSchedule(f: TimerFields, now: number, stored?: TimerFields): TimerFields {
+  const out = { ...f };
+  if (out.everyMs !== null && out.startAt === null) out.startAt = Math.ceil(now / 1000) * 1000;
+  if (out.runAt !== null && out.maxFires !== null) throw badRequest('maxFires is only for cron and every timers, not for a one-shot runAt');
+  if (stored && SCHEDULE_INPUTS.every((k) => stored[k] === out[k])) return { ...out, finalAt: stored.finalAt };
+  if (out.runAt !== null) return { ...out, finalAt: out.runAt };
+  const spec = scheduleSpecOf({ ...out, finalAt: null });
+  const nth = out.maxFires === null ? undefined : asBadRequest(() => nthFireTime(spec, out.startAt ?? now, out.maxFires as number));
+  const final = Math.min(out.endAt ?? Infinity, nth ?? Infinity);
+  return { ...out, finalAt: Number.isFinite(final) ? final : null };
+}
+
+/**
+ * The checks of a create beyond the DTO's, on a definition {@link resolveSchedule} filled in: a
+ * schedule that evaluates; when `scheduleGiven` (create, PUT, a PATCH of the schedule or its bounds;
+ * a PATCH of the URL of a past one-shot or a finished bounded timer is fine) `runAt` in the future and
+ * a fire left in [now, finalAt]; a callback host allowed by the private-address rule, a body within
+ * the limit. Throws a 400 naming the field.
+ */
+export function checkDefinition(f: TimerFields, rules: DefinitionRules, scheduleGiven: boolean): void {
+  const spec = scheduleSpecOf(f);
   asBadRequest(() => validateSchedule(spec));
-  if (runAtGiven && f.runAt !== null && f.runAt <= rules.now) throw badRequest(`runAt ${new Date(f.runAt).toISOString()} is not in the future`);
-  // Whether a cron ever matches does not depend on the zone (gaps still fire): check on the cheap UTC axis.
-  if (f.cron !== null && asBadRequest(() => nextFireTimes({ cron: f.cron as string, timeZone: 'UTC' }, rules.now, 1)).length === 0) {
+  if (scheduleGiven && f.runAt !== null && f.runAt <= rules.now) throw badRequest(`runAt ${new Date(f.runAt).toISOString()} is not in the future`);
+  if (f.finalAt !== null && f.runAt === null) {
+    if (scheduleGiven && asBadRequest(() => nextFireTimes(spec, rules.now - 1, 1)).length === 0) throw noFireLeft(f, rules.now);
+  } else if (f.cron !== null && asBadRequest(() => nextFireTimes({ cron: f.cron as string, timeZone: 'UTC' }, rules.now, 1)).length === 0) {
+    // Unbounded: whether a cron ever matches does not depend on the zone (gaps still fire): check on the cheap UTC axis.
     throw badRequest('cron never fires (no matching time in the coming years)');
   }
   const n = f.notifyHttpParam;
@@ -113,9 +175,19 @@ export function requestHash(app: string, f: TimerFields): string {
   return createHash('sha256').update(canonicalJson({ app, ...f })).digest('hex');
 }
 
+/** The 400 for a bounded definition with no fire at or after now, naming the bound that ends it. */
+function noFireLeft(f: TimerFields, now: number): ApiError {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  if (f.endAt !== null && f.endAt < now) return badRequest(`endAt ${iso(f.endAt)} has passed: the timer would have no fire left`);
+  if (f.maxFires !== null && f.finalAt !== null && f.finalAt < now && (f.endAt === null || f.finalAt < f.endAt)) {
+    return badRequest(`maxFires: the ${f.maxFires} fires counted from startAt ${iso(f.startAt ?? now)} all lie before now (the last at ${iso(f.finalAt)}): the timer would have no fire left`);
+  }
+  return badRequest(`endAt: no fire of the schedule lies in [${iso(Math.max(now, f.startAt ?? now))}, ${iso(f.endAt ?? f.finalAt ?? now)}]: the timer would have no fire left`);
+}
+
 /** True when the schedule (the fire times) differs, not just the callback or the policies. */
 export function scheduleChanged(a: TimerFields, b: TimerFields): boolean {
-  return a.cron !== b.cron || a.runAt !== b.runAt || a.timeZone !== b.timeZone;
+  return SCHEDULE_INPUTS.some((k) => a[k] !== b[k]) || a.finalAt !== b.finalAt;
 }
 
 /** Runs schedule code, turning its `ScheduleError` into a 400 naming the field. */

@@ -9,7 +9,7 @@ import { ApiError, conflict, ErrorCode } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
 import { PatchTimerDto, TimerVersionsQuery, UpdateTimerDto } from './dto/edit-timer.dto';
 import { EditResult, TimerVersionView } from './dto/timer.view';
-import { checkDefinition, fieldsOf, patchedFields, sameFields, scheduleChanged, storedFields } from './timer-definition';
+import { checkDefinition, fieldsOf, patchedFields, resolveSchedule, sameFields, scheduleChanged, storedFields } from './timer-definition';
 import { TimerRef } from './timer-ref';
 import { definitionView, TimersService } from './timers.service';
 
@@ -19,8 +19,8 @@ interface Edit {
   version: number;
   change: Extract<TimerChange, 'update' | 'patch'>;
   next: (stored: TimerFields) => TimerFields;
-  /** The request gave `runAt` (it must then be in the future, as in create). */
-  runAtGiven: boolean;
+  /** The request gave the schedule or its bounds (a runAt must then be in the future and a fire must be left, as in create). */
+  scheduleGiven: boolean;
 }
 
 /**
@@ -44,11 +44,12 @@ export class TimerEditService {
 
   replace(p: Principal, dto: UpdateTimerDto): Promise<EditResult> {
     const fields = fieldsOf(dto);
-    return this.edit(p, { ref: dto, version: dto.version, change: 'update', next: () => fields, runAtGiven: dto.runAt != null });
+    return this.edit(p, { ref: dto, version: dto.version, change: 'update', next: () => fields, scheduleGiven: true });
   }
 
   patch(p: Principal, dto: PatchTimerDto): Promise<EditResult> {
-    return this.edit(p, { ref: dto, version: dto.version, change: 'patch', next: (stored) => patchedFields(stored, dto), runAtGiven: dto.runAt != null });
+    const scheduleGiven = (['cron', 'runAt', 'every', 'timeZone', 'startAt', 'endAt', 'maxFires'] as const).some((k) => dto[k] !== undefined);
+    return this.edit(p, { ref: dto, version: dto.version, change: 'patch', next: (stored) => patchedFields(stored, dto), scheduleGiven });
   }
 
   /** The timer's versions, newest first (the first is the current definition). */
@@ -69,8 +70,8 @@ export class TimerEditService {
         const locked = await this.timerService.lock(m, e.ref);
         if (locked.version !== e.version) throw staleVersion(e.version, locked.version);
         const stored = storedFields(locked);
-        const fields = e.next(stored);
-        checkDefinition(fields, this.timerService.rules(now), e.runAtGiven);
+        const fields = resolveSchedule(e.next(stored), now, stored);
+        checkDefinition(fields, this.timerService.rules(now), e.scheduleGiven);
         if (sameFields(stored, fields)) return { id, version: locked.version, changed: false, superseded: 0, fires: 0 };
         await this.timers.update(e.ref.app, e.ref.id, fields, m);
         await this.versions.snapshot(e.ref.id, e.change, now, m);

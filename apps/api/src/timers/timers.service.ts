@@ -16,7 +16,7 @@ import {
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
-import { specOf } from '@timer/schedule';
+import { formatInterval, nextFireTimes, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode, notFound } from '../common/errors';
@@ -25,7 +25,7 @@ import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
 import { DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
-import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash } from './timer-definition';
+import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule } from './timer-definition';
 import { TimerRef } from './timer-ref';
 
 /** What a create answers: the new timer's id and version, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
@@ -72,12 +72,13 @@ export class TimersService {
     const replay = key && (await this.replay(dto.app, key.value, key.hash));
     if (replay) return replay;
     const now = this.clock.now();
-    checkDefinition(fields, this.rules(now), true);
+    const resolved = resolveSchedule(fields, now);
+    checkDefinition(resolved, this.rules(now), true);
     if (isAdmin(p)) await this.ensureApp(dto.app);
     try {
       return await this.dataSource.transaction(async (m) => {
         if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
-        const id = await this.timers.insert({ app: dto.app, ...fields }, m);
+        const id = await this.timers.insert({ app: dto.app, ...resolved }, m);
         await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
         if (key) await this.idempotencyKeys.complete(dto.app, key.value, result, m);
@@ -129,9 +130,17 @@ export class TimersService {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until, version: locked.version };
       const spec = specOf(locked);
+      const fireLeft = asBadRequest(() => nextFireTimes(spec, now - 1, 1)).length > 0;
+      if (!fireLeft && locked.status === TimerStatus.Completed) {
+        throw conflict(
+          `timer is completed: its last fire (${new Date(Number(locked.finalAt)).toISOString()}) has passed and it has no fire left; ` +
+            'give it future fires with PUT or PATCH (cron, every, runAt, startAt, endAt or maxFires), then enable it',
+        );
+      }
       if (spec.runAt !== undefined && spec.runAt < now) {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
+      if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
@@ -185,6 +194,7 @@ export class TimersService {
    */
   async runNow(p: Principal, ref: TimerRef): Promise<RunResult> {
     const timer = await this.find(p, ref);
+    if (timer.status === TimerStatus.Completed) throw conflict('timer is completed: give it future fires (PUT or PATCH) and enable it before running it');
     if (timer.status !== TimerStatus.Enabled) throw conflict('timer is disabled: enable it before running it (the executor skips fires of disabled timers)');
     const runAt = this.clock.now();
     const { due } = await this.fires.write([{ app: ref.app, timerId: ref.id, runAt }]);
@@ -237,7 +247,11 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     name: t.name,
     cron: t.cron ?? null,
     runAt: t.runAt === null || t.runAt === undefined ? null : Number(t.runAt),
+    every: t.everyMs === null || t.everyMs === undefined ? null : formatInterval(Number(t.everyMs)),
     timeZone: t.timeZone,
+    startAt: t.startAt ?? null,
+    endAt: t.endAt ?? null,
+    maxFires: t.maxFires ?? null,
     notifyHTTPParam: { url: n.url, method: n.method, ...(n.header ? { header: n.header } : {}), ...(n.body !== undefined ? { body: n.body } : {}) },
     status: t.status,
     retryPolicy: { maxAttempts: t.maxAttempts, backoffMs: t.backoffMs },

@@ -3,7 +3,7 @@ import { FireRef, fireId, NEAR_NOW_MS } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
-import { fireTimesBetween, specOf } from '@timer/schedule';
+import { fireTimesBetween, specOf, StoredSchedule } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
 import { TaskPublisher } from './task-publisher';
 
@@ -39,10 +39,11 @@ export class FireWriter {
   ) {}
 
   /**
-   * The fires of `timer` in [fromMs, untilMs), at most `limit`. Throws `ScheduleError` when its stored
-   * schedule does not evaluate.
+   * The fires of `timer` in [fromMs, untilMs), at most `limit`, within its bounds (startAt, endAt and
+   * the final instant maxFires gives: a fire after the last is never created). Throws `ScheduleError`
+   * when its stored schedule does not evaluate.
    */
-  static firesOf(timer: Pick<TimerEntity, 'id' | 'app' | 'cron' | 'runAt' | 'timeZone'>, fromMs: number, untilMs: number, limit?: number): NewTask[] {
+  static firesOf(timer: Pick<TimerEntity, 'id' | 'app' | 'cron' | 'runAt' | 'timeZone'> & StoredSchedule, fromMs: number, untilMs: number, limit?: number): NewTask[] {
     return fireTimesBetween(specOf(timer), fromMs, untilMs, limit).map((runAt) => ({ app: timer.app, timerId: timer.id, runAt }));
   }
 

@@ -1,4 +1,4 @@
-import { fireTimesBetween, nextFireTimes, ScheduleError, ScheduleSpec, validateSchedule } from './schedule';
+import { fireTimesBetween, formatInterval, MAX_CRON_FIRES, nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, specOf, validateSchedule } from './schedule';
 
 const utc = (iso: string) => Date.parse(iso);
 const isos = (ts: number[]) => ts.map((t) => new Date(t).toISOString());
@@ -288,3 +288,104 @@ describe('nextFireTimes', () => {
   });
 });
 
+
+describe('intervals (every)', () => {
+  const S = 1_000;
+  const T0 = utc('2030-03-31T00:59:58Z'); // Europe/Berlin springs forward at 01:00 UTC
+
+  it.each([
+    ['90s', 90 * S],
+    ['5m', 300 * S],
+    ['1h30m', 5_400 * S],
+    ['2d3h4m5s', ((2 * 24 + 3) * 3_600 + 4 * 60 + 5) * S],
+    ['1s', S],
+    ['366d', 366 * 86_400 * S],
+    ['0d1s', S],
+  ])('parses %s', (text, ms) => {
+    expect(parseInterval(text)).toBe(ms);
+  });
+
+  it.each([['0s'], ['0m0s'], [''], ['1m1h'], ['1h1h'], ['1.5s'], ['90'], ['-5s'], ['1w'], [' 5s'], ['5S'], ['367d'], ['366d1s'], [5 as unknown as string], [null as unknown as string]])(
+    'refuses %p, naming every',
+    (text) => {
+      expect(scheduleError(() => parseInterval(text)).field).toBe('every');
+    },
+  );
+
+  it('formats intervals canonically', () => {
+    expect([90 * S, 300 * S, 5_400 * S, 86_400 * S + S, 1_500].map(formatInterval)).toEqual(['1m30s', '5m', '1h30m', '1d1s', '1s500ms']);
+    for (const text of ['1m30s', '1h30m', '2d3h4m5s', '366d']) expect(formatInterval(parseInterval(text))).toBe(text);
+  });
+
+  it('fires at startAt + k * every on elapsed time, whatever the zone and DST', () => {
+    const spec: ScheduleSpec = { every: 3 * S, startAt: T0, timeZone: 'Europe/Berlin' };
+    expect(fireTimesBetween(spec, T0 - 10 * S, T0 + 10 * S)).toEqual([0, 3, 6, 9].map((k) => T0 + k * S));
+    expect(fireTimesBetween(spec, T0 + 1, T0 + 7 * S)).toEqual([T0 + 3 * S, T0 + 6 * S]);
+    expect(fireTimesBetween({ ...spec, timeZone: 'UTC' }, T0, T0 + 10 * S)).toEqual(fireTimesBetween(spec, T0, T0 + 10 * S));
+    expect(nextFireTimes(spec, T0, 2)).toEqual([T0 + 3 * S, T0 + 6 * S]);
+  });
+
+  it('requires its anchor and exactly one schedule kind', () => {
+    expect(scheduleError(() => validateSchedule({ every: S, timeZone: 'UTC' })).field).toBe('startAt');
+    expect(scheduleError(() => validateSchedule({ every: S, cron: '* * * * *', startAt: 0, timeZone: 'UTC' })).field).toBe('every');
+    expect(scheduleError(() => validateSchedule({ every: S, runAt: 5, startAt: 0, timeZone: 'UTC' })).field).toBe('every');
+    expect(scheduleError(() => validateSchedule({ every: 999, startAt: 0, timeZone: 'UTC' })).field).toBe('every');
+  });
+});
+
+describe('bounds (startAt, endAt, finalAt)', () => {
+  const S = 1_000;
+  const T0 = utc('2030-01-01T00:00:00Z');
+  const cron: ScheduleSpec = { cron: '*/10 * * * * *', timeZone: 'UTC' };
+
+  it('keeps a cron inside [startAt, endAt], both inclusive', () => {
+    const bounded = { ...cron, startAt: T0 + 10 * S, endAt: T0 + 40 * S };
+    expect(fireTimesBetween(bounded, T0, T0 + 60 * S)).toEqual([10, 20, 30, 40].map((k) => T0 + k * S));
+    expect(fireTimesBetween({ ...bounded, startAt: T0 + 10 * S + 1, endAt: T0 + 40 * S - 1 }, T0, T0 + 60 * S)).toEqual([20, 30].map((k) => T0 + k * S));
+    expect(nextFireTimes(bounded, T0 + 30 * S, 5)).toEqual([T0 + 40 * S]);
+  });
+
+  it('stops at the earlier of endAt and finalAt', () => {
+    expect(fireTimesBetween({ ...cron, endAt: T0 + 40 * S, finalAt: T0 + 20 * S }, T0, T0 + 60 * S)).toEqual([0, 10, 20].map((k) => T0 + k * S));
+    expect(fireTimesBetween({ every: 7 * S, startAt: T0, finalAt: T0 + 14 * S, timeZone: 'UTC' }, T0, T0 + 60 * S)).toEqual([T0, T0 + 7 * S, T0 + 14 * S]);
+  });
+
+  it('refuses bounds on a one-shot and an endAt not after startAt, naming the field', () => {
+    expect(scheduleError(() => validateSchedule({ runAt: T0, startAt: T0 - 1, timeZone: 'UTC' })).field).toBe('startAt');
+    expect(scheduleError(() => validateSchedule({ runAt: T0, endAt: T0 + 1, timeZone: 'UTC' })).field).toBe('endAt');
+    expect(scheduleError(() => validateSchedule({ ...cron, startAt: T0, endAt: T0 })).field).toBe('endAt');
+    expect(scheduleError(() => validateSchedule({ ...cron, startAt: -1 })).field).toBe('startAt');
+  });
+
+  it('reads a stored timer: its kind, and its bounds except on a one-shot', () => {
+    expect(specOf({ cron: null, runAt: null, everyMs: '90000', timeZone: 'UTC', startAt: '5', endAt: null, finalAt: 9 })).toEqual({ every: 90_000, timeZone: 'UTC', startAt: 5, finalAt: 9 });
+    expect(specOf({ cron: null, runAt: '7', timeZone: 'UTC', finalAt: 7 })).toEqual({ runAt: 7, timeZone: 'UTC' });
+  });
+});
+
+describe('nthFireTime', () => {
+  const S = 1_000;
+  const T0 = utc('2030-01-01T00:00:00Z');
+
+  it('counts fires at or after the anchor, within the bounds', () => {
+    expect(nthFireTime({ cron: '*/10 * * * * *', timeZone: 'UTC' }, T0, 3)).toBe(T0 + 20 * S);
+    expect(nthFireTime({ cron: '*/10 * * * * *', timeZone: 'UTC' }, T0 + 1, 3)).toBe(T0 + 30 * S);
+    expect(nthFireTime({ cron: '*/10 * * * * *', endAt: T0 + 15 * S, timeZone: 'UTC' }, T0, 3)).toBeUndefined();
+    expect(nthFireTime({ every: 3 * S, startAt: T0, timeZone: 'UTC' }, T0, 1_000_000)).toBe(T0 + 999_999 * 3 * S);
+    expect(nthFireTime({ every: 3 * S, startAt: T0, timeZone: 'UTC' }, T0 + 1, 2)).toBe(T0 + 6 * S);
+    expect(nthFireTime({ every: 3 * S, startAt: T0, endAt: T0 + 5 * S, timeZone: 'UTC' }, T0, 3)).toBeUndefined();
+  });
+
+  it('counts a DST day in Berlin as the clock lives it (02:30 does not exist: fired once at 03:00)', () => {
+    const spec: ScheduleSpec = { cron: '0 30 2 * * *', timeZone: 'Europe/Berlin' };
+    expect(new Date(nthFireTime(spec, utc('2030-03-30T00:00:00Z'), 2) as number).toISOString()).toBe('2030-03-31T01:00:00.000Z');
+  });
+
+  it('refuses more cron fires than it counts quickly, naming maxFires', () => {
+    const started = Date.now();
+    expect(nthFireTime({ cron: '0 0 9 * * MON-FRI', timeZone: 'Europe/Berlin' }, T0, MAX_CRON_FIRES)).toBeGreaterThan(T0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(scheduleError(() => nthFireTime({ cron: '* * * * * *', timeZone: 'UTC' }, T0, MAX_CRON_FIRES + 1)).field).toBe('maxFires');
+    expect(scheduleError(() => nthFireTime({ every: S, startAt: T0, timeZone: 'UTC' }, T0, 0)).field).toBe('maxFires');
+  });
+});

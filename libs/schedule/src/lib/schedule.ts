@@ -22,19 +22,52 @@ export interface ScheduleSpec {
   cron?: string;
   /** One-shot instant, epoch ms. */
   runAt?: number;
-  /** IANA zone the cron is evaluated in; `UTC` when empty. */
+  /** Interval in ms (whole seconds from the API, see {@link parseInterval}): fires at startAt + k * every, k >= 0. */
+  every?: number;
+  /** IANA zone the cron is evaluated in; `UTC` when empty. An interval runs on elapsed time, whatever the zone. */
   timeZone: string;
+  /** No fire before this instant (inclusive); the anchor of an interval, which requires it. Not on a one-shot. */
+  startAt?: number;
+  /** No fire after this instant (inclusive). Not on a one-shot. */
+  endAt?: number;
+  /**
+   * The instant of the last fire (inclusive bound), computed when the definition was written (the
+   * maxFires-th instant, see {@link nthFireTime}); a stored timer keeps it beside endAt.
+   */
+  finalAt?: number;
 }
 
-/** The spec of a stored timer: its cron, or else its one-shot runAt. */
-export function specOf(t: { cron: string | null; runAt: number | string | null; timeZone: string }): ScheduleSpec {
-  return t.cron !== null ? { cron: t.cron, timeZone: t.timeZone } : { runAt: Number(t.runAt), timeZone: t.timeZone };
+/** The stored columns a spec is made of (`timers`, `timer_versions`). */
+export interface StoredSchedule {
+  cron: string | null;
+  runAt: number | string | null;
+  everyMs?: number | string | null;
+  timeZone: string;
+  startAt?: number | string | null;
+  endAt?: number | string | null;
+  finalAt?: number | string | null;
 }
+
+const given = (v: number | string | null | undefined): v is number | string => v !== null && v !== undefined;
+
+/** The spec of a stored timer: its cron or interval with its bounds, or its one-shot runAt. */
+export function specOf(t: StoredSchedule): ScheduleSpec {
+  // A one-shot's stored final_at is its runAt: not a bound of its own.
+  if (t.cron === null && !given(t.everyMs)) return { runAt: Number(t.runAt), timeZone: t.timeZone };
+  const spec: ScheduleSpec = t.cron !== null ? { cron: t.cron, timeZone: t.timeZone } : { every: Number(t.everyMs), timeZone: t.timeZone };
+  if (given(t.startAt)) spec.startAt = Number(t.startAt);
+  if (given(t.endAt)) spec.endAt = Number(t.endAt);
+  if (given(t.finalAt)) spec.finalAt = Number(t.finalAt);
+  return spec;
+}
+
+/** The fields of a schedule the checks can name. */
+export type ScheduleField = 'cron' | 'runAt' | 'every' | 'timeZone' | 'startAt' | 'endAt' | 'maxFires';
 
 /** A schedule that cannot be used; `field` names the offending input. */
 export class ScheduleError extends Error {
   constructor(
-    readonly field: 'cron' | 'runAt' | 'timeZone',
+    readonly field: ScheduleField,
     message: string,
   ) {
     super(message);
@@ -46,25 +79,110 @@ export class ScheduleError extends Error {
 export const DEFAULT_FIRE_LIMIT = 100_000;
 /** How far {@link nextFireTimes} looks ahead before giving up on a schedule that fires rarely. */
 export const PREVIEW_HORIZON_MS = 100 * 366 * 86_400_000;
+/**
+ * Most fires a bounded timer may be given (`maxFires`). The last one of an interval is computed in
+ * O(1); a cron's are counted one by one through cron-parser (0.1 to 0.5 ms each for a daily cron),
+ * so a cron timer may have at most {@link MAX_CRON_FIRES}.
+ */
+export const MAX_FIRES = 1_000_000;
+/** Most fires of a cron timer with `maxFires`: counting them takes at most about half a second. */
+export const MAX_CRON_FIRES = 1_000;
 /** Longest accepted cron expression (the column is VARCHAR(255)). */
 export const MAX_CRON_LENGTH = 255;
 
-const LOOPS_LIMIT = 'Invalid expression, loop limit exceeded';
+/** Shortest interval. */
+export const MIN_EVERY_MS = 1_000;
+/** Longest interval: 366 days (a yearly timer is a cron's job, `0 0 1 1 *`). */
+export const MAX_EVERY_MS = 366 * 86_400_000;
+/** Latest instant a bound may name (9999-12-31T23:59:59.999Z). */
+export const MAX_INSTANT_MS = 253_402_300_799_999;
 
-type Compiled =
+const LOOPS_LIMIT = 'Invalid expression, loop limit exceeded';
+const INTERVAL = /^(?:(\d{1,10})d)?(?:(\d{1,10})h)?(?:(\d{1,10})m)?(?:(\d{1,10})s)?$/;
+const UNIT_MS = [86_400_000, 3_600_000, 60_000, 1_000];
+
+/**
+ * An interval as text ("90s", "5m", "1h30m", "2d"): units d, h, m, s, each at most once and in that
+ * order, whole numbers; at least {@link MIN_EVERY_MS}, at most {@link MAX_EVERY_MS}. Returns ms;
+ * throws ScheduleError('every').
+ */
+export function parseInterval(text: unknown): number {
+  const m = typeof text === 'string' && text !== '' ? INTERVAL.exec(text) : null;
+  if (!m) throw new ScheduleError('every', `every must be an interval such as "90s", "5m" or "1h30m" (units d, h, m, s, each at most once, in that order); got ${JSON.stringify(text)}`);
+  const ms = UNIT_MS.reduce((sum, unit, i) => sum + Number(m[i + 1] ?? 0) * unit, 0);
+  if (ms < MIN_EVERY_MS) throw new ScheduleError('every', `every must be at least 1s; got ${JSON.stringify(text)}`);
+  if (ms > MAX_EVERY_MS) throw new ScheduleError('every', `every must be at most 366d; got ${JSON.stringify(text)}`);
+  return ms;
+}
+
+/** The canonical text of an interval in ms: "1m30s" for 90,000; a remainder under a second as "<n>ms". */
+export function formatInterval(ms: number): string {
+  let rest = ms;
+  let out = '';
+  ['d', 'h', 'm', 's'].forEach((unit, i) => {
+    const n = Math.floor(rest / UNIT_MS[i]);
+    rest -= n * UNIT_MS[i];
+    if (n > 0) out += `${n}${unit}`;
+  });
+  return rest > 0 || out === '' ? `${out}${rest}ms` : out;
+}
+
+/** Inclusive bounds of a schedule's instants. */
+interface Bounds {
+  from: number;
+  to: number;
+}
+
+type Kind =
   | { kind: 'once'; runAt: number }
+  | { kind: 'every'; every: number; anchor: number }
   | { kind: 'cron'; expr: CronExpression; everyHour: boolean; zone: string };
+type Compiled = Kind & { bounds: Bounds };
+
+const isInstant = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_INSTANT_MS;
+const present = (v: unknown) => v !== undefined && v !== null;
+
+function compileBounds(spec: ScheduleSpec, kind: Kind['kind']): Bounds {
+  for (const field of ['startAt', 'endAt', 'finalAt'] as const) {
+    const v = spec[field];
+    if (!present(v)) continue;
+    const named = field === 'finalAt' ? 'maxFires' : field;
+    if (kind === 'once') throw new ScheduleError(named, `${named} is only for cron and every timers, not for a one-shot runAt`);
+    if (!isInstant(v)) throw new ScheduleError(named, `${field} must be an integer of epoch milliseconds in [0, ${MAX_INSTANT_MS}]`);
+  }
+  const from = spec.startAt ?? 0;
+  const to = Math.min(spec.endAt ?? Infinity, spec.finalAt ?? Infinity);
+  if (present(spec.endAt) && present(spec.startAt) && (spec.endAt as number) <= from) {
+    throw new ScheduleError('endAt', `endAt ${new Date(spec.endAt as number).toISOString()} must be after startAt ${new Date(from).toISOString()}`);
+  }
+  return { from, to };
+}
 
 function compile(spec: ScheduleSpec): Compiled {
+  const c = compileKind(spec);
+  return Object.assign(c, { bounds: compileBounds(spec, c.kind) });
+}
+
+function compileKind(spec: ScheduleSpec): Kind {
   if (spec === null || typeof spec !== 'object') throw new ScheduleError('cron', 'a schedule is required');
   const zone = spec.timeZone === undefined || spec.timeZone === null ? 'UTC' : spec.timeZone;
   if (typeof zone !== 'string' || !isKnownTimeZone(zone)) {
     throw new ScheduleError('timeZone', `unknown time zone ${JSON.stringify(zone)}: expected an IANA zone such as "Europe/Berlin"`);
   }
-  const hasCron = spec.cron !== undefined && spec.cron !== null;
-  const hasRunAt = spec.runAt !== undefined && spec.runAt !== null;
+  const hasCron = present(spec.cron);
+  const hasRunAt = present(spec.runAt);
+  const hasEvery = present(spec.every);
+  if (hasEvery && (hasCron || hasRunAt)) throw new ScheduleError('every', `give exactly one of cron, runAt and every, not both every and ${hasCron ? 'cron' : 'runAt'}`);
   if (hasCron && hasRunAt) throw new ScheduleError('runAt', 'give either cron or runAt, not both');
-  if (!hasCron && !hasRunAt) throw new ScheduleError('cron', 'one of cron or runAt is required');
+  if (!hasCron && !hasRunAt && !hasEvery) throw new ScheduleError('cron', 'one of cron, runAt or every is required');
+  if (hasEvery) {
+    const every = spec.every as number;
+    if (typeof every !== 'number' || !Number.isSafeInteger(every) || every < MIN_EVERY_MS || every > MAX_EVERY_MS) {
+      throw new ScheduleError('every', `every must be an interval of ${MIN_EVERY_MS} to ${MAX_EVERY_MS} ms`);
+    }
+    if (!present(spec.startAt)) throw new ScheduleError('startAt', 'an interval needs its anchor startAt');
+    return { kind: 'every', every, anchor: spec.startAt as number };
+  }
   if (hasRunAt) {
     const runAt = spec.runAt as number;
     if (typeof runAt !== 'number' || !Number.isSafeInteger(runAt) || runAt < 0) {
@@ -98,10 +216,11 @@ function compile(spec: ScheduleSpec): Compiled {
 }
 
 /**
- * Checks a schedule. Throws {@link ScheduleError} naming the field: exactly one of cron/runAt;
+ * Checks a schedule. Throws {@link ScheduleError} naming the field: exactly one of cron/runAt/every;
  * cron = 5 fields (minute precision) or 6 fields (seconds first, Quartz-style: `*\/5 * * * * *`
  * is every 5 s; never a year field), no random `H`; a valid IANA zone (Intl); runAt a
- * non-negative safe integer of epoch ms.
+ * non-negative safe integer of epoch ms; every 1 s to 366 days with its anchor startAt; startAt,
+ * endAt and finalAt only on cron and every, endAt after startAt.
  */
 export function validateSchedule(spec: ScheduleSpec): void {
   compile(spec);
@@ -147,11 +266,18 @@ class WallCursor {
   }
 }
 
-/** Fire instants in [from, to) (integers), ascending, each once. See the DST policy on ScheduleSpec. */
-function* instants(c: Compiled, from: number, to: number): Generator<number> {
+/** Fire instants in [from, to) (integers) within the spec's bounds, ascending, each once. See the DST policy on ScheduleSpec. */
+function* instants(c: Compiled, fromMs: number, toMs: number): Generator<number> {
+  const from = Math.max(fromMs, c.bounds.from);
+  const to = Math.min(toMs, c.bounds.to + 1);
   if (!(from < to)) return;
   if (c.kind === 'once') {
     if (c.runAt >= from && c.runAt < to) yield c.runAt;
+    return;
+  }
+  if (c.kind === 'every') {
+    // Elapsed time from the anchor: no zone, no DST.
+    for (let t = c.anchor + Math.max(0, Math.ceil((from - c.anchor) / c.every)) * c.every; t < to; t += c.every) yield t;
     return;
   }
   const clock = new ZoneClock(c.zone);
@@ -226,3 +352,26 @@ export function nextFireTimes(spec: ScheduleSpec, afterMs: number, count: number
   return out;
 }
 
+
+/**
+ * The `n`-th fire instant at or after `fromMs` (n >= 1) within the spec's bounds, or undefined when
+ * the schedule has fewer (before {@link PREVIEW_HORIZON_MS} from `fromMs`). Throws ScheduleError
+ * ('maxFires') beyond {@link MAX_FIRES} (interval) or {@link MAX_CRON_FIRES} (cron, counted one by one).
+ */
+export function nthFireTime(spec: ScheduleSpec, fromMs: number, n: number): number | undefined {
+  checkRange('fromMs', fromMs);
+  const c = compile(spec);
+  const max = c.kind === 'every' ? MAX_FIRES : MAX_CRON_FIRES;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new ScheduleError('maxFires', `maxFires must be an integer from 1 to ${max} for ${c.kind === 'every' ? 'an interval' : 'a cron'} timer${c.kind === 'every' ? '' : ' (for more, bound it with endAt)'}`);
+  }
+  const from = Math.ceil(fromMs);
+  if (c.kind === 'every') {
+    const first = c.anchor + Math.max(0, Math.ceil((Math.max(from, c.bounds.from) - c.anchor) / c.every)) * c.every;
+    const t = first + (n - 1) * c.every;
+    return t <= c.bounds.to ? t : undefined;
+  }
+  let i = 0;
+  for (const t of instants(c, from, from + PREVIEW_HORIZON_MS)) if (++i === n) return t;
+  return undefined;
+}

@@ -43,4 +43,31 @@ describe('CreateTimerDto', () => {
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(message);
   });
+
+  it('reads every, startAt and endAt (epoch ms or ISO with an offset) and maxFires', async () => {
+    const dto = (await new ApiValidationPipe().transform(body({ every: '1h30m', startAt: '2030-01-01T01:00:00+01:00', endAt: 1_893_470_400_000, maxFires: 5 }), {
+      type: 'body',
+      metatype: CreateTimerDto,
+    })) as CreateTimerDto;
+    expect(dto).toMatchObject({ every: '1h30m', startAt: Date.UTC(2030, 0, 1), endAt: 1_893_470_400_000, maxFires: 5 });
+  });
+
+  it.each([
+    ['every "0s"', { every: '0s' }, 'every must be at least 1s; got "0s"'],
+    ['every in the wrong order', { every: '30m1h' }, /^every must be an interval such as "90s"/],
+    ['every as a number', { every: 90 }, /^every must be an interval such as "90s"/],
+    ['every over 366 days', { every: '367d' }, 'every must be at most 366d; got "367d"'],
+    ['maxFires 0', { maxFires: 0 }, 'maxFires must not be less than 1'],
+    ['maxFires over the maximum', { maxFires: 1_000_001 }, 'maxFires must not be greater than 1000000'],
+    ['maxFires not an integer', { maxFires: 2.5 }, 'maxFires must be an integer number'],
+    ['maxFires as a string', { maxFires: '3' }, 'maxFires must be an integer number'],
+    ['startAt not a date', { startAt: 'soon' }, 'startAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset'],
+    ['startAt without an offset', { startAt: '2030-01-01T00:00:00' }, 'startAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset'],
+    ['endAt impossible', { endAt: '2030-02-30T00:00:00Z' }, 'endAt "2030-02-30T00:00:00Z" is not a real date-time: day 30 does not exist in 2030-02'],
+    ['endAt negative', { endAt: -1 }, 'endAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset'],
+  ])('refuses %s, naming the field', async (_why, over, message) => {
+    const found = await problems(body({ cron: '* * * * *', ...over }));
+    expect(found).toEqual(expect.arrayContaining([typeof message === 'string' ? message : expect.stringMatching(message)]));
+    expect(found.filter((m) => !m.startsWith(`${Object.keys(over)[0]} `))).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
@@ -31,6 +32,29 @@ export function runAtMessage(value: unknown): string {
   return 'runAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset';
 }
 
+/** The validation message for a refused instant field (`startAt`, `endAt`). */
+export function instantMessage(field: string, value: unknown): string {
+  const iso = typeof value === 'string' ? parseIsoInstant(value) : undefined;
+  if (iso && 'problem' in iso) return `${field} ${JSON.stringify(value)} is not a real date-time: ${iso.problem}`;
+  return `${field} must be epoch milliseconds or an ISO 8601 date-time with Z or an offset`;
+}
+
+/** The pattern of `every` (the range, 1s to 366d, is checked beside it). */
+export const INTERVAL_PATTERN = '^(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?$';
+
+const isInterval = (v: unknown): boolean => intervalMessage(v) === undefined;
+
+/** Why `every` is refused (the schedule lib's message, naming `every`), or undefined when it is fine. */
+export function intervalMessage(v: unknown): string | undefined {
+  try {
+    parseInterval(v);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ScheduleError) return e.message;
+    throw e;
+  }
+}
+
 export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_EPOCH_MS;
 
 /** `POST /api/timer/v1/def`: the seed's fields (app, name, cron, notifyHTTPParam) plus the extensions. */
@@ -49,7 +73,7 @@ export class CreateTimerDto {
   @ApiPropertyOptional({
     description:
       'Cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first. Evaluated in ' +
-      '`timeZone`. Required unless `runAt` is given; not both.',
+      '`timeZone`. Exactly one of `cron`, `runAt` and `every` per timer.',
     example: '0 */5 * * * *',
     maxLength: 255,
   })
@@ -60,10 +84,7 @@ export class CreateTimerDto {
 
   @ApiPropertyOptional({
     description: 'Extension: one-shot fire time instead of `cron`, epoch ms or ISO 8601 with `Z`/offset. Must be in the future.',
-    oneOf: [
-      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
-    ],
+    oneOf: [{ type: 'integer', example: 1767225600000 }, { type: 'string', format: 'date-time', example: '2026-01-01T00:00:00Z' }],
   })
   @IsOptional()
   @Transform(parseRunAt)
@@ -73,11 +94,67 @@ export class CreateTimerDto {
   })
   runAt?: number;
 
+  @ApiPropertyOptional({
+    description:
+      'Extension: interval schedule instead of `cron` or `runAt`: units d, h, m, s, each at most once and in that order ' +
+      `("90s", "5m", "1h30m"), at least 1s, at most 366d. Fires at startAt + k * every (k >= 0), on elapsed time (the zone does not apply). ` +
+      'GET shows it canonical ("90s" as "1m30s").',
+    example: '1h30m',
+    pattern: INTERVAL_PATTERN,
+    maxLength: 64,
+  })
+  @IsOptional()
+  @ValidateBy({ name: 'isInterval', validator: { validate: isInterval, defaultMessage: (args) => intervalMessage(args?.value) ?? 'every is invalid' } })
+  every?: string;
+
   @ApiPropertyOptional({ description: 'Extension: IANA time zone the cron is evaluated in.', default: 'UTC', example: 'Europe/Berlin', maxLength: 64 })
   @IsOptional()
   @IsString()
   @MaxLength(64)
   timeZone?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Extension (cron and every timers): no fire before this instant (inclusive); the anchor of `every`, default the creation ' +
+      'instant rounded up to the whole second (stored and shown). Epoch ms or ISO 8601 with `Z`/offset.',
+    oneOf: [
+      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
+      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+    ],
+  })
+  @IsOptional()
+  @Transform(parseRunAt)
+  @ValidateBy({ name: 'isStartAt', validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage('startAt', args?.value) } })
+  startAt?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Extension (cron and every timers): no fire after this instant (inclusive). After startAt, and some fire of the schedule must ' +
+      'lie in [max(now, startAt), endAt]. Epoch ms or ISO 8601 with `Z`/offset.',
+    oneOf: [
+      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
+      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+    ],
+  })
+  @IsOptional()
+  @Transform(parseRunAt)
+  @ValidateBy({ name: 'isEndAt', validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage('endAt', args?.value) } })
+  endAt?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Extension (cron and every timers): how many fires the schedule has, counted from startAt (without startAt: from the write ' +
+      `that set the schedule or its bounds); later ones are never created. At most ${MAX_CRON_FIRES} for a cron.`,
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_FIRES,
+    example: 10,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_FIRES)
+  maxFires?: number;
 
   @ApiProperty({ type: NotifyHttpParamDto })
   @IsDefined()

@@ -65,3 +65,19 @@ describe('TimerVersionsQuery', () => {
     expect(await transform(TimerVersionsQuery, { id: '9', app: 'alpha', pageSize: '500' }, 'query')).toEqual(['pageSize must not be greater than 100']);
   });
 });
+
+describe('PatchTimerDto bounds', () => {
+  it('takes every, startAt, endAt and maxFires, and null to remove a bound', async () => {
+    const dto = (await transform(PatchTimerDto, { id: 1, app: 'alpha', version: 2, every: '90s', startAt: null, endAt: '2030-01-01T00:00:00Z', maxFires: null })) as PatchTimerDto;
+    expect(dto).toMatchObject({ every: '90s', startAt: null, endAt: Date.UTC(2030, 0, 1), maxFires: null });
+  });
+
+  it.each([
+    ['every "0s"', { every: '0s' }, /^every must be at least 1s/],
+    ['maxFires 0', { maxFires: 0 }, /^maxFires must not be less than 1/],
+  ])('refuses %s, naming the field', async (_why, over, message) => {
+    const found = (await transform(PatchTimerDto, { id: 1, app: 'alpha', version: 2, ...over })) as string[];
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(message);
+  });
+});

@@ -36,9 +36,9 @@ export class ListTimersQuery extends PageQuery {
   @MaxLength(255)
   name?: string;
 
-  @ApiPropertyOptional({ enum: [1, 2], description: '1 = disabled, 2 = enabled.' })
+  @ApiPropertyOptional({ enum: [1, 2, 3], description: '1 = disabled, 2 = enabled, 3 = completed.' })
   @IsOptional()
   @Type(() => Number)
-  @IsIn([1, 2], { message: 'status must be 1 (disabled) or 2 (enabled)' })
-  status?: 1 | 2;
+  @IsIn([1, 2, 3], { message: 'status must be 1 (disabled), 2 (enabled) or 3 (completed)' })
+  status?: 1 | 2 | 3;
 }

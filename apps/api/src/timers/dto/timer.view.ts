@@ -16,6 +16,7 @@ export class NotifyHttpParamView {
 
   @ApiPropertyOptional()
   body?: string;
+
 }
 
 export class RetryPolicyView {
@@ -34,16 +35,28 @@ export class TimerDefinitionView {
   @ApiProperty({ nullable: true, type: String, example: '0 0 9 * * *', description: 'null for a one-shot timer' })
   cron!: string | null;
 
-  @ApiProperty({ nullable: true, type: Number, description: 'one-shot fire time (epoch ms); null for a cron timer' })
+  @ApiProperty({ nullable: true, type: Number, description: 'one-shot fire time (epoch ms); null for a cron or every timer' })
   runAt!: number | null;
+
+  @ApiProperty({ nullable: true, type: String, example: '1h30m', description: 'interval, canonical (d, h, m, s); null for a cron or one-shot timer' })
+  every!: string | null;
 
   @ApiProperty({ example: 'UTC' })
   timeZone!: string;
 
+  @ApiProperty({ nullable: true, type: Number, description: 'no fire before this (epoch ms, inclusive); an interval\'s anchor (default: its creation, rounded up to the second)' })
+  startAt!: number | null;
+
+  @ApiProperty({ nullable: true, type: Number, description: 'no fire after this (epoch ms, inclusive)' })
+  endAt!: number | null;
+
+  @ApiProperty({ nullable: true, type: Number, description: 'how many fires the schedule has, counted from startAt (else from the write that set it)' })
+  maxFires!: number | null;
+
   @ApiProperty({ type: NotifyHttpParamView })
   notifyHTTPParam!: NotifyHttpParamView;
 
-  @ApiProperty({ enum: [1, 2], description: '1 = disabled (the seed\'s "unabled"), 2 = enabled' })
+  @ApiProperty({ enum: [1, 2, 3], description: '1 = disabled (the seed\'s "unabled"), 2 = enabled, 3 = completed (its last fire passed and settled)' })
   status!: number;
 
   @ApiProperty({ type: RetryPolicyView })
@@ -136,6 +149,7 @@ export class DisableResult {
 
   @ApiProperty({ example: 3, description: 'the version of the timer now (incremented when `changed`)' })
   version!: number;
+
 }
 
 export class DisableResponse extends Envelope {

@@ -2,8 +2,11 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { NotifyHttpParam, TimerStatusValue } from './timer.entity';
 import { bigintNumber, bigintString } from './transformers';
 
-/** How a version of a timer came about; 'existing' marks the version a timer had when history began. */
-export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'existing'] as const;
+/**
+ * How a version of a timer came about; 'existing' marks the version a timer had when history began,
+ * 'complete' the migrator's completion sweep (status completed).
+ */
+export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'complete', 'existing'] as const;
 export type TimerChange = (typeof TIMER_CHANGES)[number];
 
 /** One version of a timer's definition, as it was written (`timer_versions`). */
@@ -37,8 +40,23 @@ export class TimerVersionEntity {
   @Column({ name: 'run_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   runAt!: number | null;
 
+  @Column({ name: 'every_ms', type: 'bigint', nullable: true, transformer: bigintNumber })
+  everyMs!: number | null;
+
   @Column({ name: 'time_zone', type: 'varchar', length: 64 })
   timeZone!: string;
+
+  @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  startAt!: number | null;
+
+  @Column({ name: 'end_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  endAt!: number | null;
+
+  @Column({ name: 'max_fires', type: 'int', nullable: true })
+  maxFires!: number | null;
+
+  @Column({ name: 'final_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  finalAt!: number | null;
 
   @Column({ name: 'notify_http_param', type: 'json' })
   notifyHttpParam!: NotifyHttpParam;

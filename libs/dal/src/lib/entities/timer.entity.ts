@@ -1,8 +1,11 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { bigintNumber, bigintString } from './transformers';
 
-/** Timer status values (the reference implementation's): 1 disabled ("unable"), 2 enabled. */
-export const TimerStatus = { Disabled: 1, Enabled: 2 } as const;
+/**
+ * Timer status values: 1 disabled ("unable") and 2 enabled (the reference implementation's), 3
+ * completed (its final fire instant passed and every fire settled; set by the migrator's completion sweep).
+ */
+export const TimerStatus = { Disabled: 1, Enabled: 2, Completed: 3 } as const;
 export type TimerStatusValue = (typeof TimerStatus)[keyof typeof TimerStatus];
 
 /** The HTTP callback of a timer, as the public API carries it (`notifyHTTPParam`). */
@@ -16,7 +19,7 @@ export interface NotifyHttpParam {
 }
 
 /**
- * A timer definition. Exactly one of `cron` / `runAt` is set. `liveName` is `name` while the timer
+ * A timer definition. Exactly one of `cron` / `runAt` / `everyMs` is set. `liveName` is `name` while the timer
  * is live and null once deleted (so the name can be reused); `deletedAt` is epoch ms.
  */
 @Entity({ name: 'timers' })
@@ -40,8 +43,31 @@ export class TimerEntity {
   @Column({ name: 'run_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   runAt!: number | null;
 
+  /** Interval in ms (fires at startAt + k * everyMs). */
+  @Column({ name: 'every_ms', type: 'bigint', nullable: true, transformer: bigintNumber })
+  everyMs!: number | null;
+
   @Column({ name: 'time_zone', type: 'varchar', length: 64, default: 'UTC' })
   timeZone!: string;
+
+  /** No fire before this (epoch ms, inclusive); the anchor of an interval. */
+  @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  startAt!: number | null;
+
+  /** No fire after this (epoch ms, inclusive), as given. */
+  @Column({ name: 'end_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  endAt!: number | null;
+
+  @Column({ name: 'max_fires', type: 'int', nullable: true })
+  maxFires!: number | null;
+
+  /**
+   * The last instant a fire may have (epoch ms, inclusive): min(endAt, the maxFires-th fire) or a
+   * one-shot's runAt, computed when the definition is written; null = unbounded. The completion sweep
+   * reads it through `idx_status_final`.
+   */
+  @Column({ name: 'final_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  finalAt!: number | null;
 
   @Column({ name: 'notify_http_param', type: 'json' })
   notifyHttpParam!: NotifyHttpParam;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { TaskStatus } from '../entities/task.entity';
 import { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from '../entities/timer.entity';
 import { DuplicateTimerNameError, isDuplicateKeyError } from '../errors';
-import { affectedRows, isId, likeContains, managerOf, pageOffset } from './query-helpers';
+import { affectedRows, checkEpochMs, isId, likeContains, managerOf, pageOffset } from './query-helpers';
 
 /** What creating a timer needs; the schedule must already be validated (@timer/schedule). */
 export interface NewTimer {
@@ -10,7 +11,13 @@ export interface NewTimer {
   name: string;
   cron?: string | null;
   runAt?: number | null;
+  everyMs?: number | null;
   timeZone?: string;
+  startAt?: number | null;
+  endAt?: number | null;
+  maxFires?: number | null;
+  /** The last instant a fire may have (TimerEntity.finalAt); the caller computes it. */
+  finalAt?: number | null;
   notifyHttpParam: NotifyHttpParam;
   /** Default disabled (1). */
   status?: TimerStatusValue;
@@ -24,11 +31,28 @@ export interface TimerFields {
   name: string;
   cron: string | null;
   runAt: number | null;
+  everyMs: number | null;
   timeZone: string;
+  startAt: number | null;
+  endAt: number | null;
+  maxFires: number | null;
+  /** Derived from the schedule and the bounds when the definition is written (TimerEntity.finalAt). */
+  finalAt: number | null;
   notifyHttpParam: NotifyHttpParam;
   maxAttempts: number;
   backoffMs: number;
   misfirePolicy: string;
+}
+
+/** Where the completion sweep stands in `idx_status_final`. */
+export interface FinishedCursor {
+  finalAt: number;
+  id: string;
+}
+
+/** An enabled timer whose final fire instant passed. */
+export interface FinishedCandidate extends FinishedCursor {
+  app: string;
 }
 
 export interface TimerListOptions {
@@ -65,7 +89,12 @@ export class TimerRepository {
           liveName: t.name,
           cron: t.cron ?? null,
           runAt: t.runAt ?? null,
+          everyMs: t.everyMs ?? null,
           timeZone: t.timeZone ?? 'UTC',
+          startAt: t.startAt ?? null,
+          endAt: t.endAt ?? null,
+          maxFires: t.maxFires ?? null,
+          finalAt: t.finalAt ?? (t.cron || t.everyMs ? null : (t.runAt ?? null)),
           notifyHttpParam: t.notifyHttpParam,
           status: t.status ?? TimerStatus.Disabled,
           ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
@@ -116,6 +145,7 @@ export class TimerRepository {
   /** Sets the status of a live timer (and bumps its version); false when the app has no such live timer. */
   async setStatus(app: string, id: string, status: TimerStatusValue, manager?: EntityManager): Promise<boolean> {
     if (!isId(id)) return false;
+    // Completed is the completion sweep's (`complete`), which checks that no fire is left.
     if (status !== TimerStatus.Disabled && status !== TimerStatus.Enabled) throw new RangeError(`invalid timer status ${String(status)}`);
     const result = await managerOf(this.dataSource, manager).query(
       'UPDATE timers SET status = ?, version = version + 1 WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL',
@@ -132,10 +162,27 @@ export class TimerRepository {
     if (!isId(id)) return false;
     try {
       const result = await managerOf(this.dataSource, manager).query(
-        `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, time_zone = ?, notify_http_param = ?, max_attempts = ?, backoff_ms = ?,
-           misfire_policy = ?, version = version + 1
+        `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
+           notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
-        [f.name, f.name, f.cron, f.runAt, f.timeZone, JSON.stringify(f.notifyHttpParam), f.maxAttempts, f.backoffMs, f.misfirePolicy, id, app],
+        [
+          f.name,
+          f.name,
+          f.cron,
+          f.runAt,
+          f.everyMs,
+          f.timeZone,
+          f.startAt,
+          f.endAt,
+          f.maxFires,
+          f.finalAt,
+          JSON.stringify(f.notifyHttpParam),
+          f.maxAttempts,
+          f.backoffMs,
+          f.misfirePolicy,
+          id,
+          app,
+        ],
       );
       return affectedRows(result) > 0;
     } catch (e) {
@@ -166,6 +213,53 @@ export class TimerRepository {
       [nowMs, TimerStatus.Disabled, id, app],
     );
     return affectedRows(result) > 0;
+  }
+
+  /**
+   * Enabled live timers whose final fire instant (`final_at`) is before `beforeMs`, ordered by
+   * (final_at, id) after the cursor `after`, at most `limit`: a range of `idx_status_final`. The
+   * completion sweep's candidates.
+   */
+  async finishedCandidates(beforeMs: number, after: FinishedCursor | null, limit: number): Promise<FinishedCandidate[]> {
+    checkEpochMs('beforeMs', beforeMs);
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    const [cursorSql, cursorArgs] = after === null ? ['', []] : [' AND (final_at > ? OR (final_at = ? AND id > CAST(? AS UNSIGNED)))', [after.finalAt, after.finalAt, after.id]];
+    const rows = (await this.dataSource.query(
+      `SELECT CAST(id AS CHAR) AS id, app, final_at AS finalAt FROM timers FORCE INDEX (idx_status_final)
+       WHERE status = ? AND final_at < ? AND deleted_at IS NULL${cursorSql} ORDER BY final_at, id LIMIT ?`,
+      [TimerStatus.Enabled, beforeMs, ...cursorArgs, limit],
+    )) as { id: string; app: string; finalAt: string | number }[];
+    return rows.map((r) => ({ id: r.id, app: r.app, finalAt: Number(r.finalAt) }));
+  }
+
+  /**
+   * Marks an enabled timer completed (status 3, version bumped) when, under its row lock in `manager`'s
+   * transaction: its final instant is before `beforeMs`; no fire of it is open (pending or running,
+   * a retry included); and no migrator run can still create fires at that instant (the migrator
+   * window holding it is completed, or the instant is before `expandableFromMs`, behind the catch-up).
+   * False when any of that does not hold.
+   */
+  async completeIfSettled(id: string, beforeMs: number, expandableFromMs: number, manager: EntityManager): Promise<boolean> {
+    if (!isId(id)) return false;
+    const [timer] = (await manager.query('SELECT status, final_at AS finalAt FROM timers WHERE id = CAST(? AS UNSIGNED) AND deleted_at IS NULL FOR UPDATE', [
+      id,
+    ])) as { status: number; finalAt: string | number | null }[];
+    if (!timer || timer.status !== TimerStatus.Enabled || timer.finalAt === null || Number(timer.finalAt) >= beforeMs) return false;
+    const finalAt = Number(timer.finalAt);
+    if (finalAt >= expandableFromMs) {
+      const [w] = (await manager.query('SELECT window_end AS e FROM migrator_windows WHERE window_start <= ? ORDER BY window_start DESC LIMIT 1', [finalAt])) as {
+        e: string | number;
+      }[];
+      if (!w || Number(w.e) <= finalAt) return false;
+    }
+    // Newest first on the timer's own rows: an open fire is almost always among its latest.
+    const open = (await manager.query(
+      'SELECT 1 FROM tasks FORCE INDEX (uk_timer_run_at) WHERE timer_id = CAST(? AS UNSIGNED) AND status IN (?, ?) ORDER BY run_at DESC LIMIT 1',
+      [id, TaskStatus.Pending, TaskStatus.Running],
+    )) as unknown[];
+    if (open.length > 0) return false;
+    await manager.query('UPDATE timers SET status = ?, version = version + 1 WHERE id = CAST(? AS UNSIGNED)', [TimerStatus.Completed, id]);
+    return true;
   }
 
   /** Enabled live timers with id > afterId, ascending, at most `limit` (keyset paging for the migrator). */
