@@ -59,8 +59,8 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       expect(await get(id)).toMatchObject({ id, version: 1 });
       expect((await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: true, version: 2 });
       expect((await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: false, version: 2 });
-      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body).toEqual({ code: 0, msg: 'ok', data: { changed: true, version: 3 } });
-      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toEqual({ changed: false, version: 3 });
+      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body).toEqual({ code: 0, msg: 'ok', data: { changed: true, version: 3, removedFires: 17 } });
+      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toEqual({ changed: false, version: 3, removedFires: 0 });
       expect((await h.as().patch(def, { id, app: 'alpha', version: 3, name: 'renamed' })).body.data).toMatchObject({ changed: true, version: 4 });
       expect(await get(id)).toMatchObject({ name: 'renamed', version: 4 });
       const list = await h.as().get('/api/timer/v1/defs?app=alpha&name=renamed');
@@ -168,14 +168,14 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       expect(await versionRows(id)).toBe(versions);
     });
 
-    it('an edit of a disabled timer supersedes its old fires and creates none; enable creates the new ones', async () => {
+    it('an edit of a disabled timer (whose fires ahead the disable deleted) creates none; enable creates the new ones', async () => {
       const id = await createEnabled();
       h.clock.set(at('06-01T10:05:00Z'));
-      await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' });
+      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toMatchObject({ removedFires: 17 });
       const res = await h.as().patch(def, { id, app: 'alpha', version: 3, cron: '0 */20 * * * *' });
-      expect(res.body.data).toMatchObject({ version: 4, superseded: 9, fires: 0 });
+      expect(res.body.data).toMatchObject({ version: 4, superseded: 0, fires: 0 });
       const now = at('06-01T10:05:00Z');
-      expect(await pendingFrom(id, now)).toEqual(every(20, now, at('06-01T13:00:00Z')));
+      expect(await pendingFrom(id, now)).toEqual([]);
       await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' });
       expect(await pendingFrom(id, now)).toEqual(every(20, now, at('06-01T13:00:00Z')));
     });

@@ -284,9 +284,11 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       expect((await indexOf(id)).map((e) => e.score)).toEqual(expected);
 
       expect((await enable()).body).toMatchObject({ code: 0, data: { changed: false } });
-      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.code).toBe(0);
+      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: true, removedFires: 17 });
       expect((await h.as().get(`/api/timer/v1/def?id=${id}&app=alpha`)).body.data.status).toBe(1);
-      expect(await runAts(id)).toEqual(expected); // unable only flips the status
+      // A disabled timer costs nothing: its fires not yet due are gone from MySQL and the index.
+      expect(await runAts(id)).toEqual([]);
+      expect(await indexOf(id)).toEqual([]);
       expect((await enable()).body).toMatchObject({ code: 0, data: { changed: true } });
       expect(await runAts(id)).toEqual(expected);
       expect((await indexOf(id)).map((e) => e.score)).toEqual(expected);

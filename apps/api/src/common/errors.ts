@@ -48,3 +48,5 @@ export const notFound = (message: string) => new ApiError(404, ErrorCode.NOT_FOU
 export const conflict = (message: string) => new ApiError(409, ErrorCode.CONFLICT, message);
 export const unauthorized = (message: string) => new ApiError(401, ErrorCode.UNAUTHORIZED, message, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (message: string) => new ApiError(403, ErrorCode.FORBIDDEN, message);
+/** A dependency (Redis, MySQL) failed and nothing was changed: the client retries after `Retry-After` seconds. */
+export const unavailable = (message: string) => new ApiError(503, ErrorCode.UNAVAILABLE, message, { 'Retry-After': '1' });

@@ -141,7 +141,7 @@ export class TimersController {
 
   @Post('unable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Disable a timer (seed 4.6.3)', description: 'Pending fires stay; the executor skips fires of a disabled timer.' })
+  @ApiOperation({ summary: 'Disable a timer (seed 4.6.3)', description: 'Pending fires after now are deleted (MySQL and the slice index; `removedFires`); fires already due are recorded missed by the executor.' })
   @ApiBody({ type: TimerRefDto })
   @ApiOkResponse({ type: DisableResponse })
   @ApiNotFoundResponse(NOT_FOUND)

@@ -19,7 +19,7 @@ import { FireWriter } from '@timer/runtime';
 import { formatInterval, nextFireTimes, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
-import { ApiError, conflict, ErrorCode, notFound } from '../common/errors';
+import { ApiError, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
@@ -154,16 +154,28 @@ export class TimersService {
     return result;
   }
 
-  /** Disables a timer. Pending fires stay: the executor checks the status before calling back. */
+  /**
+   * Disables a timer and deletes its pending fires after now (MySQL, in batches) and their slice index
+   * entries, under the timer's row lock and before the commit: a concurrent enable waits, and a Redis
+   * failure rolls the disable back (503, retry). Fires already due stay and are recorded missed by the
+   * executor (`timer disabled`). Enable creates the future fires again.
+   */
   async disable(p: Principal, ref: TimerRef): Promise<DisableResult> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
     return this.dataSource.transaction(async (m) => {
       const locked = await this.lock(m, ref);
-      if (locked.status === TimerStatus.Disabled) return { changed: false, version: locked.version };
+      if (locked.status === TimerStatus.Disabled) return { changed: false, version: locked.version, removedFires: 0 };
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Disabled, m);
       await this.versions.snapshot(ref.id, 'disable', now, m);
-      return { changed: true, version: locked.version + 1 };
+      const removedFires = await this.tasks.deletePendingAfter(ref.id, now, m);
+      // One window past the prepared ones: a migrator whose clock runs ahead may have prepared it.
+      const until = preparedWindows(now, this.config.windowMs).until + this.config.windowMs;
+      await this.slices.removeTimer(ref.id, now + 1, until).catch((e: Error) => {
+        this.logger.warn(`disable of timer ${ref.id} rolled back: removing its slice index entries failed: ${e.message}`);
+        throw unavailable('the disable could not remove the timer\'s fires from the index (nothing was changed): retry');
+      });
+      return { changed: true, version: locked.version + 1, removedFires };
     });
   }
 

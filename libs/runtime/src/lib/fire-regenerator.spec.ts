@@ -34,6 +34,16 @@ class FakeTasks implements StoredFires {
   async reopenSuperseded(timerId: string, runAts: number[]) {
     return this.update(timerId, runAts, (r) => r.status === TaskStatus.Missed && (r.error ?? '').startsWith(SUPERSEDED_PREFIX), { status: TaskStatus.Pending, error: null });
   }
+  async deletePendingAfter(timerId: string, afterMs: number, _m: EntityManager, beforeMs?: number) {
+    let n = 0;
+    for (const [k, r] of this.rows) {
+      const [id, t] = [k.split('-')[0], Number(k.split('-')[1])];
+      if (id !== timerId || r.status !== TaskStatus.Pending || t <= afterMs || (beforeMs !== undefined && t >= beforeMs)) continue;
+      this.rows.delete(k);
+      n++;
+    }
+    return n;
+  }
   private update(timerId: string, runAts: number[], where: (r: { status: number; error: string | null }) => boolean, set: { status: TaskStatusValue; error: string | null }) {
     let n = 0;
     for (const t of runAts) {
@@ -167,5 +177,18 @@ describe('FireRegenerator', () => {
     // A timer deleted meanwhile: nothing to regenerate (the executor records its fires missed).
     s.stored.current = null;
     expect(await s.regenerator.recheck([timer({ version: 1 })], NOW, NOW + 60_000)).toBe(1);
+  });
+
+  it('recheck deletes again the fires it wrote for a timer disabled meanwhile, and drops them from the index', async () => {
+    const s = setup(timer({ status: TimerStatus.Disabled, version: 3 }));
+    await s.prepare(10_000, NOW - 20_000, NOW + 90_000); // the migrator's write landed after the disable
+    s.tasks.rows.set(`7-${NOW + 30_000}`, { status: TaskStatus.Running, error: null }); // claimed: left alone
+    s.stored.versions = new Map([['7', 3]]);
+    expect(await s.regenerator.recheck([timer({ version: 2 })], NOW, NOW + 60_000)).toBe(1);
+    // In the range only: pending fires before it (due) and after it (another window's) are not this recheck's.
+    expect(pendingAt(s, NOW - 20_000)).toEqual([NOW - 20_000, NOW - 10_000, NOW + 60_000, NOW + 70_000, NOW + 80_000]);
+    expect(s.tasks.state('7', NOW + 30_000)).toEqual({ status: TaskStatus.Running, error: null });
+    expect([...s.index.members].filter((m) => Number(m.split('-')[1]) >= NOW && Number(m.split('-')[1]) < NOW + 60_000).sort()).toEqual([`7-${NOW + 30_000}`]);
+    expect(s.published).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { SliceIndex } from '@timer/redis';
 import { DataSource, EntityManager } from 'typeorm';
 import { FireWriter } from './fire-writer';
 
-export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded'>;
+export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'deletePendingAfter'>;
 export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'publishDue'>;
 export type FireIndexRemover = Pick<SliceIndex, 'remove'>;
 export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate'>;
@@ -29,6 +29,8 @@ export interface Regeneration {
   written: number;
   /** Of those, the ones due within NEAR_NOW_MS: published by afterCommit. */
   due: FireRef[];
+  /** Pending fires deleted (a timer disabled while the migrator wrote them): afterCommit drops them from the index. */
+  removed?: FireRef[];
 }
 
 /** Most fires one regeneration computes (a 1-s cron over four one-day windows is 345,600). */
@@ -85,9 +87,10 @@ export class FireRegenerator {
    * slice index (a failure there is only logged: the executor finds them settled). Never throws.
    */
   async afterCommit(r: Regeneration): Promise<void> {
-    if (r.superseded.length > 0) {
-      await this.index.remove(r.superseded).catch((e: Error) => {
-        this.logger.warn(`${r.superseded.length} superseded fire(s) stay in the slice index until they expire (the executor finds them settled): ${e.message}`);
+    const gone = [...r.superseded, ...(r.removed ?? [])];
+    if (gone.length > 0) {
+      await this.index.remove(gone).catch((e: Error) => {
+        this.logger.warn(`${gone.length} superseded or removed fire(s) stay in the slice index until they expire (the executor records them missed): ${e.message}`);
       });
     }
     await this.writer.publishDue(r.due);
@@ -108,10 +111,24 @@ export class FireRegenerator {
     for (const t of changed) {
       const r = await this.dataSource.transaction(async (m) => {
         const current = await this.timers.findLiveForUpdate(t.app, t.id, m);
-        return current ? this.regenerate(current, { fromMs, toMs, createUntilMs: toMs }, m) : null;
+        if (!current) return null;
+        if (current.status !== TimerStatus.Enabled) return this.dropPending(current, fromMs, toMs, m);
+        return this.regenerate(current, { fromMs, toMs, createUntilMs: toMs }, m);
       });
       if (r) await this.afterCommit(r);
     }
     return changed.length;
+  }
+
+  /**
+   * A timer disabled after the page was read: the disable deleted its fires ahead, then the fires just
+   * written for it landed (the insert waited for its gap locks). They are deleted again, so a disabled
+   * timer costs nothing (docs/pipeline.md, "Disable").
+   */
+  private async dropPending(timer: TimerEntity, fromMs: number, toMs: number, manager: EntityManager): Promise<Regeneration> {
+    const stored = await this.tasks.firesForUpdate(timer.id, fromMs, toMs, manager);
+    const removed = stored.filter((s) => s.status === TaskStatus.Pending).map((s) => ({ timerId: timer.id, runAt: s.runAt }));
+    if (removed.length > 0) await this.tasks.deletePendingAfter(timer.id, fromMs - 1, manager, toMs);
+    return { superseded: [], written: 0, due: [], removed };
   }
 }

@@ -150,6 +150,8 @@ export class DisableResult {
   @ApiProperty({ example: 3, description: 'the version of the timer now (incremented when `changed`)' })
   version!: number;
 
+  @ApiProperty({ example: 10780, description: 'pending fires after now deleted (from MySQL and the slice index): a disabled timer costs nothing; fires already due are recorded missed' })
+  removedFires!: number;
 }
 
 export class DisableResponse extends Envelope {

@@ -13,6 +13,8 @@ export interface NewTask {
 
 /** Rows per INSERT statement in {@link TaskRepository.insertIgnore}. */
 export const INSERT_CHUNK = 1000;
+/** Rows per DELETE statement in {@link TaskRepository.deletePendingAfter}. */
+export const DELETE_CHUNK = 5000;
 
 /**
  * The `error` of a fire an edit replaced: recorded missed, never deleted, so a message already on its
@@ -67,6 +69,32 @@ export class TaskRepository {
       TaskStatus.Pending,
     ]);
     return affectedRows(result);
+  }
+
+  /**
+   * Deletes the timer's pending fires with afterMs < run_at (< beforeMs when given): a disabled timer
+   * keeps no fire that is not due. {@link DELETE_CHUNK} rows per statement until none is left. Under
+   * REPEATABLE READ the range scan on uk_timer_run_at locks the gaps too: no fire of the timer can be
+   * inserted there until the transaction of `manager` ends. Returns how many it deleted.
+   */
+  async deletePendingAfter(timerId: string, afterMs: number, manager: EntityManager, beforeMs?: number): Promise<number> {
+    if (!isId(timerId)) return 0;
+    checkEpochMs('afterMs', afterMs);
+    if (beforeMs !== undefined) checkEpochMs('beforeMs', beforeMs);
+    const bound = beforeMs === undefined ? '' : ' AND run_at < ?';
+    let total = 0;
+    for (;;) {
+      const result = await manager.query(`DELETE FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at > ?${bound} AND status = ? ORDER BY run_at LIMIT ?`, [
+        timerId,
+        afterMs,
+        ...(beforeMs === undefined ? [] : [beforeMs]),
+        TaskStatus.Pending,
+        DELETE_CHUNK,
+      ]);
+      const deleted = affectedRows(result);
+      total += deleted;
+      if (deleted < DELETE_CHUNK) return total;
+    }
   }
 
   /**
