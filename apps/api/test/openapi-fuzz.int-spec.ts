@@ -1,3 +1,4 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { AddressInfo } from 'net';
@@ -291,8 +292,12 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
     }
   });
 
-  it('serves readable, unique operation ids for every route the process has', () => {
-    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => (op as OperationObject).operationId));
+  it('serves a valid document with readable, unique operation ids for every route the process has', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item) as OperationObject[]);
+    const declared = (doc.tags ?? []).map((t) => t.name);
+    expect(ops.filter((op) => !op.tags?.length || op.tags.some((t) => !declared.includes(t))).map((op) => `${op.operationId} ${op.tags}`)).toEqual([]);
+    const ids = ops.map((op) => op.operationId);
     expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(String(id)))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -52,7 +52,8 @@ function builder() {
         '`code` 0 on success, otherwise HTTP status x 100 + detail with a message naming the problem and a `requestId`. ' +
         'Authenticate with `Authorization: Bearer <token>`: the admin token (TIMER_ADMIN_TOKEN) acts on every app, an ' +
         'app token on its own app only. Request bodies and queries are validated as this document says: an unknown ' +
-        'property or query parameter is refused (400 naming it).',
+        'property or query parameter is refused (400 naming it); an optional property given as null, or an empty query ' +
+        'value (`?status=`), counts as not given.',
     )
     .setVersion('1')
     .addBearerAuth({
@@ -115,6 +116,7 @@ export function tellTheTruth(doc: OpenAPIObject, controllers: readonly Type<unkn
       const headers: Record<string, HeaderObject> = { ...(res.headers as Record<string, HeaderObject> | undefined) };
       if (Number(status) >= 400) headers['X-Request-Id'] = REQUEST_ID;
       if (status === '429') headers['Retry-After'] = RETRY_AFTER;
+      if (status === '503') headers['Retry-After'] = { ...RETRY_AFTER, required: false };
       if (status === '401') headers['WWW-Authenticate'] = { description: '`Bearer`', schema: { type: 'string' } };
       if (op.security?.length && (status.startsWith('2') || status === '429')) Object.assign(headers, RATE_HEADERS);
       if (op.operationId === 'createTimer' && status === '200') {
@@ -135,6 +137,8 @@ function controllersOf(modules: ModulesContainer): Type<unknown>[] {
 /** The API's OpenAPI document: generated from the controllers' decorators, then {@link tellTheTruth}. */
 export function buildOpenApiDocument(app: INestApplication, modules: ModulesContainer): OpenAPIObject {
   const doc = SwaggerModule.createDocument(app, builder(), {
+    // Untagged controllers (health, metrics) go under `operations`, not a tag named after their class.
+    autoTagControllers: false,
     operationIdFactory: (controller, method) => OPERATION_IDS[`${controller}.${method}`] ?? `${controller}_${method}`,
   });
   return tellTheTruth(doc, controllersOf(modules));
