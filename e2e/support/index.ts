@@ -1,7 +1,7 @@
 export { ApiCallError, ApiClient } from './api-client';
 export type { EditResult, NewTimer, NotifyHttpParam, TaskRecord, TimerVersion } from './api-client';
 export { mapLimit } from './concurrency';
-export { localScript } from './local-servers';
+export { localScript, runToExit } from './local-servers';
 export type { ScriptRun } from './local-servers';
 export { metricBy, scrapeMetrics } from './metrics';
 export type { MetricSample } from './metrics';

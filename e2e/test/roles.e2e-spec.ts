@@ -104,6 +104,9 @@ describe('the five roles as processes', () => {
   it('refuses to start with a bad variable, naming it', async () => {
     const { child, output } = start('trigger', { ...roleEnv(BASE_PORT + 10), TIMER_REDIS_URL: 'localhost:6379' });
     expect(await exited(child)).toBe(1);
-    expect(output()).toMatch(/TIMER_REDIS_URL: .*"localhost:6379"/);
+    // One JSON line (TIMER_LOG_FORMAT=json), like every other line of the role.
+    const line = JSON.parse(output()) as { level: string; message: string };
+    expect(line.level).toBe('fatal');
+    expect(line.message).toMatch(/TIMER_REDIS_URL: .*"localhost:6379"/);
   });
 });

@@ -1,4 +1,5 @@
-export { dataSourceOptions, ENTITIES, MIGRATIONS } from './lib/data-source.options';
+export { dataSourceOptions, ENTITIES, MIGRATIONS, MysqlConnectionOptions, MysqlSsl, mysqlSslOptions } from './lib/data-source.options';
+export { loggableSql, TypeOrmLogger } from './lib/typeorm-logger';
 export { DalModule } from './lib/dal.module';
 export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';

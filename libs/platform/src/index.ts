@@ -12,3 +12,7 @@ export { MetricsService } from './lib/metrics/metrics.service';
 export { bootstrapRole, exitOnBootFailure, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';
 export { TickLoop } from './lib/schedule/tick-loop';
 export { Clock, CLOCK, NowClock, systemClock } from './lib/clock';
+export { bootLogSettings, LogSettings } from './lib/config/log-settings';
+export { maskUrlPassword, MYSQL_SSL_MODES, MysqlSslMode, MysqlTlsPolicy, MysqlUrl, mysqlTlsPolicy, parseMysqlUrl } from './lib/config/mysql-url';
+export { createRoleLogger, installProcessLogging, RoleLogger } from './lib/logging/role-logger';
+export { redact, redactValue } from './lib/logging/redact';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'crypto';
+import { createServer } from 'net';
 import Redis from 'ioredis';
 
 export interface TestEnv {
@@ -28,6 +29,18 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A TCP port free on 127.0.0.1 right now (for a server a test starts itself). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 /** Deletes every key under `prefix` (a test's own keys on the shared test Redis). */

@@ -12,7 +12,10 @@ import { MysqlHealthCheck } from './mysql-health.check';
     TypeOrmModule.forRootAsync({
       inject: [RoleConfig],
       useFactory: (config: RoleConfig) => ({
-        ...dataSourceOptions(config.mysql.TIMER_MYSQL_URL, config.mysql.TIMER_MYSQL_POOL_SIZE),
+        ...dataSourceOptions(config.mysql.TIMER_MYSQL_URL, config.mysql.TIMER_MYSQL_POOL_SIZE, {
+          tlsCaFile: config.mysql.TIMER_MYSQL_TLS_CA_FILE,
+          slowQueryMs: config.mysql.TIMER_MYSQL_SLOW_QUERY_MS,
+        }),
         // Keep retrying at boot: MySQL may come up after the role (compose, Kubernetes).
         retryAttempts: 30,
         retryDelay: 2_000,

@@ -1,4 +1,8 @@
+import { readFileSync } from 'fs';
+import { isIP } from 'net';
+import { MysqlUrl, mysqlTlsPolicy, parseMysqlUrl } from '@timer/platform';
 import { DataSourceOptions } from 'typeorm';
+import { TypeOrmLogger } from './typeorm-logger';
 import { AppTokenEntity } from './entities/app-token.entity';
 import { AppEntity } from './entities/app.entity';
 import { TaskEntity } from './entities/task.entity';
@@ -16,14 +20,53 @@ export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000
 /** Every entity (mapped onto the tables the migrations create). */
 export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity, TimerVersionEntity];
 
+/** Connection settings beyond the URL (`TIMER_MYSQL_*`). */
+export interface MysqlConnectionOptions {
+  /** PEM file of the CA that signed the server's certificate (`TIMER_MYSQL_TLS_CA_FILE`). */
+  tlsCaFile?: string;
+  /** Log statements slower than this (ms); 0 or unset: off (`TIMER_MYSQL_SLOW_QUERY_MS`). */
+  slowQueryMs?: number;
+}
+
+/** The part of mysql2's `ssl` option the service sets. */
+export interface MysqlSsl {
+  ca?: string;
+  rejectUnauthorized: true;
+  verifyIdentity: boolean;
+}
+
+/**
+ * mysql2's `ssl` option from the URL's `ssl-mode` and the CA file: the chain is always verified
+ * (against the CA file, else Node's public CAs); the host name too, except with `VERIFY_CA` and for
+ * a host given as an IP address: mysql2 sends no server name then, and Node would match the
+ * certificate against "localhost" instead of the address.
+ */
+export function mysqlSslOptions(url: Pick<MysqlUrl, 'host' | 'sslMode'>, tlsCaFile?: string): MysqlSsl | undefined {
+  const policy = mysqlTlsPolicy(url.sslMode, !!tlsCaFile);
+  if (!policy.enabled) return undefined;
+  return {
+    ...(tlsCaFile ? { ca: readFileSync(tlsCaFile, 'utf8') } : {}),
+    rejectUnauthorized: true,
+    verifyIdentity: policy.verifyIdentity && isIP(url.host) === 0,
+  };
+}
+
 /**
  * TypeORM options for MySQL/MariaDB through mysql2. Times are UTC epoch milliseconds in BIGINT
  * columns, so the session time zone only matters for the bookkeeping DATETIME(3) columns: force UTC.
+ * The URL is parsed here (TypeORM's own parser drops the query, so `ssl-mode` would be lost), and
+ * TypeORM logs through the role's logger, without parameters.
  */
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize = 20, connection: MysqlConnectionOptions = {}): DataSourceOptions {
+  const u = parseMysqlUrl(url);
   return {
     type: 'mysql',
-    url,
+    host: u.host,
+    port: u.port,
+    username: u.username,
+    password: u.password,
+    database: u.database,
+    ssl: mysqlSslOptions(u, connection.tlsCaFile),
     timezone: 'Z',
     charset: 'utf8mb4_bin',
     supportBigNumbers: true,
@@ -34,6 +77,8 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     entities: ENTITIES,
-    logging: ['error', 'migration'],
+    logging: ['error', 'warn', 'migration', 'schema'],
+    logger: new TypeOrmLogger(),
+    ...(connection.slowQueryMs ? { maxQueryExecutionTime: connection.slowQueryMs } : {}),
   };
 }

@@ -1,14 +1,14 @@
-import { ConsoleLogger, DynamicModule, INestApplication, LogLevel, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, INestApplication, Logger, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CustomTransportStrategy } from '@nestjs/microservices';
 import { ConfigError, unknownTimerVariables } from '../config/load-config';
+import { bootLogSettings } from '../config/log-settings';
 import { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from '../config/role-config';
 import { RoleName } from '../config/roles';
 import { LifecycleService } from '../health/lifecycle.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { createRoleLogger, installProcessLogging, RoleLogger } from '../logging/role-logger';
 import { Counter, Registry } from 'prom-client';
-
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 export interface RoleBootstrapOptions {
   role: RoleName;
@@ -28,6 +28,12 @@ export interface RoleBootstrapOptions {
  * the HTTP listener, and a SIGTERM/SIGINT drain that stops consuming before connections close.
  */
 export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INestApplication> {
+  // The logger comes first, so that every line from here on (a config error, Nest's, TypeORM's, an
+  // uncaught error) is in the chosen format and redacted.
+  const logSettings = bootLogSettings();
+  const logger = createRoleLogger(`timer-${options.role}`, logSettings);
+  Logger.overrideLogger(logger);
+  installProcessLogging(logger, logSettings);
   let config: RoleConfig;
   let rootModule: DynamicModule;
   try {
@@ -36,16 +42,11 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
     rootModule = options.module(config);
   } catch (e) {
     if (e instanceof ConfigError) {
-      process.stderr.write(`timer-${options.role}: ${e.message}\n`);
+      logger.fatal(e.message);
       process.exit(1);
     }
     throw e;
   }
-  const logger = new ConsoleLogger(`timer-${options.role}`, {
-    json: config.log.format === 'json',
-    logLevels: LEVELS.slice(0, LEVELS.indexOf(config.log.level) + 1),
-    colors: config.log.format === 'text' && process.stdout.isTTY === true,
-  });
   const app = await NestFactory.create(rootModule, { logger, bufferLogs: true });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.microservice) {
@@ -69,12 +70,12 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
 /** The `.catch` of a role's `main.ts`: an error before the role listens ends the process with 1. */
 export function exitOnBootFailure(role: RoleName): (e: unknown) => never {
   return (e) => {
-    process.stderr.write(`timer-${role} failed to start: ${e instanceof Error ? e.stack : String(e)}\n`);
+    createRoleLogger(`timer-${role}`, bootLogSettings()).fatal(`failed to start: ${e instanceof Error ? e.stack : String(e)}`);
     process.exit(1);
   };
 }
 
-function installDrain(app: INestApplication, config: RoleConfig, logger: ConsoleLogger): void {
+function installDrain(app: INestApplication, config: RoleConfig, logger: RoleLogger): void {
   let closing = false;
   const drain = async (signal: NodeJS.Signals) => {
     if (closing) return;

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '@timer/contracts';
+import { IsMysqlUrl, IsReadableFile } from './env-validators';
 
 /**
  * A boolean variable: `1/true/yes/on` (any case) is true, anything else false. Reads the raw string:
@@ -17,8 +18,20 @@ export function EnvBoolean(): PropertyDecorator {
 // Every property carries an explicit type: class-transformer converts "20" to 20 by the design
 // type TypeScript emits, and emits none for a property whose type is only inferred.
 
+/**
+ * How a role logs. Read on its own before the rest of the config (`bootLogSettings`), so that even a
+ * configuration error is reported in the chosen format.
+ */
+export class LogEnv {
+  @IsIn(['debug', 'verbose', 'log', 'warn', 'error'])
+  TIMER_LOG_LEVEL: 'debug' | 'verbose' | 'log' | 'warn' | 'error' = 'log';
+
+  @IsIn(['text', 'json'])
+  TIMER_LOG_FORMAT: 'text' | 'json' = 'text';
+}
+
 /** Settings every role reads: its HTTP listener (health, metrics, and the API for the api role) and logs. */
-export class RoleEnv {
+export class RoleEnv extends LogEnv {
   /** Port of the role's HTTP server; defaults per role (api 8092 ... executor 8096). */
   @IsOptional() @IsInt() @Min(1) @Max(65535)
   TIMER_HTTP_PORT?: number = undefined;
@@ -27,23 +40,26 @@ export class RoleEnv {
   @IsString()
   TIMER_HTTP_HOST: string = '127.0.0.1';
 
-  @IsIn(['debug', 'verbose', 'log', 'warn', 'error'])
-  TIMER_LOG_LEVEL: 'debug' | 'verbose' | 'log' | 'warn' | 'error' = 'log';
-
-  @IsIn(['text', 'json'])
-  TIMER_LOG_FORMAT: 'text' | 'json' = 'text';
-
   /** Time a SIGTERM may spend draining in-flight work before the process exits anyway. */
   @IsInt() @Min(0) @Max(600_000)
   TIMER_SHUTDOWN_TIMEOUT_MS: number = 25_000;
 }
 
 export class MysqlEnv {
-  @IsUrl({ protocols: ['mysql'], require_tld: false, require_protocol: true })
+  /** `mysql://user:password@host:port/database`, optionally `?ssl-mode=` (`parseMysqlUrl`). */
+  @IsMysqlUrl()
   TIMER_MYSQL_URL: string = 'mysql://timer:timer@127.0.0.1:3306/timer';
 
   @IsInt() @Min(1) @Max(1000)
   TIMER_MYSQL_POOL_SIZE: number = 20;
+
+  /** PEM file of the CA that signed the MySQL server's certificate: connections use TLS and verify it. */
+  @IsOptional() @IsReadableFile()
+  TIMER_MYSQL_TLS_CA_FILE?: string = undefined;
+
+  /** Statements slower than this are logged as a warning (without their parameters); 0 turns it off. */
+  @IsInt() @Min(0) @Max(3_600_000)
+  TIMER_MYSQL_SLOW_QUERY_MS: number = 1_000;
 }
 
 export class RedisEnv {

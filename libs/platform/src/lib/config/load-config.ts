@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { maskUrlPassword } from './mysql-url';
 
 type ConfigClass<T> = new () => T;
 
@@ -12,10 +13,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** Variables whose value is never repeated in an error, whatever it is. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|KEY$/;
+
+/** A bad value as it may be printed: secrets hidden, a URL's password masked. */
+function shownValue(name: string, raw: unknown): string {
+  if (SECRET_NAME.test(name)) return '(value hidden)';
+  return JSON.stringify(typeof raw === 'string' ? maskUrlPassword(raw) : raw);
+}
+
 function describe(errors: ValidationError[], value: Record<string, unknown>): string[] {
   return errors.flatMap((e) => {
     const raw = value[e.property];
-    const shown = raw === undefined ? 'missing' : `got ${JSON.stringify(raw)}`;
+    const shown = raw === undefined ? 'missing' : `got ${shownValue(e.property, raw)}`;
     return Object.values(e.constraints ?? {}).map((msg) => `${e.property}: ${msg} (${shown})`);
   });
 }
