@@ -4,6 +4,8 @@ export interface NotifyHttpParam {
   method: string;
   header?: Record<string, string[]>;
   body?: string;
+  /** This timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 export interface NewTimer {

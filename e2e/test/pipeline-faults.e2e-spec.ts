@@ -24,6 +24,8 @@ const ENV = {
   TIMER_WINDOW_MINUTES: '5',
   TIMER_SLICE_LEASE_MS: '5000',
   TIMER_CALLBACK_TIMEOUT_MS: '3000',
+  // The lease below is checked against the longest callback a timer may ask for as well.
+  TIMER_CALLBACK_TIMEOUT_MAX_MS: '3000',
   TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: '2000',
   TIMER_EXECUTOR_CLAIM_LEASE_MS: '17000',
   TIMER_TRIGGER_RECONCILE_MS: '2000',

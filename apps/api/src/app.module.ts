@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppRepository, LedgerRepository } from '@timer/dal';
-import { CLOCK, loadConfig, RoleConfig, systemClock } from '@timer/platform';
+import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
@@ -14,7 +14,7 @@ import { TokenAuthService } from './auth/token-auth.service';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { HttpSetupService } from './common/http-setup.service';
 import { ApiValidationPipe } from './common/validation.pipe';
-import { ApiConfig, ApiEnv } from './config/api.env';
+import { ApiConfig } from './config/api.env';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
@@ -32,7 +32,7 @@ export class AppModule {
    * the module. `env` is for tests; the process passes nothing and `loadConfig` reads the environment.
    */
   static register(config: RoleConfig, env?: NodeJS.ProcessEnv): DynamicModule {
-    const api = new ApiConfig(loadConfig(ApiEnv, env));
+    const api = ApiConfig.load(env);
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],

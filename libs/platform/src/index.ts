@@ -1,5 +1,5 @@
 export { ConfigError, loadConfig, unknownTimerVariables } from './lib/config/load-config';
-export { EnvBoolean, MysqlEnv, PulsarEnv, RedisEnv, RoleEnv, SliceLeaseEnv, WindowEnv, windowMsOf } from './lib/config/env.config';
+export { CALLBACK_TIMEOUT_MIN_MS, CallbackTimeoutMaxEnv, EnvBoolean, MysqlEnv, PulsarEnv, RedisEnv, RoleEnv, SliceLeaseEnv, WindowEnv, windowMsOf } from './lib/config/env.config';
 export { Dependency, RoleDefinition, RoleName, ROLES } from './lib/config/roles';
 export { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from './lib/config/role-config';
 export { ConfigModule } from './lib/config/config.module';

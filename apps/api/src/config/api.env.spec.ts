@@ -1,7 +1,7 @@
 import { KNOWN_VARIABLES } from '@timer/platform';
 import { ConfigError, loadConfig, loadRoleConfig } from '@timer/platform';
 import { AppModule } from '../app.module';
-import { API_VARIABLES, ApiEnv } from './api.env';
+import { API_VARIABLES, ApiConfig, ApiEnv } from './api.env';
 
 describe('ApiEnv', () => {
   it('has documented defaults', () => {
@@ -43,6 +43,21 @@ describe('ApiEnv', () => {
       expect(e).toBeInstanceOf(ConfigError);
       const names = [...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort();
       expect(names).toEqual(['TIMER_ADMIN_TOKEN', 'TIMER_AUTH_FAILURES_PER_MIN', 'TIMER_RATE_LIMIT_PER_SEC', 'TIMER_WINDOW_MINUTES']);
+    }
+  });
+});
+
+describe('ApiConfig.load', () => {
+  it('reads TIMER_CALLBACK_TIMEOUT_MAX_MS (default 30000) and names it among every bad variable', () => {
+    expect(ApiConfig.load({}).callbackTimeoutMaxMs).toBe(30_000);
+    expect(ApiConfig.load({ TIMER_CALLBACK_TIMEOUT_MAX_MS: '60000' }).callbackTimeoutMaxMs).toBe(60_000);
+    expect(API_VARIABLES).toContain('TIMER_CALLBACK_TIMEOUT_MAX_MS');
+    try {
+      ApiConfig.load({ TIMER_CALLBACK_TIMEOUT_MAX_MS: '500', TIMER_RATE_LIMIT_PER_SEC: 'lots' });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect([...new Set((e as ConfigError).problems.map((p) => p.split(':')[0]))].sort()).toEqual(['TIMER_CALLBACK_TIMEOUT_MAX_MS', 'TIMER_RATE_LIMIT_PER_SEC']);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { EnvBoolean, WindowEnv, windowMsOf } from '@timer/platform';
+import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig, WindowEnv, windowMsOf } from '@timer/platform';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 /**
@@ -48,11 +48,32 @@ export class ApiEnv extends WindowEnv {
 }
 
 /** The api's variable names, for `bootstrapRole({ extraVariables })` (so they are not reported as typos). */
-export const API_VARIABLES: readonly string[] = Object.keys(new ApiEnv());
+export const API_VARIABLES: readonly string[] = [...Object.keys(new ApiEnv()), ...Object.keys(new CallbackTimeoutMaxEnv())];
 
 /** The validated api settings, injectable by class. */
 export class ApiConfig {
-  constructor(readonly env: ApiEnv) {}
+  constructor(
+    readonly env: ApiEnv,
+    readonly callbackTimeout: CallbackTimeoutMaxEnv = new CallbackTimeoutMaxEnv(),
+  ) {}
+
+  /** Validates the api's own variables and the shared ones it reads; one `ConfigError` names every bad one. */
+  static load(env?: NodeJS.ProcessEnv): ApiConfig {
+    const problems: string[] = [];
+    const attempt = <T extends object>(cls: new () => T): T | undefined => {
+      try {
+        return loadConfig(cls, env);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        problems.push(...e.problems);
+        return undefined;
+      }
+    };
+    const api = attempt(ApiEnv);
+    const timeout = attempt(CallbackTimeoutMaxEnv);
+    if (!api || !timeout) throw new ConfigError(problems);
+    return new ApiConfig(api, timeout);
+  }
 
   get adminToken(): string | undefined {
     return this.env.TIMER_ADMIN_TOKEN;
@@ -80,5 +101,8 @@ export class ApiConfig {
   }
   get previewCount(): number {
     return this.env.TIMER_PREVIEW_COUNT;
+  }
+  get callbackTimeoutMaxMs(): number {
+    return this.callbackTimeout.TIMER_CALLBACK_TIMEOUT_MAX_MS;
   }
 }

@@ -5,7 +5,7 @@ import { PatchTimerDto } from './dto/edit-timer.dto';
 import { canonicalJson, checkDefinition, fieldsOf, patchedFields, requestHash, resolveSchedule, sameFields, scheduleChanged } from './timer-definition';
 
 const NOW = Date.UTC(2030, 0, 1);
-const RULES = { now: NOW, allowPrivateCallbacks: false, callbackBodyMaxBytes: 16 };
+const RULES = { now: NOW, allowPrivateCallbacks: false, callbackBodyMaxBytes: 16, callbackTimeoutMaxMs: 30_000 };
 const stored: TimerFields = {
   name: 'report',
   cron: '0 */5 * * * *',

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { TimerEntity, TimerFields } from '@timer/dal';
+import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
 import { nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, validateSchedule } from '@timer/schedule';
 import { ApiError, badRequest } from '../common/errors';
 import { normalizeHeaderMap } from '../common/validators';
@@ -13,6 +14,8 @@ export interface DefinitionRules {
   now: number;
   allowPrivateCallbacks: boolean;
   callbackBodyMaxBytes: number;
+  /** TIMER_CALLBACK_TIMEOUT_MAX_MS: the largest `notifyHTTPParam.timeoutMs`. */
+  callbackTimeoutMaxMs: number;
 }
 
 /**
@@ -37,6 +40,7 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
       method: n.method,
       ...(n.header ? { header: normalizeHeaderMap(n.header) } : {}),
       ...(typeof n.body === 'string' ? { body: n.body } : {}),
+      ...(typeof n.timeoutMs === 'number' ? { timeoutMs: n.timeoutMs } : {}),
     },
     maxAttempts: dto.retryPolicy?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     backoffMs: dto.retryPolicy?.backoffMs ?? DEFAULT_BACKOFF_MS,
@@ -94,6 +98,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
     else if (n.header !== undefined) p.header = normalizeHeaderMap(n.header);
     if (n.body === null) delete p.body;
     else if (n.body !== undefined) p.body = n.body;
+    if (n.timeoutMs === null) delete p.timeoutMs;
+    else if (n.timeoutMs !== undefined) p.timeoutMs = n.timeoutMs;
   }
   if (dto.retryPolicy) {
     out.maxAttempts = dto.retryPolicy.maxAttempts ?? out.maxAttempts;
@@ -162,6 +168,9 @@ export function checkDefinition(f: TimerFields, rules: DefinitionRules, schedule
   }
   if (n.body !== undefined && Buffer.byteLength(n.body, 'utf8') > rules.callbackBodyMaxBytes) {
     throw badRequest(`notifyHTTPParam.body is larger than ${rules.callbackBodyMaxBytes} bytes`);
+  }
+  if (n.timeoutMs !== undefined && (n.timeoutMs < CALLBACK_TIMEOUT_MIN_MS || n.timeoutMs > rules.callbackTimeoutMaxMs)) {
+    throw badRequest(`notifyHTTPParam.timeoutMs must be from ${CALLBACK_TIMEOUT_MIN_MS} to ${rules.callbackTimeoutMaxMs} ms (TIMER_CALLBACK_TIMEOUT_MAX_MS); got ${n.timeoutMs}`);
   }
 }
 

@@ -238,7 +238,12 @@ export class TimersService {
 
   /** What the checks of a definition depend on at `now`. */
   rules(now: number): DefinitionRules {
-    return { now, allowPrivateCallbacks: this.config.allowPrivateCallbacks, callbackBodyMaxBytes: this.config.callbackBodyMaxBytes };
+    return {
+      now,
+      allowPrivateCallbacks: this.config.allowPrivateCallbacks,
+      callbackBodyMaxBytes: this.config.callbackBodyMaxBytes,
+      callbackTimeoutMaxMs: this.config.callbackTimeoutMaxMs,
+    };
   }
 }
 
@@ -264,7 +269,13 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     startAt: t.startAt ?? null,
     endAt: t.endAt ?? null,
     maxFires: t.maxFires ?? null,
-    notifyHTTPParam: { url: n.url, method: n.method, ...(n.header ? { header: n.header } : {}), ...(n.body !== undefined ? { body: n.body } : {}) },
+    notifyHTTPParam: {
+      url: n.url,
+      method: n.method,
+      ...(n.header ? { header: n.header } : {}),
+      ...(n.body !== undefined ? { body: n.body } : {}),
+      ...(n.timeoutMs !== undefined ? { timeoutMs: n.timeoutMs } : {}),
+    },
     status: t.status,
     retryPolicy: { maxAttempts: t.maxAttempts, backoffMs: t.backoffMs },
     misfirePolicy: t.misfirePolicy,

@@ -42,7 +42,7 @@ describe('ExecutorConfig', () => {
   });
 
   describe('minimum lease', () => {
-    const settings = { TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: '4000', TIMER_CALLBACK_TIMEOUT_MS: '10000', TIMER_EXECUTOR_FLUSH_MS: '2000' };
+    const settings = { TIMER_EXECUTOR_MAX_EARLY_WAIT_MS: '4000', TIMER_CALLBACK_TIMEOUT_MS: '10000', TIMER_CALLBACK_TIMEOUT_MAX_MS: '10000', TIMER_EXECUTOR_FLUSH_MS: '2000' };
     // early wait + callback timeout + flush interval + write retries' backoff + write margin
     const min = 4_000 + 10_000 + 2_000 + 6_200 + 5_000;
 
@@ -62,9 +62,19 @@ describe('ExecutorConfig', () => {
         message = (e as Error).message;
       }
       expect(message).toContain(
-        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (4000) + TIMER_CALLBACK_TIMEOUT_MS (10000) + ` +
+        `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (4000) + TIMER_CALLBACK_TIMEOUT_MAX_MS (10000) + ` +
           `TIMER_EXECUTOR_FLUSH_MS (2000) + the outcome write retries' backoff (6200) + 5000 for the outcome writes = ${min} (got 15000)`,
       );
+    });
+
+    it('covers the longest callback a timer may ask for (TIMER_CALLBACK_TIMEOUT_MAX_MS), or the global timeout when that is longer', () => {
+      const longer = { ...settings, TIMER_CALLBACK_TIMEOUT_MAX_MS: '20000' };
+      expect(() => ExecutorConfig.load({ ...longer, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min) })).toThrow(/TIMER_CALLBACK_TIMEOUT_MAX_MS \(20000\)/);
+      expect(ExecutorConfig.load({ ...longer, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min + 10_000) }).callbackTimeoutMaxMs).toBe(20_000);
+      const shorter = { ...settings, TIMER_CALLBACK_TIMEOUT_MAX_MS: '2000' };
+      expect(() => ExecutorConfig.load({ ...shorter, TIMER_EXECUTOR_CLAIM_LEASE_MS: String(min - 1) })).toThrow(/TIMER_CALLBACK_TIMEOUT_MS \(10000\)/);
+      expect(() => ExecutorConfig.load({ TIMER_CALLBACK_TIMEOUT_MAX_MS: '999' })).toThrow(/TIMER_CALLBACK_TIMEOUT_MAX_MS/);
+      expect(ExecutorConfig.load({}).callbackTimeoutMaxMs).toBe(30_000);
     });
 
     it("counts the outcome recorder's real retry backoff", async () => {

@@ -1,5 +1,5 @@
 import { IsBoolean, IsInt, Max, Min } from 'class-validator';
-import { ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
+import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
 
 /**
  * Settings of the executor role only (the shared ones are in `@timer/platform`). Validated at boot by
@@ -7,7 +7,7 @@ import { ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
  */
 // Explicit property types: `loadConfig` converts strings by the emitted design type, which a
 // transpile-only build (ts-jest isolatedModules) emits only for annotated properties.
-export class ExecutorEnv {
+export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /**
    * Task messages handled at the same time per topic (tasks, retries). A handler holds its slot while
    * it waits for run_at, so this bounds how many fires of one instant go out together: at 256 a burst
@@ -44,7 +44,7 @@ export class ExecutorEnv {
   @IsInt() @Min(0) @Max(7 * 24 * 3_600_000)
   TIMER_MISFIRE_WINDOW_MS: number = 3_600_000;
 
-  /** Time a callback may take (connect, headers, body). */
+  /** Time a callback may take (connect, headers, body), unless its timer sets `notifyHTTPParam.timeoutMs`. */
   @IsInt() @Min(100) @Max(120_000)
   TIMER_CALLBACK_TIMEOUT_MS: number = 5_000;
 
@@ -78,12 +78,17 @@ export class ExecutorConfig {
     const e = loadConfig(ExecutorEnv, env);
     // The lease must outlast one held delivery: waiting for run_at, the callback, then its outcome
     // waiting for the batch (flush interval), the write retries' backoff, and the write statements.
-    const minLease =
-      e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + e.TIMER_CALLBACK_TIMEOUT_MS + e.TIMER_EXECUTOR_FLUSH_MS + OUTCOME_WRITE_RETRY_BACKOFF_MS + OUTCOME_WRITE_MARGIN_MS;
+    // One lease for every fire, checked here against the longest callback any fire may make (the
+    // global timeout or a timer's own, capped at TIMER_CALLBACK_TIMEOUT_MAX_MS), rather than a lease
+    // per fire: the claim is taken before the definition is read, and a long lease costs nothing on
+    // failover (a dead holder's fires are taken over through its liveness key, not its lease).
+    const longestCall = Math.max(e.TIMER_CALLBACK_TIMEOUT_MS, e.TIMER_CALLBACK_TIMEOUT_MAX_MS);
+    const callName = e.TIMER_CALLBACK_TIMEOUT_MAX_MS >= e.TIMER_CALLBACK_TIMEOUT_MS ? 'TIMER_CALLBACK_TIMEOUT_MAX_MS' : 'TIMER_CALLBACK_TIMEOUT_MS';
+    const minLease = e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + longestCall + e.TIMER_EXECUTOR_FLUSH_MS + OUTCOME_WRITE_RETRY_BACKOFF_MS + OUTCOME_WRITE_MARGIN_MS;
     if (e.TIMER_EXECUTOR_CLAIM_LEASE_MS < minLease) {
       throw new ConfigError([
         `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (${e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS}) + ` +
-          `TIMER_CALLBACK_TIMEOUT_MS (${e.TIMER_CALLBACK_TIMEOUT_MS}) + TIMER_EXECUTOR_FLUSH_MS (${e.TIMER_EXECUTOR_FLUSH_MS}) + ` +
+          `${callName} (${longestCall}) + TIMER_EXECUTOR_FLUSH_MS (${e.TIMER_EXECUTOR_FLUSH_MS}) + ` +
           `the outcome write retries' backoff (${OUTCOME_WRITE_RETRY_BACKOFF_MS}) + ${OUTCOME_WRITE_MARGIN_MS} for the outcome writes = ${minLease} ` +
           `(got ${e.TIMER_EXECUTOR_CLAIM_LEASE_MS})`,
       ]);
@@ -120,6 +125,9 @@ export class ExecutorConfig {
   }
   get callbackTimeoutMs(): number {
     return this.env.TIMER_CALLBACK_TIMEOUT_MS;
+  }
+  get callbackTimeoutMaxMs(): number {
+    return this.env.TIMER_CALLBACK_TIMEOUT_MAX_MS;
   }
   get allowPrivate(): boolean {
     return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;

@@ -66,9 +66,19 @@ export class FireDelivery {
       return Promise.resolve({ ok: false, costMs: 0, error: `invalid callback: method ${JSON.stringify(p?.method)}`, retryable: false });
     }
     return this.callback.deliver(
-      { url: p.url, method, header: p.header, body: p.body },
+      { url: p.url, method, header: p.header, body: p.body, timeoutMs: this.timeoutOf(p.timeoutMs) },
       { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}) },
       def.signingSecret ?? undefined,
     );
+  }
+
+  /**
+   * The timer's own callback timeout (`notifyHTTPParam.timeoutMs`), capped at TIMER_CALLBACK_TIMEOUT_MAX_MS:
+   * the claim lease is checked at boot against that maximum, so a value stored under a higher one
+   * (the maximum lowered since) must not outlast the lease. Undefined: the global timeout.
+   */
+  private timeoutOf(ms: unknown): number | undefined {
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms <= 0) return undefined;
+    return Math.min(ms, this.config.callbackTimeoutMaxMs);
   }
 }

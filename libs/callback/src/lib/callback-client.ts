@@ -14,6 +14,8 @@ export interface CallbackRequest {
   header?: Record<string, string[]>;
   /** Sent verbatim (never re-encoded). */
   body?: string;
+  /** This call's deadline (connect, headers, body) in ms; the client's `timeoutMs` when absent. */
+  timeoutMs?: number;
 }
 
 /** The fire a delivery belongs to; becomes the `X-Timer-*` headers. */
@@ -81,8 +83,9 @@ export class CallbackClient {
     if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);
     // One deadline for the whole call. Not AbortSignal.timeout: its timer cannot be cancelled, so
     // every call would still fire it (and build a DOMException) seconds after it finished.
+    const timeoutMs = req.timeoutMs !== undefined && req.timeoutMs > 0 ? req.timeoutMs : this.timeoutMs;
     const abort = new AbortController();
-    const deadline = setTimeout(() => abort.abort(), this.timeoutMs);
+    const deadline = setTimeout(() => abort.abort(), timeoutMs);
     try {
       this.refuseLiteralPrivate(req.url);
       const res = await request(req.url, {
@@ -90,8 +93,8 @@ export class CallbackClient {
         headers,
         body: body.length > 0 ? body : undefined,
         dispatcher: this.agent,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
         signal: abort.signal,
       });
       const output = await this.readOutput(res.body);
@@ -105,7 +108,7 @@ export class CallbackClient {
         retryable: !ok && (res.statusCode >= 500 || res.statusCode === 408 || res.statusCode === 429),
       };
     } catch (e) {
-      return { ok: false, costMs: Date.now() - started, ...describeFailure(e, this.timeoutMs) };
+      return { ok: false, costMs: Date.now() - started, ...describeFailure(e, timeoutMs) };
     } finally {
       clearTimeout(deadline);
     }

@@ -1,10 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
 import { IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH } from '../../common/validators';
 
 export const CALLBACK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
+
+/** Largest `timeoutMs` any configuration accepts (TIMER_CALLBACK_TIMEOUT_MAX_MS's own bound); the configured one is checked with the definition. */
+export const CALLBACK_TIMEOUT_CAP_MS = 120_000;
+export const TIMEOUT_MESSAGE = `timeoutMs must be an integer number of milliseconds from ${CALLBACK_TIMEOUT_MIN_MS} to TIMER_CALLBACK_TIMEOUT_MAX_MS`;
 
 /** The HTTP callback of a timer (seed 4.6.1 `notifyHTTPParam`). */
 export class NotifyHttpParamDto {
@@ -44,4 +49,24 @@ export class NotifyHttpParamDto {
   @IsOptional()
   @IsString()
   body?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Extension: how long each call of this timer may take (connect, headers, body) before it counts as a failed, retryable ' +
+      `attempt (\`no answer within <ms> ms\`). From ${CALLBACK_TIMEOUT_MIN_MS} to TIMER_CALLBACK_TIMEOUT_MAX_MS (default 30000); ` +
+      'absent: the executor\'s TIMER_CALLBACK_TIMEOUT_MS (default 5000).',
+    type: 'integer',
+    minimum: CALLBACK_TIMEOUT_MIN_MS,
+    maximum: CALLBACK_TIMEOUT_CAP_MS,
+    example: 10_000,
+  })
+  @IsOptional()
+  @ValidateBy({
+    name: 'isTimeoutMs',
+    validator: {
+      validate: (v: unknown) => Number.isSafeInteger(v) && (v as number) >= CALLBACK_TIMEOUT_MIN_MS && (v as number) <= CALLBACK_TIMEOUT_CAP_MS,
+      defaultMessage: () => TIMEOUT_MESSAGE,
+    },
+  })
+  timeoutMs?: number;
 }

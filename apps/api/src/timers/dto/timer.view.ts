@@ -17,6 +17,8 @@ export class NotifyHttpParamView {
   @ApiPropertyOptional()
   body?: string;
 
+  @ApiPropertyOptional({ type: 'integer', description: "this timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS" })
+  timeoutMs?: number;
 }
 
 export class RetryPolicyView {

@@ -16,6 +16,8 @@ export interface NotifyHttpParam {
   header?: Record<string, string[]>;
   /** Sent verbatim. */
   body?: string;
+  /** This timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 /**

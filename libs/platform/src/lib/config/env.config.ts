@@ -125,3 +125,16 @@ export class SliceLeaseEnv {
 export function windowMsOf(env: WindowEnv): number {
   return env.TIMER_WINDOW_MINUTES * MINUTE_MS;
 }
+/** The shortest callback timeout a timer may ask for (`notifyHTTPParam.timeoutMs`). */
+export const CALLBACK_TIMEOUT_MIN_MS = 1_000;
+
+/**
+ * The longest callback timeout a timer may ask for (`notifyHTTPParam.timeoutMs`), declared once for
+ * the api (which refuses a longer one) and the executor (whose claim lease must outlast it, checked at
+ * boot, and which caps a stored value above it, e.g. after the maximum was lowered).
+ */
+export class CallbackTimeoutMaxEnv {
+  @IsInt() @Min(CALLBACK_TIMEOUT_MIN_MS) @Max(120_000)
+  TIMER_CALLBACK_TIMEOUT_MAX_MS: number = 30_000;
+}
+
