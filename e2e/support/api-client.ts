@@ -60,6 +60,8 @@ export class ApiCallError extends Error {
   constructor(
     readonly route: string,
     readonly httpStatus: number,
+  /** Every attempt made, oldest first. */
+  attempts: { attempt: number; startedAt: number; httpStatus: number | null; costMs: number | null; error: string | null }[];
     readonly body: unknown,
   ) {
     super(`${route}: HTTP ${httpStatus} ${JSON.stringify(body)}`);

@@ -415,12 +415,14 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       // Run now is behind the trigger's walk: its task message is published at once, not indexed.
       expect((await indexOf(id)).map((e) => e.score)).toEqual([at('06-01T10:30:00Z')]);
 
-      const records = await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}`);
+      // Future pending fires are listed only on request (past fires first by default).
+      expect((await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}`)).body).toMatchObject({ code: 0, total: 1, data: [{ fireId: `${id}-${now}` }] });
+      const records = await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}&includePending=true`);
       expect(records.status).toBe(200);
       expect(records.body).toMatchObject({ code: 0, total: 2 });
       expect(records.body.data.map((r: { fireId: string }) => r.fireId).sort()).toEqual([`${id}-${now}`, `${id}-${at('06-01T10:30:00Z')}`].sort());
       expect(records.body.data[0]).toMatchObject({ timerID: id, app: 'alpha', status: 0 });
-      const paged = await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}&pageSize=1&pageIndex=2`);
+      const paged = await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}&includePending=true&pageSize=1&pageIndex=2`);
       expect(paged.body).toMatchObject({ total: 2 });
       expect(paged.body.data).toHaveLength(1);
       expect((await h.as().get(`/api/task/v1/records?app=alpha&timerID=${id}&status=2`)).body).toMatchObject({ total: 0, data: [] });

@@ -4,6 +4,7 @@ import {
   DuplicateAppError,
   DuplicateTimerNameError,
   NewTimer,
+  RecordsFilter,
   runInTransaction,
   TaskEntity,
   TaskRepository,
@@ -202,6 +203,8 @@ describe('repositories against a real MariaDB', () => {
   describe('TaskRepository', () => {
     const app = 'app-tasks';
     let timerId: string;
+    /** Every record of one timer, future pending ones included. */
+    const all = (id: string): RecordsFilter => ({ app, timerId: id, includePending: true, nowMs: 0 });
     beforeAll(async () => {
       timerId = (await timers.create(newTimer(app, 'tasks'))).id;
     });
@@ -233,7 +236,7 @@ describe('repositories against a real MariaDB', () => {
       await db.dataSource.query('UPDATE tasks SET status = ? WHERE timer_id = ? AND run_at = 3000', [TaskStatus.Running, t]);
       await db.dataSource.query('UPDATE tasks SET status = ? WHERE timer_id = ? AND run_at = 4000', [TaskStatus.Missed, t]);
       expect(await tasks.deletePending(t)).toBe(2);
-      const left = (await tasks.records(t, { page: 1, size: 10 })).items.map((k) => [k.runAt, k.status]);
+      const left = (await tasks.records(all(t), { page: 1, size: 10 })).items.map((k) => [k.runAt, k.status]);
       expect(left).toEqual([
         [4000, TaskStatus.Missed],
         [3000, TaskStatus.Running],
@@ -248,16 +251,16 @@ describe('repositories against a real MariaDB', () => {
       const t = (await timers.create(newTimer(app, 'records'))).id;
       await tasks.insertIgnore(Array.from({ length: 7 }, (_, i) => ({ app, timerId: t, runAt: (i + 1) * 60_000 })));
       await db.dataSource.query('UPDATE tasks SET status = ? WHERE timer_id = ? AND run_at IN (60000, 180000, 300000)', [TaskStatus.Succeeded, t]);
-      const p1 = await tasks.records(t, { page: 1, size: 3 });
-      const p3 = await tasks.records(t, { page: 3, size: 3 });
+      const p1 = await tasks.records(all(t), { page: 1, size: 3 });
+      const p3 = await tasks.records(all(t), { page: 3, size: 3 });
       expect(p1.total).toBe(7);
       expect(p1.items.map((k) => k.runAt)).toEqual([420_000, 360_000, 300_000]);
       expect(p3.items.map((k) => k.runAt)).toEqual([60_000]);
-      const ok = await tasks.records(t, { page: 1, size: 10, status: TaskStatus.Succeeded });
+      const ok = await tasks.records({ ...all(t), status: TaskStatus.Succeeded }, { page: 1, size: 10 });
       expect(ok.total).toBe(3);
       expect(ok.items.map((k) => k.runAt)).toEqual([300_000, 180_000, 60_000]);
       expect(ok.items.every((k: TaskEntity) => k.timerId === t)).toBe(true);
-      expect(await tasks.records('nope', { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      expect(await tasks.records(all('nope'), { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
     });
 
     it('stores a long output once truncated to the column', async () => {
@@ -297,7 +300,7 @@ describe('repositories against a real MariaDB', () => {
       expect(purged).toBe(Number(n) - 2);
       expect(statements.length).toBe(Math.floor((Number(n) - 2) / 4) + 1);
       expect(statements.every((s) => /LIMIT \?$/.test(s))).toBe(true);
-      const left = (await tasks.records(t, { page: 1, size: 100 })).items.map((k) => k.runAt - base).sort((x, y) => x - y);
+      const left = (await tasks.records(all(t), { page: 1, size: 100 })).items.map((k) => k.runAt - base).sort((x, y) => x - y);
       expect(left).toEqual([17, 18, 19, 20, 21, 22, 23, 24]);
       expect(await tasks.purgeOlderThan(base + 20, 4)).toBe(0);
     });

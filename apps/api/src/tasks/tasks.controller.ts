@@ -14,9 +14,15 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get('records')
-  @ApiOperation({ summary: 'Fire records of a timer (extension)', description: 'Latest run time first; `total` counts all pages.' })
+  @ApiOperation({
+    summary: 'Fire records of an app, a timer or a fire (extension)',
+    description:
+      'Latest run time first; `total` counts all pages. `timerID` (a deleted timer\'s too) or `fireID` narrow it to a timer or a fire; ' +
+      'without either, the whole app\'s. `from`/`to` bound `runAt`; future pending fires only with `includePending=true`. ' +
+      'Each record carries its `attempts`.',
+  })
   @ApiOkResponse({ type: RecordsResponse })
-  @ApiNotFoundResponse({ type: ErrorEnvelope, description: 'no such live timer in this app' })
+  @ApiNotFoundResponse({ type: ErrorEnvelope, description: 'no such timer (live or deleted) or fire in this app' })
   async records(@CurrentPrincipal() p: Principal, @Query() q: RecordsQuery): Promise<RecordsResponse> {
     return ok(await this.tasks.records(p, q));
   }

@@ -41,6 +41,8 @@ export class AttemptOutcomes {
       latenessMs: lateness,
       error: result.error ?? null,
       output: result.output ?? null,
+      // The callback started `lateness` after run_at (FireDelivery measures both from one clock reading).
+      startedAt: msg.runAt + lateness,
     };
 
     if (result.ok) {

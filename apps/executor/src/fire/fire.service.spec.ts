@@ -79,6 +79,30 @@ describe('FireService', () => {
       const s = setup();
       s.fires.defs.set('7', timerDef('7', {}, 'sekrit'));
       s.fires.addRow('7', T0);
+    it("calls with the timer's own timeout (capped at TIMER_CALLBACK_TIMEOUT_MAX_MS), else the global one, and records when each attempt started", async () => {
+      const s = setup({ TIMER_CALLBACK_TIMEOUT_MAX_MS: '20000' });
+      const recorded = jest.spyOn(s.fires, 'recordOutcomes');
+      const param = { url: 'http://127.0.0.1:1/hook', method: 'POST' };
+      s.fires.defs.set('7', timerDef('7', { notifyHttpParam: { ...param, timeoutMs: 1_000 } }));
+      s.fires.defs.set('8', timerDef('8', { notifyHttpParam: { ...param, timeoutMs: 90_000 } }));
+      s.fires.defs.set('9', timerDef('9', { notifyHttpParam: param }));
+      for (const id of ['7', '8', '9']) {
+        s.fires.addRow(id, T0 - 30);
+        await s.service.handle({ timerId: id, runAt: T0 - 30, fireId: `${id}-${T0 - 30}`, attempt: 1 });
+      }
+      expect(s.callback.calls.map((c) => c.req.timeoutMs)).toEqual([1_000, 20_000, undefined]);
+      expect(recorded.mock.calls.flat(2).map((o) => o.startedAt)).toEqual([T0, T0, T0]);
+    });
+
+    it('records a fire missed without an attempt (no startedAt)', async () => {
+      const s = setup();
+      const recorded = jest.spyOn(s.fires, 'recordOutcomes');
+      s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(recorded.mock.calls.flat(2).map((o) => o.startedAt ?? null)).toEqual([null]);
+    });
+
       await s.service.handle(s.msg(T0));
       expect(s.callback.calls[0].secret).toBe('sekrit');
     });

@@ -13,9 +13,10 @@ import { ReadPathIndexes1763900000000 } from './migrations/1763900000000-read-pa
 import { LedgerIndexes1764000000000 } from './migrations/1764000000000-ledger-indexes';
 import { TimerVersionsIdempotencyKeys1764100000000 } from './migrations/1764100000000-timer-versions-idempotency-keys';
 import { TimerBoundsIntervals1764200000000 } from './migrations/1764200000000-timer-bounds-intervals';
+import { TaskAttempts1764300000000 } from './migrations/1764300000000-task-attempts';
 
 /** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
-export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000, TimerVersionsIdempotencyKeys1764100000000, TimerBoundsIntervals1764200000000];
+export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000, TimerVersionsIdempotencyKeys1764100000000, TimerBoundsIntervals1764200000000, TaskAttempts1764300000000];
 
 /** Every entity (mapped onto the tables the migrations create). */
 export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity, TimerVersionEntity];

@@ -1,6 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Envelope } from '../../common/envelope';
 
+/** One delivery attempt of a fire. */
+export class AttemptView {
+  @ApiProperty({ example: 1, description: '1-based (a replayed dead letter starts over at 1)' })
+  attempt!: number;
+
+  @ApiProperty({ example: 1767225600012, description: 'when the callback started (epoch ms)' })
+  startedAt!: number;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'HTTP status answered; null when none came (timeout, refused connection)' })
+  httpStatus!: number | null;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'duration of the call (ms)' })
+  costMs!: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'why it failed (first 256 characters); null on success' })
+  error!: string | null;
+}
+
 /** One fire of a timer (a task row). */
 export class TaskView {
   @ApiProperty({ example: '42-1767225600000', description: '`<timerId>-<runAtMs>`, as in X-Timer-Fire-Id' })
@@ -35,6 +53,9 @@ export class TaskView {
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'start of the callback response body' })
   output!: string | null;
+
+  @ApiProperty({ type: [AttemptView], description: 'every attempt made, oldest first (the latest 32); empty before the first and for a fire never called' })
+  attempts!: AttemptView[];
 }
 
 export class RecordsResponse extends Envelope {

@@ -10,6 +10,21 @@ export const FINISHED_TASK_STATUSES: readonly TaskStatusValue[] = [TaskStatus.Su
 /** Column widths (characters); write through truncateUtf8 so a long value never fails a write. */
 export const TASK_OUTPUT_MAX = 4096;
 export const TASK_ERROR_MAX = 1024;
+/** Attempts a fire's record keeps (the latest; a replayed dead letter starts over at attempt 1). */
+export const TASK_ATTEMPTS_KEPT = 32;
+/** Characters of an attempt's error kept in its entry of `attempts`. */
+export const ATTEMPT_ERROR_MAX = 256;
+
+/** One delivery attempt of a fire, as `tasks.attempts` keeps it. */
+export interface TaskAttempt {
+  /** 1-based. */
+  attempt: number;
+  /** When the callback started (epoch ms). */
+  startedAt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  error: string | null;
+}
 
 /** One fire of a timer, identified by (timerId, runAt). */
 @Entity({ name: 'tasks' })
@@ -47,6 +62,10 @@ export class TaskEntity {
 
   @Column({ type: 'varchar', length: TASK_OUTPUT_MAX, nullable: true })
   output!: string | null;
+
+  /** Every attempt made, oldest first (at most TASK_ATTEMPTS_KEPT); null before the first. */
+  @Column({ type: 'json', nullable: true })
+  attempts!: TaskAttempt[] | null;
 
   @Column({ name: 'claimed_by', type: 'varchar', length: 128, nullable: true })
   claimedBy!: string | null;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
-import { TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskStatusValue } from '../entities/task.entity';
+import { ATTEMPT_ERROR_MAX, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskStatusValue } from '../entities/task.entity';
 import { truncateUtf8 } from '../truncate';
 import { compareKeys, fireState, inChunks, keyedValues } from './fire-query-helpers';
 import { affectedRows, isId } from './query-helpers';
@@ -25,6 +25,11 @@ export interface FireOutcome extends FireRef {
   claimedBy: string | null;
   /** New claimed_until: null for a settled fire, retry time + lease while waiting for a retry. */
   claimedUntil: number | null;
+  /**
+   * When the attempt's callback started (epoch ms), for an attempt that called it: the attempt is then
+   * appended to the fire's `attempts`. Absent or null for a fire recorded without a call (missed).
+   */
+  startedAt?: number | null;
 }
 
 const INT_MIN = -2_147_483_648;
@@ -68,15 +73,22 @@ export class FireOutcomeRepository {
         truncateUtf8(o.output, TASK_OUTPUT_MAX),
         o.claimedBy,
         o.claimedUntil,
+        o.startedAt ?? null,
       ]),
       rows,
-      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until'],
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at'],
     );
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
+    // The attempt joins the fire's history in the same statement (the oldest dropped past
+    // TASK_ATTEMPTS_KEPT), so the history costs no extra round trip; a fenced write appends nothing.
     const result = await this.dataSource.query(
       `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
        SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
-           t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by
+           t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by,
+           t.attempts = IF(v.started_at IS NULL, t.attempts, JSON_ARRAY_APPEND(
+             IF(JSON_LENGTH(t.attempts) >= ${TASK_ATTEMPTS_KEPT}, JSON_REMOVE(t.attempts, '$[0]'), COALESCE(t.attempts, '[]')), '$',
+             JSON_OBJECT('attempt', v.attempt, 'startedAt', v.started_at, 'httpStatus', v.http_status, 'costMs', v.cost_ms,
+                         'error', LEFT(v.error, ${ATTEMPT_ERROR_MAX}))))
        WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
       v.params,
     );

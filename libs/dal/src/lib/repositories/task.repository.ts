@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { FINISHED_TASK_STATUSES, TaskEntity, TaskStatus, TaskStatusValue } from '../entities/task.entity';
-import { affectedRows, checkEpochMs, deleteInBatches, isId, managerOf, pageOffset } from './query-helpers';
+import { affectedRows, checkEpochMs, deleteInBatches, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
 
 /** One fire to pre-create. */
 export interface NewTask {
@@ -28,6 +28,23 @@ export interface StoredFire {
   status: TaskStatusValue;
   /** Recorded missed because an earlier edit replaced it (see {@link SUPERSEDED_PREFIX}). */
   superseded: boolean;
+}
+
+/** Which fire records {@link TaskRepository.records} reads: one app's, narrowed by what is given. */
+export interface RecordsFilter {
+  app: string;
+  /** One timer's (deleted or not). */
+  timerId?: string;
+  /** One fire's (with timerId): its run_at. */
+  runAt?: number;
+  status?: TaskStatusValue;
+  /** fromMs <= run_at (epoch ms). */
+  fromMs?: number;
+  /** run_at < toMs (epoch ms). */
+  toMs?: number;
+  /** Future pending fires (pending with run_at > nowMs) are left out unless this is true. */
+  includePending: boolean;
+  nowMs: number;
 }
 
 /** Fires (task rows) of timers. */
@@ -146,14 +163,38 @@ export class TaskRepository {
     return changed;
   }
 
-  /** A page of the timer's fire records, newest first (run_at DESC, id DESC), optionally of one status. */
-  async records(timerId: string, opts: { page: number; size: number; status?: number }): Promise<{ items: TaskEntity[]; total: number }> {
-    const offset = pageOffset(opts);
-    if (!isId(timerId)) return { items: [], total: 0 };
-    const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 'k').where('k.timerId = CAST(:timerId AS UNSIGNED)', { timerId });
-    if (opts.status !== undefined) q.andWhere('k.status = :status', { status: opts.status });
-    const [items, total] = await q.orderBy('k.runAt', 'DESC').addOrderBy('k.id', 'DESC').offset(offset).limit(opts.size).getManyAndCount();
+  /**
+   * A page of fire records, latest run time first, with the total count. One timer's read
+   * uk_timer_run_at backwards (run_at DESC); an app's read idx_app_run_at (app, run_at, status)
+   * backwards, in its order (run_at DESC, status DESC, id DESC), so no page sorts the whole range.
+   */
+  async records(f: RecordsFilter, page: PageOptions): Promise<{ items: TaskEntity[]; total: number }> {
+    const offset = pageOffset(page);
+    if (f.timerId !== undefined && !isId(f.timerId)) return { items: [], total: 0 };
+    const [items, total] = await this.recordsQuery(f).offset(offset).limit(page.size).getManyAndCount();
     return { items, total };
+  }
+
+  /**
+   * The query behind {@link records} (without paging), for its plan. An app's records name their index:
+   * with a status filter the optimizer may otherwise prefer idx_status_run_at, which spans every app.
+   */
+  recordsQuery(f: RecordsFilter): SelectQueryBuilder<TaskEntity> {
+    for (const [name, v] of [['fromMs', f.fromMs], ['toMs', f.toMs], ['runAt', f.runAt]] as const) if (v !== undefined) checkEpochMs(name, v);
+    checkEpochMs('nowMs', f.nowMs);
+    const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 'k');
+    if (f.timerId === undefined) q.useIndex('idx_app_run_at');
+    q.where('k.app = :app', { app: f.app });
+    if (f.timerId !== undefined) q.andWhere('k.timerId = CAST(:timerId AS UNSIGNED)', { timerId: f.timerId });
+    if (f.runAt !== undefined) q.andWhere('k.runAt = :runAt', { runAt: f.runAt });
+    if (f.status !== undefined) q.andWhere('k.status = :status', { status: f.status });
+    if (f.fromMs !== undefined) q.andWhere('k.runAt >= :fromMs', { fromMs: f.fromMs });
+    if (f.toMs !== undefined) q.andWhere('k.runAt < :toMs', { toMs: f.toMs });
+    if (!f.includePending) q.andWhere('NOT (k.status = :pending AND k.runAt > :nowMs)', { pending: TaskStatus.Pending, nowMs: f.nowMs });
+    // run_at is unique within a timer, so a timer's records need no tie-break (and the index scan no
+    // sort); an app's follow idx_app_run_at (the id is the primary key the index entries end with).
+    q.orderBy('k.runAt', 'DESC');
+    return f.timerId === undefined ? q.addOrderBy('k.status', 'DESC').addOrderBy('k.id', 'DESC') : q;
   }
 
   /** The fire (timerId, runAt), or null. */

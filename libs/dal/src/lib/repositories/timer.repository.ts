@@ -119,6 +119,13 @@ export class TimerRepository {
       .getOne();
   }
 
+  /** Whether `app` has or had (deleted since) the timer `id`: its fire records stay readable. */
+  async existed(app: string, id: string): Promise<boolean> {
+    if (!isId(id)) return false;
+    const rows = (await this.dataSource.query('SELECT 1 FROM timers WHERE id = CAST(? AS UNSIGNED) AND app = ? LIMIT 1', [id, app])) as unknown[];
+    return rows.length > 0;
+  }
+
   /**
    * The live timer `id` of `app`, locked FOR UPDATE until the transaction of `manager` ends (for
    * enable/disable racing each other). Null when absent.
