@@ -14,7 +14,13 @@ export interface NewTimer {
   cron?: string;
   /** One-shot instant, epoch ms. */
   runAt?: number;
+  /** Interval such as "90s" or "1h30m". */
+  every?: string;
   timeZone?: string;
+  /** Bounds (cron and every timers): epoch ms or ISO 8601 with an offset; inclusive. */
+  startAt?: number | string;
+  endAt?: number | string;
+  maxFires?: number;
   notifyHTTPParam: NotifyHttpParam;
   retryPolicy?: { maxAttempts?: number; backoffMs?: number };
   misfirePolicy?: 'fire_late' | 'skip';
