@@ -60,14 +60,14 @@ export interface TaskRecord {
   latenessMs: number | null;
   error: string | null;
   output: string | null;
+  /** Every attempt made, oldest first. */
+  attempts: { attempt: number; startedAt: number; httpStatus: number | null; costMs: number | null; error: string | null }[];
 }
 
 export class ApiCallError extends Error {
   constructor(
     readonly route: string,
     readonly httpStatus: number,
-  /** Every attempt made, oldest first. */
-  attempts: { attempt: number; startedAt: number; httpStatus: number | null; costMs: number | null; error: string | null }[];
     readonly body: unknown,
   ) {
     super(`${route}: HTTP ${httpStatus} ${JSON.stringify(body)}`);

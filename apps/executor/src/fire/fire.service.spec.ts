@@ -75,10 +75,6 @@ describe('FireService', () => {
       expect(await value(s.metrics.deliveries, { outcome: 'succeeded' })).toBe(1);
     });
 
-    it('passes the app signing secret to the callback', async () => {
-      const s = setup();
-      s.fires.defs.set('7', timerDef('7', {}, 'sekrit'));
-      s.fires.addRow('7', T0);
     it("calls with the timer's own timeout (capped at TIMER_CALLBACK_TIMEOUT_MAX_MS), else the global one, and records when each attempt started", async () => {
       const s = setup({ TIMER_CALLBACK_TIMEOUT_MAX_MS: '20000' });
       const recorded = jest.spyOn(s.fires, 'recordOutcomes');
@@ -103,6 +99,10 @@ describe('FireService', () => {
       expect(recorded.mock.calls.flat(2).map((o) => o.startedAt ?? null)).toEqual([null]);
     });
 
+    it('passes the app signing secret to the callback', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', {}, 'sekrit'));
+      s.fires.addRow('7', T0);
       await s.service.handle(s.msg(T0));
       expect(s.callback.calls[0].secret).toBe('sekrit');
     });

@@ -121,10 +121,6 @@ export class SliceLeaseEnv {
   TIMER_SLICE_LEASE_MS: number = 5_000;
 }
 
-/** The window length of a validated {@link WindowEnv}, in ms. */
-export function windowMsOf(env: WindowEnv): number {
-  return env.TIMER_WINDOW_MINUTES * MINUTE_MS;
-}
 /** The shortest callback timeout a timer may ask for (`notifyHTTPParam.timeoutMs`). */
 export const CALLBACK_TIMEOUT_MIN_MS = 1_000;
 
@@ -138,3 +134,7 @@ export class CallbackTimeoutMaxEnv {
   TIMER_CALLBACK_TIMEOUT_MAX_MS: number = 30_000;
 }
 
+/** The window length of a validated {@link WindowEnv}, in ms. */
+export function windowMsOf(env: WindowEnv): number {
+  return env.TIMER_WINDOW_MINUTES * MINUTE_MS;
+}
