@@ -477,6 +477,8 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           'POST /api/app/v1/tokens',
           'DELETE /api/app/v1/tokens',
           'POST /api/app/v1/secret',
+          'POST /api/app/v1/pause',
+          'POST /api/app/v1/resume',
           'GET /api/app/v1/accounting',
         ].sort(),
       );

@@ -14,6 +14,7 @@ import { FireDelivery } from './fire/fire-delivery.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireService } from './fire/fire.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
+import { PauseWatch } from './fire/pause-watch.service';
 import { SettledFires } from './fire/settled-fires.service';
 import { TaskHandler } from './fire/task.handler';
 import { TimerCache } from './fire/timer-cache.service';
@@ -46,6 +47,7 @@ export class AppModule {
         CallbackClientCloser,
         SettledFires,
         ExecutorLiveness,
+        PauseWatch,
         FireClaimer,
         FireAdmission,
         AttemptOutcomes,

@@ -13,7 +13,7 @@ export { INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, Ta
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
 export { TimerVersionRepository } from './lib/repositories/timer-version.repository';
 export { IDEMPOTENCY_KEY_TTL_MS, IdempotencyKeyRepository, IdempotencyKeyTakenError, StoredIdempotencyKey } from './lib/repositories/idempotency-key.repository';
-export { APP_TOKEN_PREFIX, AppRepository, hashToken } from './lib/repositories/app.repository';
+export { APP_TOKEN_PREFIX, AppRepository, hashToken, PauseWindow } from './lib/repositories/app.repository';
 export { isId, MAX_PAGE_SIZE } from './lib/repositories/query-helpers';
 export { DuplicateAppError, DuplicateTimerNameError, isDuplicateKeyError } from './lib/errors';
 export { truncateUtf8 } from './lib/truncate';
@@ -24,4 +24,4 @@ export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers'
 export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/repositories/fire-claim.repository';
 export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
-export { LedgerRepository, OverdueFire, WindowAccount } from './lib/repositories/ledger.repository';
+export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';

@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, HttpCode, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
-import { AppNameDto, AppResponse, IssueTokenDto, RevokeTokenDto, SecretResponse, TokenResponse } from './dto/app.dto';
+import { AppNameDto, AppResponse, IssueTokenDto, PauseResponse, RevokeTokenDto, SecretResponse, TokenResponse } from './dto/app.dto';
 import { AppsService } from './apps.service';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
 const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
+const UNAVAILABLE = { type: ErrorEnvelope, description: 'Redis or MySQL failed; nothing was changed: retry after `Retry-After` (code 50300)' };
 
 @ApiTags('apps')
 @ApiAuth()
@@ -53,5 +54,33 @@ export class AppsController {
   @ApiNotFoundResponse(NO_APP)
   async rotate(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<SecretResponse> {
     return ok({ data: await this.apps.rotateSecret(p, dto.app) });
+  }
+
+  @Post('pause')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Pause every timer of the app (admin, or a token of the app)',
+    description: 'Fires from the answer on are not delivered (within 2 s); they are recorded missed with the reason `paused`. Idempotent: pausing a paused app answers `changed: false`.',
+  })
+  @ApiOkResponse({ type: PauseResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse(NO_APP)
+  @ApiServiceUnavailableResponse(UNAVAILABLE)
+  async pause(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<PauseResponse> {
+    return ok({ data: await this.apps.pause(p, dto.app) });
+  }
+
+  @Post('resume')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Resume the app\'s timers (admin, or a token of the app)',
+    description: 'Fires from `resumedAt` (the answer + 2 s) on are delivered; the paused interval\'s fires are recorded missed (reason `paused`), none is delivered late. Idempotent.',
+  })
+  @ApiOkResponse({ type: PauseResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse(NO_APP)
+  @ApiServiceUnavailableResponse(UNAVAILABLE)
+  async resume(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<PauseResponse> {
+    return ok({ data: await this.apps.resume(p, dto.app) });
   }
 }

@@ -8,7 +8,9 @@ import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
 import { FirePublisher } from './fire-publisher';
 import { ClaimedAttempt, FireResult } from './fire.types';
+import { PauseWatch } from './pause-watch.service';
 import { isSettled, SettledFires } from './settled-fires.service';
+import { TimerCache } from './timer-cache.service';
 
 /** A held fire is rechecked this long after its holder's lease ends. */
 export const RECHECK_MARGIN_MS = 1_000;
@@ -34,6 +36,8 @@ export class FireAdmission {
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly pauses: PauseWatch,
+    private readonly cache: TimerCache,
   ) {}
 
   async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
@@ -52,6 +56,12 @@ export class FireAdmission {
       return done('deferred-early');
     }
 
+    // A first attempt of a paused app's fire, unless asked for now (a recheck is of a fire already claimed).
+    if (!onDemand && !recheck && msg.attempt === 1 && this.pauses.any) {
+      const paused = await this.paused(msg);
+      if (paused) return done(paused);
+    }
+
     if (await this.settled.isSettled(msg)) return done(this.duplicate(msg, 'settled', recheck));
 
     const claim = await this.claimer.claim(msg);
@@ -67,6 +77,26 @@ export class FireAdmission {
     }
     // A recheck that claims took the fire over from a holder whose lease ran out.
     return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
+  }
+
+  /**
+   * A fire in its app's pause is acked without a callback and without a write: its row stays pending
+   * until the reconciler or the resume records it missed (`paused`), in bulk (docs/pipeline.md, "Pause").
+   * One further ahead than a resume could still reach goes back to the broker until just before its time.
+   */
+  private async paused(msg: TaskMessage): Promise<FireResult | null> {
+    const def = await this.cache.get(msg.timerId);
+    if (!def) return null;
+    const verdict = this.pauses.verdict(def.timer.app, msg.runAt);
+    if (verdict === 'deliver') return null;
+    if (verdict === 'later') {
+      await this.publisher.defer(msg, msg.runAt - EARLY_REPUBLISH_LEAD_MS, false);
+      this.metrics.deferred.inc({ reason: 'paused' });
+      return 'deferred-early';
+    }
+    this.pauses.skipped.inc();
+    this.logger.debug(`fire ${msg.fireId}: app ${def.timer.app} is paused, not delivered`);
+    return 'paused';
   }
 
   /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */

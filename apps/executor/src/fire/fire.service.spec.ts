@@ -4,7 +4,7 @@ import type { CallbackClient } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { BloomFilter } from '@timer/redis';
+import type { BloomFilter, PausedApps, PauseState } from '@timer/redis';
 import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AttemptOutcomes } from './attempt-outcomes.service';
@@ -17,6 +17,7 @@ import { FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireService } from './fire.service';
 import { OutcomeRecorder } from './outcome-recorder.service';
+import { PauseWatch } from './pause-watch.service';
 import { SettledFires } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
 
@@ -46,14 +47,17 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const liveness = new FakeLiveness();
   const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config);
   const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
+  const pausedApps = { state: new Map<string, PauseState>(), fail: false };
+  const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
+  const pauses = new PauseWatch(reader, { registry: new Registry() } as MetricsService, clock);
   const service = new FireService(
-    new FireAdmission(claimer, settled, pub, config, metrics, clock),
+    new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
     new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock),
     metrics,
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses };
 }
 
 describe('FireService', () => {
@@ -309,6 +313,68 @@ describe('FireService', () => {
       expect(s.publisher.deferred).toEqual([{ message: s.msg(T0 + 60_000), at: T0 + 59_000, recheck: false }]);
       expect(s.fires.claims).toBe(0);
       expect(s.callback.calls).toHaveLength(0);
+    });
+  });
+
+  describe('paused app', () => {
+    async function paused(pausedAt: number, resumedAt: number | null = null) {
+      const s = setup();
+      s.pausedApps.state.set('app', { pausedAt, resumedAt });
+      await s.pauses.refresh();
+      return s;
+    }
+
+    it('acks a first attempt at or after the pause without a callback or a write; earlier fires and other apps are delivered', async () => {
+      const s = await paused(T0);
+      s.fires.defs.set('8', timerDef('8', { app: 'other' }));
+      for (const [id, t] of [['7', T0], ['7', T0 - 1], ['8', T0]] as const) s.fires.addRow(id, t);
+      expect(await s.service.handle(s.msg(T0))).toBe('paused');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Pending, attempt: 0 });
+      expect(s.fires.claims).toBe(0);
+      expect(await value(s.pauses.skipped)).toBe(1);
+      expect(await s.service.handle(s.msg(T0 - 1))).toBe('succeeded');
+      expect(await s.service.handle({ timerId: '8', runAt: T0, fireId: `8-${T0}`, attempt: 1 })).toBe('succeeded');
+      expect(s.callback.calls.map((c) => c.fire.runAt)).toEqual([T0 - 1, T0]);
+    });
+
+    it('delivers run-now messages, retries and rechecks of a paused app (asked for, or already claimed)', async () => {
+      const s = await paused(T0 - 10_000);
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0), { 'x-timer-run-now': '1' })).toBe('succeeded');
+      s.fires.addRow('7', T0 - 5_000);
+      const row = s.fires.row('7', T0 - 5_000)!;
+      Object.assign(row, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + 60_000 });
+      expect(await s.service.handle(s.msg(T0 - 5_000, 2))).toBe('succeeded');
+    });
+
+    it('delivers from the resume instant on; a fire inside the ended pause is still not delivered', async () => {
+      const s = await paused(T0 - 60_000, T0);
+      s.fires.addRow('7', T0 - 1);
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0 - 1))).toBe('paused');
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+    });
+
+    it('hands a fire further ahead than a resume could reach back to the broker for just before its time', async () => {
+      const s = await paused(T0 - 1_000);
+      s.fires.addRow('7', T0 + 4_000);
+      expect(await s.service.handle(s.msg(T0 + 4_000))).toBe('deferred-early');
+      expect(s.publisher.deferred).toEqual([{ message: s.msg(T0 + 4_000), at: T0 + 3_000, recheck: false }]);
+      s.clock.current = T0 + 3_000;
+      expect(await s.service.handle(s.msg(T0 + 4_000))).toBe('paused');
+      expect(s.fires.claims).toBe(0);
+    });
+
+    it('keeps the last known pauses while Redis cannot be read', async () => {
+      const s = await paused(T0);
+      s.pausedApps.fail = true;
+      s.pausedApps.state.clear();
+      await s.pauses.refresh();
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('paused');
+      s.pausedApps.fail = false;
+      await s.pauses.refresh();
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
     });
   });
 

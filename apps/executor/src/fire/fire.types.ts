@@ -6,6 +6,7 @@ export type FireResult =
   | 'deferred-early'
   | 'deferred-held'
   | 'duplicate'
+  | 'paused'
   | 'missed'
   | 'succeeded'
   | 'retry'

@@ -7,6 +7,8 @@ export class ReconcilerMetrics {
   readonly overdue: Gauge;
   readonly unsettledFinishedWindows: Gauge;
   readonly rescued: Counter<'reason'>;
+  readonly pausedApps: Gauge;
+  readonly pausedMissed: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -24,6 +26,12 @@ export class ReconcilerMetrics {
       name: 'timer_reconciler_rescued_total',
       help: 'Overdue fires the reconciler published again, by reason: pending (never picked up), stale_claim (its executor stopped before recording it), lost_retry (its retry message is missing)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.pausedApps = new Gauge({ name: 'timer_paused_apps', help: 'Apps paused now (POST /api/app/v1/pause), as the last reconciler pass read them', registers });
+    this.pausedMissed = new Counter({
+      name: 'timer_paused_fires_missed_total',
+      help: 'Fires of paused apps the reconciler recorded missed with the reason paused (the resume records the rest of the interval)',
       registers,
     });
   }

@@ -1,20 +1,27 @@
 import { Logger } from '@nestjs/common';
 import { TaskMessage } from '@timer/contracts';
-import { OverdueFire, TaskStatus } from '@timer/dal';
-import { HeldLock, LockOptions } from '@timer/redis';
+import { OverdueFire, PauseWindow, TaskStatus } from '@timer/dal';
+import { HeldLock, LedgerPause, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { ReconcilerMetrics } from './reconciler.metrics';
-import { Ledger, Locks, Marks, Publisher, ReconcilerService, rescueMessage } from './reconciler.service';
+import { Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, rescueMessage } from './reconciler.service';
 
 const T0 = Date.UTC(2030, 0, 1, 10, 30);
 
 class FakeLedger implements Ledger {
   rows: OverdueFire[] = [];
-  asked: { dueBefore: number; nowMs: number; limit: number }[] = [];
-  async overdue(dueBefore: number, nowMs: number, limit: number) {
-    this.asked.push({ dueBefore, nowMs, limit });
+  asked: { dueBefore: number; nowMs: number; limit: number; pauseEndedSince?: number }[] = [];
+  missed: { app: string; fromMs: number; toMs: number; limit: number }[] = [];
+  failMissPaused = false;
+  async overdue(dueBefore: number, nowMs: number, limit: number, pauseEndedSince?: number) {
+    this.asked.push({ dueBefore, nowMs, limit, pauseEndedSince });
     return this.rows.filter((r) => r.runAt < dueBefore).slice(0, limit);
+  }
+  async missPaused(app: string, fromMs: number, toMs: number, limit: number) {
+    if (this.failMissPaused) throw new Error('mysql down (injected)');
+    this.missed.push({ app, fromMs, toMs, limit });
+    return 3;
   }
   async countPendingBefore(dueBefore: number) {
     return this.rows.filter((r) => r.status === TaskStatus.Pending && r.runAt < dueBefore).length;
@@ -55,13 +62,29 @@ class FakeLocks implements Locks {
   }
 }
 
+class FakePauses implements Pauses, PauseMirror {
+  windows: PauseWindow[] = [];
+  endedSince: number[] = [];
+  synced: { ledger: readonly LedgerPause[]; nowMs: number }[] = [];
+  failSync = false;
+  async pauseWindows(endedSince: number) {
+    this.endedSince.push(endedSince);
+    return this.windows;
+  }
+  async sync(ledger: readonly LedgerPause[], nowMs: number) {
+    if (this.failSync) throw new Error('redis down (injected)');
+    this.synced.push({ ledger, nowMs });
+    return { written: 0, removed: 0 };
+  }
+}
+
 function setup(env: Partial<MigratorEnv> = {}) {
   const clock = { now: () => T0 };
-  const deps = { ledger: new FakeLedger(), publisher: new FakePublisher(), marks: new FakeMarks(), locks: new FakeLocks() };
+  const deps = { ledger: new FakeLedger(), publisher: new FakePublisher(), marks: new FakeMarks(), locks: new FakeLocks(), pauses: new FakePauses() };
   const registry = new Registry();
   const metrics = new ReconcilerMetrics(registry);
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), env));
-  const service = new ReconcilerService(deps.ledger, deps.publisher, deps.marks, deps.locks, clock, config, metrics);
+  const service = new ReconcilerService(deps.ledger, deps.publisher, deps.marks, deps.locks, clock, config, metrics, deps.pauses, deps.pauses);
   const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
   const rescued = async (reason: string) => (await registry.getSingleMetric('timer_reconciler_rescued_total')!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
   return { ...deps, service, gauge, rescued };
@@ -82,13 +105,13 @@ describe('ReconcilerService', () => {
       pending('4', T0 - 10_000), // within the grace: the pipeline may still be on it
     ];
     const result = await s.service.pass();
-    expect(s.ledger.asked).toEqual([{ dueBefore: T0 - 30_000, nowMs: T0, limit: 1_000 }]);
+    expect(s.ledger.asked).toEqual([{ dueBefore: T0 - 30_000, nowMs: T0, limit: 1_000, pauseEndedSince: T0 - PAUSE_HORIZON_MS }]);
     expect(s.publisher.sent).toEqual([
       { timerId: '1', runAt: T0 - 3_600_000, fireId: `1-${T0 - 3_600_000}`, attempt: 1 },
       { timerId: '2', runAt: T0 - 60_000, fireId: `2-${T0 - 60_000}`, attempt: 1 },
       { timerId: '3', runAt: T0 - 45_000, fireId: `3-${T0 - 45_000}`, attempt: 3 },
     ]);
-    expect(result).toEqual({ ran: true, overdue: 1, rescued: { pending: 1, stale_claim: 1, lost_retry: 1 }, failed: 0 });
+    expect(result).toEqual({ ran: true, overdue: 1, rescued: { pending: 1, stale_claim: 1, lost_retry: 1 }, failed: 0, pausedMissed: 0 });
     expect(await s.rescued('pending')).toBe(1);
     expect(await s.rescued('stale_claim')).toBe(1);
     expect(await s.gauge('timer_overdue_fires')).toBe(1);
@@ -115,6 +138,34 @@ describe('ReconcilerService', () => {
     s.ledger.rows = [pending('1', T0 - 90_000), pending('2', T0 - 80_000), pending('3', T0 - 70_000)];
     await s.service.pass();
     expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1', '2']);
+  });
+
+  it('mirrors the pauses into Redis and records each pause interval\'s pending fires missed, up to a few seconds ago', async () => {
+    const s = setup();
+    s.pauses.windows = [
+      { app: 'a', pausedAt: T0 - 600_000, resumedAt: null }, // paused now
+      { app: 'b', pausedAt: T0 - 900_000, resumedAt: T0 - 300_000 }, // resumed five minutes ago
+    ];
+    const result = await s.service.pass();
+    expect(s.pauses.endedSince).toEqual([T0 - PAUSE_HORIZON_MS]);
+    expect(s.pauses.synced).toEqual([{ ledger: s.pauses.windows, nowMs: T0 }]);
+    expect(s.ledger.missed).toEqual([
+      { app: 'a', fromMs: T0 - 600_000, toMs: T0 - PAUSE_SETTLE_LAG_MS, limit: PAUSE_SETTLE_BATCH },
+      { app: 'b', fromMs: T0 - 900_000, toMs: T0 - 300_000, limit: PAUSE_SETTLE_BATCH },
+    ]);
+    expect(result).toMatchObject({ pausedMissed: 6 });
+    expect(await s.gauge('timer_paused_apps')).toBe(1);
+    expect(await s.gauge('timer_paused_fires_missed_total')).toBe(6);
+  });
+
+  it('rescues overdue fires all the same when Redis or MySQL fail while it settles the pauses', async () => {
+    const s = setup();
+    s.pauses.windows = [{ app: 'a', pausedAt: T0 - 600_000, resumedAt: null }];
+    s.pauses.failSync = true;
+    s.ledger.failMissPaused = true;
+    s.ledger.rows = [pending('1', T0 - 90_000)];
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 }, pausedMissed: 0 });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1']);
   });
 
   it('does nothing while another replica runs a pass', async () => {

@@ -1,13 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, TaskMessage, windowOf } from '@timer/contracts';
-import { LedgerRepository, OverdueFire, TaskStatus } from '@timer/dal';
+import { AppRepository, LedgerRepository, OverdueFire, TaskStatus } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { RedisLock, RescueMarks } from '@timer/redis';
+import { PausedApps, RedisLock, RescueMarks } from '@timer/redis';
 import { TaskPublisher } from '@timer/runtime';
 import { MigratorConfig } from '../config/migrator.env';
 import { ReconcilerMetrics, RescueReason } from './reconciler.metrics';
 
-export type Ledger = Pick<LedgerRepository, 'overdue' | 'countPendingBefore' | 'countOpenBefore'>;
+export type Ledger = Pick<LedgerRepository, 'overdue' | 'countPendingBefore' | 'countOpenBefore' | 'missPaused'>;
+export type Pauses = Pick<AppRepository, 'pauseWindows'>;
+export type PauseMirror = Pick<PausedApps, 'sync'>;
 export type Marks = Pick<RescueMarks, 'mark'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type Publisher = Pick<TaskPublisher, 'publish'>;
@@ -16,9 +18,19 @@ export type Publisher = Pick<TaskPublisher, 'publish'>;
 export const RESCUE_EVERY_MS = 60_000;
 /** The gauges count up to this many rows (a count must stay cheap when something is badly wrong). */
 export const COUNT_CAP = 100_000;
+/**
+ * A pause that ended this long ago is forgotten: its interval's fires were settled by the resume (or
+ * by the passes since); one left pending after that (every settle failed for an hour) is re-published
+ * like any overdue fire, so none stays pending forever.
+ */
+export const PAUSE_HORIZON_MS = 3_600_000;
+/** Fires of a paused app are recorded missed once they are this far in the past (a run now of it is claimed first). */
+export const PAUSE_SETTLE_LAG_MS = 5_000;
+/** At most this many fires of one paused app recorded missed per pass (one statement). */
+export const PAUSE_SETTLE_BATCH = 10_000;
 
 /** What one pass did. */
-export type PassResult = { ran: false } | { ran: true; overdue: number; rescued: Record<RescueReason, number>; failed: number };
+export type PassResult = { ran: false } | { ran: true; overdue: number; rescued: Record<RescueReason, number>; failed: number; pausedMissed: number };
 
 /**
  * Reconciles the pipeline with MySQL, the ledger (invariant 8): every pass (one replica at a time,
@@ -28,6 +40,10 @@ export type PassResult = { ran: false } | { ran: true; overdue: number; rescued:
  * pass. The executor then delivers them or records them missed under their misfire policy. This
  * covers what the slice walk cannot see: fires inserted into minutes already walked, minutes past the
  * scheduler's lookback, lost Redis state, a lost retry message.
+ *
+ * Paused apps (docs/pipeline.md, "Pause"): each pass first makes the Redis mirror of the pauses match
+ * MySQL, then records the pending fires of each pause's interval missed (`paused`), up to
+ * {@link PAUSE_SETTLE_LAG_MS} ago, one bounded statement per pause; those fires are never re-published.
  */
 @Injectable()
 export class ReconcilerService {
@@ -41,6 +57,8 @@ export class ReconcilerService {
     @Inject(CLOCK) private readonly clock: NowClock,
     private readonly config: MigratorConfig,
     private readonly metrics: ReconcilerMetrics,
+    @Inject(AppRepository) private readonly pauses: Pauses,
+    @Inject(PausedApps) private readonly mirror: PauseMirror,
   ) {}
 
   async pass(): Promise<PassResult> {
@@ -49,7 +67,9 @@ export class ReconcilerService {
     try {
       const now = this.clock.now();
       const dueBefore = now - this.config.reconcileGraceMs;
-      const rows = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch);
+      const pauseEndedSince = now - PAUSE_HORIZON_MS;
+      const pausedMissed = await this.settlePauses(now, pauseEndedSince);
+      const rows = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch, pauseEndedSince);
       const fresh = await this.marks.mark(
         rows.map((r) => fireId(r.timerId, r.runAt)),
         RESCUE_EVERY_MS,
@@ -77,10 +97,29 @@ export class ReconcilerService {
       const overdue = await this.ledger.countPendingBefore(dueBefore, COUNT_CAP);
       this.metrics.overdue.set(overdue);
       this.metrics.unsettledFinishedWindows.set(await this.ledger.countOpenBefore(windowOf(now, this.config.windowMs).start, COUNT_CAP));
-      return { ran: true, overdue, rescued, failed };
+      return { ran: true, overdue, rescued, failed, pausedMissed };
     } finally {
       await lock.release();
     }
+  }
+
+  /** Mirrors the pauses into Redis and records their intervals' pending fires missed; never throws. */
+  private async settlePauses(now: number, endedSince: number): Promise<number> {
+    let missed = 0;
+    try {
+      const pauses = await this.pauses.pauseWindows(endedSince);
+      this.metrics.pausedApps.set(pauses.filter((p) => p.resumedAt === null).length);
+      await this.mirror.sync(pauses, now).catch((e: Error) => this.logger.warn(`mirroring the paused apps into Redis failed (retried next pass): ${e.message}`));
+      for (const p of pauses) {
+        const n = await this.ledger.missPaused(p.app, p.pausedAt, Math.min(p.resumedAt ?? Number.MAX_SAFE_INTEGER, now - PAUSE_SETTLE_LAG_MS), PAUSE_SETTLE_BATCH);
+        if (n > 0) this.logger.log(`app ${p.app}: ${n} fire(s) of its pause recorded missed`);
+        missed += n;
+      }
+    } catch (e) {
+      this.logger.warn(`recording paused apps' fires missed failed after ${missed} (retried next pass): ${(e as Error).message}`);
+    }
+    this.metrics.pausedMissed.inc(missed);
+    return missed;
   }
 }
 

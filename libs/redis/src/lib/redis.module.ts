@@ -8,8 +8,9 @@ import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
 import { SliceIndex, SliceIndexOptions } from './slice-index';
 import { SliceStore } from './slice-store';
 import { RescueMarks } from './rescue-marks';
+import { PausedApps } from './paused-apps';
 
-/** The role's Redis client, lock, bloom filter, slice index and slice store, configured from `TIMER_REDIS_*`. */
+/** The role's Redis client, lock, bloom filter, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
 @Global()
 @Module({
   providers: [
@@ -41,9 +42,10 @@ import { RescueMarks } from './rescue-marks';
       useFactory: (r: Redis, p: string, index: SliceIndex) => new SliceStore(r, p, index),
     },
     { provide: RescueMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RescueMarks(r, p) },
+    { provide: PausedApps, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new PausedApps(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -59,3 +59,33 @@ export class SecretResponse extends Envelope {
   @ApiProperty({ type: SecretView })
   data!: SecretView;
 }
+
+export class PauseView {
+  @ApiProperty({ example: 'billing' })
+  app!: string;
+
+  @ApiProperty({ description: 'false when the app already was in the state asked for (nothing was written)' })
+  changed!: boolean;
+
+  @ApiProperty({ description: 'whether the app is paused now' })
+  paused!: boolean;
+
+  @ApiProperty({ type: Number, nullable: true, example: 1767225600000, description: 'start of the latest pause (epoch ms); fires from then on are not delivered' })
+  pausedAt!: number | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1767229202000,
+    description: 'end of the latest pause (epoch ms): the resume answer + 2 s; fires before it are recorded missed, fires from it on are delivered. Null while paused',
+  })
+  resumedAt!: number | null;
+
+  @ApiProperty({ example: 3, description: 'resume: pending fires of the paused interval this request recorded missed (reason `paused`); the reconciler records the earlier ones during the pause. 0 for pause' })
+  missedFires!: number;
+}
+
+export class PauseResponse extends Envelope {
+  @ApiProperty({ type: PauseView })
+  data!: PauseView;
+}

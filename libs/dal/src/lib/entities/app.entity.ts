@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { bigintNumber } from './transformers';
 
 /** An application (tenant) that owns timers, tokens and a callback signing secret. */
 @Entity({ name: 'apps' })
@@ -9,6 +10,14 @@ export class AppEntity {
   /** HMAC-SHA256 key for `X-Timer-Signature`; null when callbacks are not signed. */
   @Column({ name: 'signing_secret', type: 'varchar', length: 128, nullable: true })
   signingSecret!: string | null;
+
+  /** Start of the app's latest pause (epoch ms); null when it was never paused. */
+  @Column({ name: 'paused_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  pausedAt!: number | null;
+
+  /** End of the latest pause (epoch ms; fires from then on are delivered); null while it lasts. */
+  @Column({ name: 'resumed_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  resumedAt!: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppEntity } from '../entities/app.entity';
 import { DuplicateAppError, isDuplicateKeyError } from '../errors';
-import { affectedRows, isId } from './query-helpers';
+import { affectedRows, checkEpochMs, isId } from './query-helpers';
 
 /** Prefix of every app token, so a leaked one is recognisable (secret scanners). */
 export const APP_TOKEN_PREFIX = 'tmr_';
@@ -13,7 +13,17 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Apps, their API tokens and callback signing secrets. */
+/**
+ * An app's latest pause: fires with pausedAt <= run_at < resumedAt are not delivered (recorded missed,
+ * reason `paused`); resumedAt is null while the pause lasts.
+ */
+export interface PauseWindow {
+  app: string;
+  pausedAt: number;
+  resumedAt: number | null;
+}
+
+/** Apps, their API tokens, callback signing secrets and pauses. */
 @Injectable()
 export class AppRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -81,5 +91,36 @@ export class AppRepository {
       secret,
     ]);
     return secret;
+  }
+
+  /** The app's pause columns, row-locked (SELECT ... FOR UPDATE) until `manager`'s transaction ends; null when no such app. */
+  async pauseForUpdate(app: string, manager: EntityManager): Promise<{ pausedAt: number | null; resumedAt: number | null } | null> {
+    const rows = (await manager.query('SELECT paused_at, resumed_at FROM apps WHERE app = ? FOR UPDATE', [app])) as {
+      paused_at: string | number | null;
+      resumed_at: string | number | null;
+    }[];
+    if (rows.length === 0) return null;
+    const num = (v: string | number | null) => (v === null ? null : Number(v));
+    return { pausedAt: num(rows[0].paused_at), resumedAt: num(rows[0].resumed_at) };
+  }
+
+  /**
+   * Writes the app's pause window. `updated_at` is kept: a pause changes no definition or secret, so the
+   * executors' definition caches (which poll `updated_at`) must not drop every timer of the app.
+   */
+  async setPause(app: string, pausedAt: number, resumedAt: number | null, manager: EntityManager): Promise<void> {
+    checkEpochMs('pausedAt', pausedAt);
+    if (resumedAt !== null) checkEpochMs('resumedAt', resumedAt);
+    await manager.query('UPDATE apps SET paused_at = ?, resumed_at = ?, updated_at = updated_at WHERE app = ?', [pausedAt, resumedAt, app]);
+  }
+
+  /** Pauses that last, and those that ended at or after `endedSince` (epoch ms). Reads the whole (small) apps table. */
+  async pauseWindows(endedSince: number): Promise<PauseWindow[]> {
+    checkEpochMs('endedSince', endedSince);
+    const rows = (await this.dataSource.query(
+      'SELECT app, paused_at, resumed_at FROM apps WHERE paused_at IS NOT NULL AND (resumed_at IS NULL OR resumed_at >= ?) ORDER BY app',
+      [endedSince],
+    )) as { app: string; paused_at: string | number; resumed_at: string | number | null }[];
+    return rows.map((r) => ({ app: r.app, pausedAt: Number(r.paused_at), resumedAt: r.resumed_at === null ? null : Number(r.resumed_at) }));
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
 import { TaskStatus, TaskStatusValue } from '../entities/task.entity';
-import { checkEpochMs } from './query-helpers';
+import { affectedRows, checkEpochMs } from './query-helpers';
 
 /** A fire past its time that nobody is working on. */
 export interface OverdueFire extends FireRef {
@@ -26,6 +26,16 @@ export interface WindowAccount {
 type Row = Record<string, string | number | null>;
 const n = (v: string | number | null | undefined): number => Number(v ?? 0);
 
+/** The `error` of a fire that fell in its app's pause (docs/pipeline.md, "Pause"). */
+export const PAUSED_REASON = 'paused';
+
+/**
+ * A fire in its app's pause window (latest pause, `apps.paused_at` <= run_at < `apps.resumed_at`,
+ * open-ended while it lasts, for pauses that ended at or after the parameter). Such fires are
+ * settled in bulk as `paused`, never re-published.
+ */
+const IN_PAUSE = `EXISTS (SELECT 1 FROM apps a WHERE a.app = t.app AND a.paused_at IS NOT NULL AND t.run_at >= a.paused_at
+  AND (a.resumed_at IS NULL OR (t.run_at < a.resumed_at AND a.resumed_at >= ?)))`;
 
 /**
  * MySQL as the ledger of fires (invariant 8): the fires past their time that no live claim covers
@@ -38,20 +48,23 @@ export class LedgerRepository {
 
   /**
    * Oldest first, at most `limit`: pending fires with run_at < `dueBefore`, and running fires with
-   * run_at < `dueBefore` whose claim (or pending retry) expired before `nowMs`.
+   * run_at < `dueBefore` whose claim (or pending retry) expired before `nowMs`. Pending fires in their
+   * app's pause window are left out (settled by {@link missPaused}), including windows of pauses that
+   * ended at or after `pauseEndedSince` (default: every ended pause is left out).
    */
-  async overdue(dueBefore: number, nowMs: number, limit: number): Promise<OverdueFire[]> {
+  async overdue(dueBefore: number, nowMs: number, limit: number, pauseEndedSince = 0): Promise<OverdueFire[]> {
     checkEpochMs('dueBefore', dueBefore);
     checkEpochMs('nowMs', nowMs);
+    checkEpochMs('pauseEndedSince', pauseEndedSince);
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
-      `(SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks
-         WHERE status = ? AND run_at < ? ORDER BY run_at LIMIT ?)
+      `(SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks t
+         WHERE status = ? AND run_at < ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
        UNION ALL
        (SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks
          WHERE status = ? AND run_at < ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
        ORDER BY run_at LIMIT ?`,
-      [TaskStatus.Pending, dueBefore, limit, TaskStatus.Running, dueBefore, nowMs, limit, limit],
+      [TaskStatus.Pending, dueBefore, pauseEndedSince, limit, TaskStatus.Running, dueBefore, nowMs, limit, limit],
     );
     return rows.map((r) => ({
       timerId: String(r.timer_id),
@@ -60,6 +73,24 @@ export class LedgerRepository {
       attempt: n(r.attempt),
       claimedBy: r.claimed_by === null ? null : String(r.claimed_by),
     }));
+  }
+
+  /**
+   * Records the app's pending fires with fromMs <= run_at < toMs missed with the reason
+   * {@link PAUSED_REASON}, oldest first, at most `limit` in this one statement. Reads the open rows
+   * alone through `(status, run_at)`, so a long pause whose earlier fires are settled costs nothing.
+   * Returns how many it settled (`limit`: there may be more).
+   */
+  async missPaused(app: string, fromMs: number, toMs: number, limit: number): Promise<number> {
+    checkEpochMs('fromMs', fromMs);
+    checkEpochMs('toMs', toMs);
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (fromMs >= toMs) return 0;
+    const result = await this.dataSource.query(
+      'UPDATE tasks FORCE INDEX (idx_status_run_at) SET status = ?, error = ? WHERE status = ? AND run_at >= ? AND run_at < ? AND app = ? ORDER BY run_at LIMIT ?',
+      [TaskStatus.Missed, PAUSED_REASON, TaskStatus.Pending, fromMs, toMs, app, limit],
+    );
+    return affectedRows(result);
   }
 
   /** Pending fires with run_at < `dueBefore`, counted up to `cap` (the count stays cheap when huge). */
