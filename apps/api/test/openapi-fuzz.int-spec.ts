@@ -133,33 +133,22 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
   function fields(op: Op): Field[] {
     const out: Field[] = [];
     const clone = (r: Req): Req => structuredClone(r);
-    for (const p of paramsOf(op, 'query')) {
-      out.push({
-        path: p.name,
-        schema: p.schema as Schema,
-        inQuery: true,
-        required: Boolean(p.required),
-        set: (r, v) => {
-          const c = clone(r);
-          if (v === undefined) delete c.query[p.name];
-          else c.query[p.name] = String(v);
-          return c;
-        },
-      });
-    }
-    for (const p of paramsOf(op, 'header')) {
-      out.push({
-        path: p.name,
-        schema: p.schema as Schema,
-        inQuery: true,
-        required: Boolean(p.required),
-        set: (r, v) => {
-          const c = clone(r);
-          if (v === undefined) delete c.headers[p.name];
-          else c.headers[p.name] = String(v);
-          return c;
-        },
-      });
+    for (const where of ['query', 'header'] as const) {
+      const bag = (r: Req) => (where === 'query' ? r.query : r.headers);
+      for (const p of paramsOf(op, where)) {
+        out.push({
+          path: p.name,
+          schema: p.schema as Schema,
+          inQuery: true,
+          required: Boolean(p.required),
+          set: (r, v) => {
+            const c = clone(r);
+            if (v === undefined) delete bag(c)[p.name];
+            else bag(c)[p.name] = String(v);
+            return c;
+          },
+        });
+      }
     }
     const body = bodySchema(op);
     if (!body) return out;

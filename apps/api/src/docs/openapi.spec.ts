@@ -44,31 +44,17 @@ function missingKeywords(where: string, s: SchemaObject, ms: ValidationMetadata[
   const numbers = forms.filter((f) => f.type === 'number' || f.type === 'integer');
   const problems: string[] = [];
   const need = (ok: boolean, what: string) => ok || problems.push(`${where}: ${what}`);
+  const KEYWORDS: Record<string, [SchemaObject[], keyof SchemaObject]> = { minLength: [strings, 'minLength'], maxLength: [strings, 'maxLength'], min: [numbers, 'minimum'], max: [numbers, 'maximum'] };
   for (const m of ms) {
     const c = m.constraints ?? [];
-    switch ((m as ValidationMetadata & { name?: string }).name) {
-      case 'matches':
-        need(strings.some((f) => f.pattern === (c[0] as RegExp).source) && (c[0] as RegExp).flags === '', `pattern ${String(c[0])}`);
-        break;
-      case 'minLength':
-        need(strings.some((f) => f.minLength === c[0]), `minLength ${String(c[0])}`);
-        break;
-      case 'maxLength':
-        need(strings.some((f) => f.maxLength === c[0]), `maxLength ${String(c[0])}`);
-        break;
-      case 'min':
-        need(numbers.some((f) => f.minimum === c[0]), `minimum ${String(c[0])}`);
-        break;
-      case 'max':
-        need(numbers.some((f) => f.maximum === c[0]), `maximum ${String(c[0])}`);
-        break;
-      case 'isInt':
-        need(numbers.some((f) => f.type === 'integer'), 'type integer');
-        break;
-      case 'isIn':
-        need(JSON.stringify(s.enum) === JSON.stringify(c[0]), `enum ${JSON.stringify(c[0])}`);
-        break;
-    }
+    const rule = String((m as ValidationMetadata & { name?: string }).name);
+    if (rule in KEYWORDS) {
+      const [where, keyword] = KEYWORDS[rule];
+      need(where.some((f) => f[keyword] === c[0]), `${keyword} ${String(c[0])}`);
+    } else if (rule === 'matches') {
+      need(strings.some((f) => f.pattern === (c[0] as RegExp).source) && (c[0] as RegExp).flags === '', `pattern ${String(c[0])}`);
+    } else if (rule === 'isInt') need(numbers.some((f) => f.type === 'integer'), 'type integer');
+    else if (rule === 'isIn') need(JSON.stringify(s.enum) === JSON.stringify(c[0]), `enum ${JSON.stringify(c[0])}`);
   }
   return problems;
 }

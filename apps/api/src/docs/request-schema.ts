@@ -45,6 +45,14 @@ export function routeInputs(controllers: readonly Type<unknown>[]): RouteInputs[
   return out;
 }
 
+/** class-validator rules with one numeric constraint: the value form they apply to and their keyword. */
+const ONE_VALUE: Record<string, ['string' | 'number', string]> = {
+  minLength: ['string', 'minLength'],
+  maxLength: ['string', 'maxLength'],
+  min: ['number', 'minimum'],
+  max: ['number', 'maximum'],
+};
+
 /**
  * The JSON Schema keywords class-validator enforces on a property, by the type of value they apply to
  * (`string` keywords apply to strings, `number` keywords to numbers, `any` to every value). Rules with
@@ -54,39 +62,20 @@ export function constraintKeywords(ms: ValidationMetadata[]): { string: SchemaOb
   const k = { string: {} as SchemaObject, number: {} as SchemaObject, any: {} as SchemaObject };
   for (const m of ms) {
     const c = m.constraints ?? [];
-    switch (ruleName(m)) {
-      case 'matches': {
-        const re = c[0] instanceof RegExp ? c[0] : new RegExp(String(c[0]), typeof c[1] === 'string' ? c[1] : undefined);
-        // JSON Schema patterns carry no flags: a flagged regex must be rewritten without them to be documented.
-        if (re.flags === '') k.string.pattern = re.source;
-        break;
-      }
-      case 'minLength':
-        k.string.minLength = Number(c[0]);
-        break;
-      case 'maxLength':
-        k.string.maxLength = Number(c[0]);
-        break;
-      case 'isLength':
-        k.string.minLength = Number(c[0]);
-        if (c[1] !== undefined) k.string.maxLength = Number(c[1]);
-        break;
-      case 'min':
-        k.number.minimum = Number(c[0]);
-        break;
-      case 'max':
-        k.number.maximum = Number(c[0]);
-        break;
-      case 'isInt':
-        k.number.type = 'integer';
-        break;
-      case 'isIn':
-        k.any.enum = [...(c[0] as unknown[])];
-        break;
-      case 'isCallbackUrl':
-        k.string.format = 'uri';
-        break;
-    }
+    const rule = ruleName(m);
+    if (rule in ONE_VALUE) {
+      const [form, keyword] = ONE_VALUE[rule];
+      (k[form] as Record<string, unknown>)[keyword] = Number(c[0]);
+    } else if (rule === 'matches') {
+      const re = c[0] instanceof RegExp ? c[0] : new RegExp(String(c[0]), typeof c[1] === 'string' ? c[1] : undefined);
+      // JSON Schema patterns carry no flags: a flagged regex must be rewritten without them to be documented.
+      if (re.flags === '') k.string.pattern = re.source;
+    } else if (rule === 'isLength') {
+      k.string.minLength = Number(c[0]);
+      if (c[1] !== undefined) k.string.maxLength = Number(c[1]);
+    } else if (rule === 'isInt') k.number.type = 'integer';
+    else if (rule === 'isIn') k.any.enum = [...(c[0] as unknown[])];
+    else if (rule === 'isCallbackUrl') k.string.format = 'uri';
   }
   return k;
 }
