@@ -190,6 +190,17 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       ['retry attempts above 10', { retryPolicy: { maxAttempts: 11 } }, /maxAttempts/],
       ['retry attempts 0', { retryPolicy: { maxAttempts: 0 } }, /maxAttempts/],
       ['unknown misfire policy', { misfirePolicy: 'later' }, /misfirePolicy/],
+      ['both cron and every', { every: '90s' }, /^every: give exactly one of cron, runAt and every, not both every and cron/],
+      ['every "0s"', { cron: undefined, every: '0s' }, /^every must be at least 1s/],
+      ['every over 366 days', { cron: undefined, every: '367d' }, /^every must be at most 366d/],
+      ['endAt before startAt', { startAt: at('06-02T00:00:00Z'), endAt: at('06-01T23:00:00Z') }, /^endAt: endAt .* must be after startAt/],
+      ['endAt passed', { endAt: at('06-01T09:00:00Z') }, /^endAt .* has passed/],
+      ['no fire in [startAt, endAt]', { startAt: at('06-01T10:01:00Z'), endAt: at('06-01T10:09:00Z') }, /^endAt: no fire of the schedule lies in/],
+      ['maxFires 0', { maxFires: 0 }, /maxFires must not be less than 1/],
+      ['maxFires beyond a cron\'s limit', { maxFires: 1_001 }, /^maxFires: maxFires must be an integer from 1 to 1000 for a cron timer/],
+      ['startAt on a one-shot', { cron: undefined, runAt: at('06-02T00:00:00Z'), startAt: at('06-01T11:00:00Z') }, /^startAt: startAt is only for cron and every timers/],
+      ['maxFires on a one-shot', { cron: undefined, runAt: at('06-02T00:00:00Z'), maxFires: 1 }, /^maxFires is only for cron and every timers/],
+      ['startAt not an instant', { startAt: '2030-01-01T00:00:00' }, /^startAt must be epoch milliseconds or an ISO 8601 date-time/],
     ];
 
     it.each(cases)('%s -> 400 naming the field', async (_why, over, field) => {
@@ -267,6 +278,34 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       const res = await h.as().get('/api/timer/v1/nope');
       expect(res.status).toBe(404);
       expect(res.body.code).toBe(40401);
+    });
+  });
+
+  describe('bounds and intervals', () => {
+    it('anchors an interval at the creation rounded up to the second, shows it canonical, and pre-creates only fires within the bounds', async () => {
+      h.clock.set(at('06-01T10:00:00.250Z'));
+      const id = await create({ cron: undefined, every: '90s', endAt: at('06-01T10:06:00Z') });
+      const got = await h.as().get(`/api/timer/v1/def?id=${id}&app=alpha`);
+      expect(got.body.data).toMatchObject({ cron: null, runAt: null, every: '1m30s', startAt: at('06-01T10:00:01Z'), endAt: at('06-01T10:06:00Z'), maxFires: null });
+      expect(got.body.data.nextFireTimes).toEqual([0, 1, 2, 3].map((k) => at('06-01T10:00:01Z') + k * 90_000));
+      await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' }).expect(200);
+      expect(await runAts(id)).toEqual([0, 1, 2, 3].map((k) => at('06-01T10:00:01Z') + k * 90_000));
+    });
+
+    it('counts maxFires from startAt; PATCH keeps the anchor, PUT without startAt re-anchors; list filters by completed', async () => {
+      const id = await create({ cron: undefined, every: '1m', startAt: at('06-01T10:00:30Z'), maxFires: 3 });
+      await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' }).expect(200);
+      expect(await runAts(id)).toEqual([0, 1, 2].map((k) => at('06-01T10:00:30Z') + k * 60_000));
+      const patched = await h.as().patch('/api/timer/v1/def').send({ id, app: 'alpha', version: 2, every: '2m' }).expect(200);
+      expect(patched.body.data).toMatchObject({ version: 3, superseded: 1 });
+      expect((await h.as().get(`/api/timer/v1/def?id=${id}&app=alpha`)).body.data).toMatchObject({ every: '2m', startAt: at('06-01T10:00:30Z'), maxFires: 3 });
+      h.clock.set(at('06-01T10:00:40.5Z'));
+      await h.as().put('/api/timer/v1/def').send({ ...timerBody({ name: 'renamed', cron: undefined, every: '2m' }), id, version: 3 }).expect(200);
+      const put = await h.as().get(`/api/timer/v1/def?id=${id}&app=alpha`);
+      expect(put.body.data).toMatchObject({ every: '2m', startAt: at('06-01T10:00:41Z'), maxFires: null, status: 2 });
+      await h.db.query('UPDATE timers SET status = 3 WHERE id = ?', [id]);
+      const listed = await h.as().get('/api/timer/v1/defs?app=alpha&status=3');
+      expect(listed.body).toMatchObject({ total: 1, data: [{ id, status: 3 }] });
     });
   });
 
@@ -395,7 +434,7 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       expect((await page('&name=two')).body).toMatchObject({ total: 1, data: [{ name: 'b-two' }] });
       await h.as().delete('/api/timer/v1/def', { id: ids[0], app });
       expect((await page('')).body.total).toBe(2);
-      for (const q of ['&pageSize=101', '&pageSize=0', '&pageIndex=0', '&pageIndex=x', '&status=3', '&fuzzyName=x']) {
+      for (const q of ['&pageSize=101', '&pageSize=0', '&pageIndex=0', '&pageIndex=x', '&status=4', '&fuzzyName=x']) {
         expect({ q, status: (await page(q)).status }).toEqual({ q, status: 400 });
       }
       expect((await h.as().get('/api/timer/v1/defs')).status).toBe(400);
