@@ -74,6 +74,17 @@ export class ApiCallError extends Error {
   }
 }
 
+/** How a call ended: its HTTP status and body when the API refused it, else 200 with no body. */
+export async function answerOf(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof ApiCallError) return { status: e.httpStatus, body: e.body };
+    throw e;
+  }
+  return { status: 200, body: undefined };
+}
+
 /** A small client of the timer REST API (`code` 0 is success; anything else throws ApiCallError). */
 export class ApiClient {
   constructor(

@@ -1,4 +1,4 @@
-export { ApiCallError, ApiClient } from './api-client';
+export { answerOf, ApiCallError, ApiClient } from './api-client';
 export type { EditResult, NewTimer, NotifyHttpParam, TaskRecord, TimerVersion } from './api-client';
 export { mapLimit } from './concurrency';
 export { localScript, runToExit } from './local-servers';

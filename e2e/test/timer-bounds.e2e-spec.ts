@@ -1,4 +1,4 @@
-import { ApiCallError, nextSecond, pollUntil, Receiver, sleepUntil, Stack, started } from '../support';
+import { answerOf, nextSecond, pollUntil, Receiver, sleepUntil, Stack, started } from '../support';
 
 // Bounds, intervals and completion end to end over the built roles: startAt, endAt and maxFires bound
 // the fires exactly (the receiver gets exactly the expected instants, each once, and no row exists
@@ -17,16 +17,6 @@ let run: () => Promise<{ start: number; ids: Record<string, string> }>;
 const hook = (path: string) => ({ url: receiver.url(path), method: 'POST' });
 const iso = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 const status = async (id: string) => Number((await stack.api.getTimer(APP, id)).status);
-
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiCallError) return { status: e.httpStatus, body: e.body };
-    throw e;
-  }
-  return { status: 200, body: undefined };
-}
 
 beforeAll(async () => {
   receiver = await Receiver.start();
@@ -87,7 +77,7 @@ test('startAt, endAt, maxFires and every bound the fires exactly; the timers end
   ]);
 
   // Completed with no fire left: enable is refused; an edit that gives it a future fire, then enable, works.
-  const refused = await failure(stack.api.enable(APP, ids.every));
+  const refused = await answerOf(stack.api.enable(APP, ids.every));
   expect(refused).toMatchObject({ status: 409, body: { msg: expect.stringMatching(/^timer is completed/) } });
   const later = Date.now() + 3_600_000;
   await stack.api.patchTimer(APP, ids.every, 3, { endAt: later });

@@ -1,4 +1,4 @@
-import { ApiCallError, Delivery, nextSecond, pollUntil, Receiver, sleep, sleepUntil, Stack, started } from '../support';
+import { answerOf, Delivery, nextSecond, pollUntil, Receiver, sleep, sleepUntil, Stack, started } from '../support';
 
 // Editing live timers end to end over the built roles: an every-second timer whose cron, zone and
 // URL are replaced switches over with every second delivered exactly once; a schedule edit leaves
@@ -34,16 +34,6 @@ async function taskRows(timerId: string, from: number, to: number) {
   ]);
 }
 
-async function staleAnswer(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (e) {
-    if (e instanceof ApiCallError) return { status: e.httpStatus, body: e.body };
-    throw e;
-  }
-  return { status: 200, body: undefined };
-}
-
 let switchover: () => Promise<{ id: string; from: number; to: number; editAt: number; editedAt: number; stale: { status: number; body: unknown }; version: number }>;
 let reschedule: () => Promise<{ id: string; editAt: number; to: number; superseded: number }>;
 
@@ -58,7 +48,7 @@ beforeAll(async () => {
     await sleepUntil(from + 5_000);
     const { version } = (await api.getTimer(APP, id)) as { version: number };
     // Someone else's view of the timer (version 1, before the enable) is refused.
-    const stale = await staleAnswer(api.updateTimer(id, 1, { app: APP, name: 'every-second', cron: '*/1 * * * * *', notifyHTTPParam: hook('/stale') }));
+    const stale = await answerOf(api.updateTimer(id, 1, { app: APP, name: 'every-second', cron: '*/1 * * * * *', notifyHTTPParam: hook('/stale') }));
     // Same instants, written differently and in another zone; another URL.
     const editAt = Date.now();
     const edited = await api.updateTimer(id, version, { app: APP, name: 'every-second', cron: '*/1 * * * * *', timeZone: 'Asia/Kolkata', notifyHTTPParam: hook('/after') });
@@ -145,7 +135,7 @@ test('an idempotent retry of a create returns the same id; the same key with ano
   const first = await stack.api.createTimer(t, { idempotencyKey: 'create-once' });
   const retried = await stack.api.createTimer(t, { idempotencyKey: 'create-once' });
   expect(retried).toBe(first);
-  const other = await staleAnswer(stack.api.createTimer({ ...t, name: 'idempotent-2' }, { idempotencyKey: 'create-once' }));
+  const other = await answerOf(stack.api.createTimer({ ...t, name: 'idempotent-2' }, { idempotencyKey: 'create-once' }));
   expect(other).toMatchObject({ status: 422, body: { code: 42200 } });
   const [{ n }] = await stack.sql<{ n: string }>("SELECT COUNT(*) AS n FROM timers WHERE app = ? AND name LIKE 'idempotent%'", [APP]);
   expect(Number(n)).toBe(1);

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
@@ -57,6 +58,24 @@ export function intervalMessage(v: unknown): string | undefined {
 
 export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_EPOCH_MS;
 
+/**
+ * A bound of a cron or every timer (`startAt`, `endAt`): an instant given as `runAt` is (epoch ms or ISO
+ * 8601 with `Z`/offset), documented as such, refused with a message naming `field`.
+ */
+function InstantBound(field: 'startAt' | 'endAt', description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description: `${description} Epoch ms or ISO 8601 with \`Z\`/offset.`,
+      oneOf: [
+        { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
+        { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+      ],
+    }),
+    Transform(parseRunAt),
+    ValidateBy({ name: `is${field[0].toUpperCase()}${field.slice(1)}`, validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage(field, args?.value) } }),
+  );
+}
+
 /** `POST /api/timer/v1/def`: the seed's fields (app, name, cron, notifyHTTPParam) plus the extensions. */
 export class CreateTimerDto {
   @ApiProperty({ description: 'Application the timer belongs to.', example: 'billing', pattern: APP_NAME.source })
@@ -113,32 +132,16 @@ export class CreateTimerDto {
   @MaxLength(64)
   timeZone?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'Extension (cron and every timers): no fire before this instant (inclusive); the anchor of `every`, default the creation ' +
-      'instant rounded up to the whole second (stored and shown). Epoch ms or ISO 8601 with `Z`/offset.',
-    oneOf: [
-      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
-    ],
-  })
   @IsOptional()
-  @Transform(parseRunAt)
-  @ValidateBy({ name: 'isStartAt', validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage('startAt', args?.value) } })
+  @InstantBound(
+    'startAt',
+    'Extension (cron and every timers): no fire before this instant (inclusive); the anchor of `every`, default the creation ' +
+      'instant rounded up to the whole second (stored and shown).',
+  )
   startAt?: number;
 
-  @ApiPropertyOptional({
-    description:
-      'Extension (cron and every timers): no fire after this instant (inclusive). After startAt, and some fire of the schedule must ' +
-      'lie in [max(now, startAt), endAt]. Epoch ms or ISO 8601 with `Z`/offset.',
-    oneOf: [
-      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
-    ],
-  })
   @IsOptional()
-  @Transform(parseRunAt)
-  @ValidateBy({ name: 'isEndAt', validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage('endAt', args?.value) } })
+  @InstantBound('endAt', 'Extension (cron and every timers): no fire after this instant (inclusive). After startAt, and some fire of the schedule must lie in [max(now, startAt), endAt].')
   endAt?: number;
 
   @ApiPropertyOptional({
