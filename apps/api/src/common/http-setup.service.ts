@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
 import { refuseDeepJson } from './json-depth';
 import { ApiConfig } from '../config/api.env';
+import { CONSOLE_PATH, consoleStatic } from '../console/console-static';
 import { serveOpenApi } from '../docs/openapi';
 import { ApiMetrics } from '../metrics/api.metrics';
 
@@ -17,7 +18,8 @@ import { ApiMetrics } from '../metrics/api.metrics';
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
  *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
  *   envelope right after it (`parserError`);
- * - the OpenAPI document and UI.
+ * - the OpenAPI document and UI;
+ * - the web console's static files at /console (`consoleStatic`), outside the API's auth.
  * Both happen when the HTTP adapter is attached (`HttpAdapterHost.init$`, which replays): during
  * `NestFactory.create` in production, in `createNestApplication()` in tests; in both cases before routes.
  */
@@ -38,6 +40,7 @@ export class HttpSetupService {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });
       serveOpenApi(host, modules);
+      adapter.use(CONSOLE_PATH, consoleStatic(config.consoleDir));
     });
   }
 }

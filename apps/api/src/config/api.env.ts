@@ -45,6 +45,10 @@ export class ApiEnv extends WindowEnv {
   /** How many upcoming fire times `GET /api/timer/v1/def` previews. */
   @IsInt() @Min(0) @Max(100)
   TIMER_PREVIEW_COUNT: number = 5;
+
+  /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
+  @IsString() @MinLength(1) @MaxLength(4096)
+  TIMER_CONSOLE_DIR: string = 'dist/apps/console';
 }
 
 /** The api's variable names, for `bootstrapRole({ extraVariables })` (so they are not reported as typos). */
@@ -101,6 +105,9 @@ export class ApiConfig {
   }
   get previewCount(): number {
     return this.env.TIMER_PREVIEW_COUNT;
+  }
+  get consoleDir(): string {
+    return this.env.TIMER_CONSOLE_DIR;
   }
   get callbackTimeoutMaxMs(): number {
     return this.callbackTimeout.TIMER_CALLBACK_TIMEOUT_MAX_MS;
