@@ -1,4 +1,18 @@
-import { AppRepository, FireClaimRepository, FireOutcome, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository, TaskStatus, TimerRepository, TimerStatus, TASK_ERROR_MAX, TASK_OUTPUT_MAX } from '../src';
+import {
+  AppRepository,
+  ATTEMPT_ERROR_MAX,
+  FireClaimRepository,
+  FireOutcome,
+  FireOutcomeRepository,
+  TASK_ATTEMPTS_KEPT,
+  TaskRepository,
+  TimerDefinitionRepository,
+  TaskStatus,
+  TimerRepository,
+  TimerStatus,
+  TASK_ERROR_MAX,
+  TASK_OUTPUT_MAX,
+} from '../src';
 import { FreshDatabase, freshDatabase } from './fresh-database';
 
 jest.setTimeout(30_000);
@@ -209,6 +223,48 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       expect(applied.every(Boolean)).toBe(true);
       const [{ n }] = (await db.dataSource.query('SELECT COUNT(*) AS n FROM tasks WHERE timer_id = ? AND run_at >= ? AND status = 2', [timerId, runAts[0]])) as { n: string }[];
       expect(Number(n)).toBe(510);
+    });
+    describe('attempts', () => {
+      it('appends each attempt in the outcome UPDATE: a retried failure then a success', async () => {
+        const runAt = await fire();
+        expect(await claim(runAt, 1, 'A')).toBe(true);
+        const retryAt = NOW + 2_000;
+        const failed = { status: TaskStatus.Running, httpStatus: null, costMs: 1_001, error: 'no answer within 1000 ms', output: null, claimedBy: null, claimedUntil: retryAt + LEASE };
+        expect(await outcomes.recordOutcomes([outcome(runAt, 'A', 1, { ...failed, startedAt: runAt + 3 })])).toEqual([true]);
+        expect(await claim(runAt, 2, 'B', retryAt)).toBe(true);
+        expect(await outcomes.recordOutcomes([outcome(runAt, 'B', 2, { startedAt: retryAt + 5, httpStatus: 204, costMs: 7 })])).toEqual([true]);
+        const row = await tasks.find(timerId, runAt);
+        expect(row).toMatchObject({ status: TaskStatus.Succeeded, attempt: 2, httpStatus: 204, error: null });
+        expect(row!.attempts).toEqual([
+          { attempt: 1, startedAt: runAt + 3, httpStatus: null, costMs: 1_001, error: 'no answer within 1000 ms' },
+          { attempt: 2, startedAt: retryAt + 5, httpStatus: 204, costMs: 7, error: null },
+        ]);
+      });
+
+      it('appends nothing for a fire recorded without a call (missed) or a write the claim fenced off', async () => {
+        const [missed, fenced] = [await fire(), await fire()];
+        expect(await claim(missed, 1, 'M')).toBe(true);
+        expect(await claim(fenced, 1, 'F')).toBe(true);
+        const applied = await outcomes.recordOutcomes([
+          outcome(missed, 'M', 1, { status: TaskStatus.Missed, httpStatus: null, costMs: null, error: 'timer disabled', startedAt: null }),
+          outcome(fenced, 'stale-token', 1, { startedAt: fenced }),
+        ]);
+        expect(applied).toEqual([true, false]);
+        expect((await tasks.find(timerId, missed))!.attempts).toBeNull();
+        expect((await tasks.find(timerId, fenced))!.attempts).toBeNull();
+      });
+
+      it(`keeps the latest ${TASK_ATTEMPTS_KEPT} attempts and cuts each error to ${ATTEMPT_ERROR_MAX} characters`, async () => {
+        const runAt = await fire();
+        const full = Array.from({ length: TASK_ATTEMPTS_KEPT }, (_, i) => ({ attempt: i + 1, startedAt: i, httpStatus: 500, costMs: 1, error: 'HTTP 500' }));
+        await db.dataSource.query('UPDATE tasks SET attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify(full), timerId, runAt]);
+        expect(await claim(runAt, 1, 'C')).toBe(true);
+        expect(await outcomes.recordOutcomes([outcome(runAt, 'C', 1, { status: TaskStatus.Failed, httpStatus: 500, error: 'x'.repeat(2_000), startedAt: runAt + 3 })])).toEqual([true]);
+        const attempts = (await tasks.find(timerId, runAt))!.attempts!;
+        expect(attempts).toHaveLength(TASK_ATTEMPTS_KEPT);
+        expect(attempts[0].startedAt).toBe(1);
+        expect(attempts[TASK_ATTEMPTS_KEPT - 1]).toEqual({ attempt: 1, startedAt: runAt + 3, httpStatus: 500, costMs: 12, error: 'x'.repeat(ATTEMPT_ERROR_MAX) });
+      });
     });
   });
 

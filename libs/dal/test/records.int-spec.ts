@@ -1,23 +1,18 @@
-import { FireClaimRepository, FireOutcome, FireOutcomeRepository, RecordsFilter, TASK_ATTEMPTS_KEPT, TaskRepository, TaskStatus, TimerRepository } from '../src';
+import { RecordsFilter, TaskRepository, TaskStatus, TimerRepository } from '../src';
 import { FreshDatabase, freshDatabase } from './fresh-database';
 
 jest.setTimeout(30_000);
 
-// Fire records against a real MariaDB: the attempts history the executor's outcome UPDATE appends,
-// and the records query (app-wide, one timer, one fire; time range, status, future pending left out).
-describe('fire records (attempts, records query) against a real MariaDB', () => {
+// The records query against a real MariaDB: app-wide, one timer (deleted too), one fire; time range,
+// status, future pending fires left out unless asked; the index each reads. (The attempts history the
+// outcome UPDATE appends: fire.repository.int-spec.ts.)
+describe('fire records query against a real MariaDB', () => {
   let db: FreshDatabase;
-  let claims: FireClaimRepository;
-  let outcomes: FireOutcomeRepository;
   let tasks: TaskRepository;
   let timers: TimerRepository;
-  const NOW = 1_900_000_000_000;
-  const LEASE = 60_000;
 
   beforeAll(async () => {
     db = await freshDatabase();
-    claims = new FireClaimRepository(db.dataSource);
-    outcomes = new FireOutcomeRepository(db.dataSource);
     tasks = new TaskRepository(db.dataSource);
     timers = new TimerRepository(db.dataSource);
   });
@@ -27,75 +22,6 @@ describe('fire records (attempts, records query) against a real MariaDB', () => 
 
   const newTimer = async (app: string, name: string) =>
     (await timers.create({ app, name, cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' } })).id;
-  const outcome = (timerId: string, runAt: number, token: string, attempt: number, patch: Partial<FireOutcome> = {}): FireOutcome => ({
-    timerId,
-    runAt,
-    token,
-    attempt,
-    status: TaskStatus.Succeeded,
-    httpStatus: 200,
-    costMs: 12,
-    latenessMs: 3,
-    error: null,
-    output: 'ok',
-    claimedBy: token,
-    claimedUntil: null,
-    startedAt: runAt + 3,
-    ...patch,
-  });
-  const claim = (timerId: string, runAt: number, attempt: number, token: string, nowMs = NOW) => claims.claim({ timerId, runAt, attempt, token, nowMs, leaseMs: LEASE });
-
-  describe('attempts', () => {
-    let timerId: string;
-    beforeAll(async () => {
-      timerId = await newTimer('att', 'attempts');
-    });
-
-    it('appends each attempt in the outcome UPDATE: a retried failure then a success', async () => {
-      const runAt = NOW;
-      await tasks.insertIgnore([{ app: 'att', timerId, runAt }]);
-      expect(await claim(timerId, runAt, 1, 'A')).toBe(true);
-      const retryAt = NOW + 2_000;
-      const failed = { status: TaskStatus.Running, httpStatus: null, costMs: 1_001, error: 'no answer within 1000 ms', output: null, claimedBy: null, claimedUntil: retryAt + LEASE };
-      expect(await outcomes.recordOutcomes([outcome(timerId, runAt, 'A', 1, failed)])).toEqual([true]);
-      expect(await claim(timerId, runAt, 2, 'B', retryAt)).toBe(true);
-      expect(await outcomes.recordOutcomes([outcome(timerId, runAt, 'B', 2, { startedAt: retryAt + 5, httpStatus: 204, costMs: 7 })])).toEqual([true]);
-      const row = await tasks.find(timerId, runAt);
-      expect(row).toMatchObject({ status: TaskStatus.Succeeded, attempt: 2, httpStatus: 204, error: null });
-      expect(row!.attempts).toEqual([
-        { attempt: 1, startedAt: runAt + 3, httpStatus: null, costMs: 1_001, error: 'no answer within 1000 ms' },
-        { attempt: 2, startedAt: retryAt + 5, httpStatus: 204, costMs: 7, error: null },
-      ]);
-    });
-
-    it('appends nothing for a fire recorded without a call (missed) or a write the claim fenced off', async () => {
-      const missed = NOW + 1_000;
-      const fenced = NOW + 2_000;
-      await tasks.insertIgnore([missed, fenced].map((runAt) => ({ app: 'att', timerId, runAt })));
-      expect(await claim(timerId, missed, 1, 'M')).toBe(true);
-      expect(await claim(timerId, fenced, 1, 'F')).toBe(true);
-      const applied = await outcomes.recordOutcomes([
-        outcome(timerId, missed, 'M', 1, { status: TaskStatus.Missed, httpStatus: null, costMs: null, error: 'timer disabled', startedAt: null }),
-        outcome(timerId, fenced, 'stale-token', 1),
-      ]);
-      expect(applied).toEqual([true, false]);
-      expect((await tasks.find(timerId, missed))!.attempts).toBeNull();
-      expect((await tasks.find(timerId, fenced))!.attempts).toBeNull();
-    });
-
-    it(`keeps the latest ${TASK_ATTEMPTS_KEPT} attempts and cuts each error to 256 characters`, async () => {
-      const runAt = NOW + 3_000;
-      await tasks.insertIgnore([{ app: 'att', timerId, runAt }]);
-      const full = Array.from({ length: TASK_ATTEMPTS_KEPT }, (_, i) => ({ attempt: i + 1, startedAt: i, httpStatus: 500, costMs: 1, error: 'HTTP 500' }));
-      await db.dataSource.query('UPDATE tasks SET attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify(full), timerId, runAt]);
-      expect(await claim(timerId, runAt, 1, 'C')).toBe(true);
-      expect(await outcomes.recordOutcomes([outcome(timerId, runAt, 'C', 1, { status: TaskStatus.Failed, httpStatus: 500, error: 'x'.repeat(2_000) })])).toEqual([true]);
-      const attempts = (await tasks.find(timerId, runAt))!.attempts!;
-      expect(attempts).toHaveLength(TASK_ATTEMPTS_KEPT);
-      expect(attempts[0].startedAt).toBe(1);
-      expect(attempts[TASK_ATTEMPTS_KEPT - 1]).toEqual({ attempt: 1, startedAt: runAt + 3, httpStatus: 500, costMs: 12, error: 'x'.repeat(256) });
-    });
-  });
 
   describe('records', () => {
     const app = 'rec';
