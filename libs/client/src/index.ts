@@ -1,0 +1,11 @@
+export { TimerClient, IDEMPOTENCY_KEY_HEADER, queryString } from './lib/timer-client';
+export type { TimerClientOptions } from './lib/timer-client';
+export { ErrorCodes, fieldOf, TimerApiError, TimerNetworkError } from './lib/errors';
+export { parseRetryAfter, RETRY_DEFAULTS, RETRYABLE_STATUSES, retryDelay } from './lib/retry';
+export type { RetryOptions } from './lib/retry';
+export { ROUTES } from './lib/routes';
+export type { OperationId } from './lib/routes';
+export { DEFAULT_SIGNATURE_TOLERANCE_MS, verifyCallbackSignature } from './lib/signature';
+export type { HmacSubtle, VerifyCallbackOptions } from './lib/signature';
+export { RecordStatus, TimerStatus } from './lib/types';
+export type * from './lib/types';

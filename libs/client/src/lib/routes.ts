@@ -1,0 +1,30 @@
+/**
+ * Every route of the api, keyed by its OpenAPI `operationId` (apps/api/src/docs/openapi.ts): the one
+ * table the client's methods are named after. `test/client.int-spec.ts` compares it with the document
+ * the running api serves, so a route added, moved or renamed there fails until it is added here.
+ */
+export const ROUTES = {
+  createTimer: { method: 'POST', path: '/api/timer/v1/def' },
+  getTimer: { method: 'GET', path: '/api/timer/v1/def' },
+  updateTimer: { method: 'PUT', path: '/api/timer/v1/def' },
+  patchTimer: { method: 'PATCH', path: '/api/timer/v1/def' },
+  deleteTimer: { method: 'DELETE', path: '/api/timer/v1/def' },
+  listTimerVersions: { method: 'GET', path: '/api/timer/v1/def/versions' },
+  listTimers: { method: 'GET', path: '/api/timer/v1/defs' },
+  enableTimer: { method: 'POST', path: '/api/timer/v1/enable' },
+  disableTimer: { method: 'POST', path: '/api/timer/v1/unable' },
+  runTimer: { method: 'POST', path: '/api/timer/v1/run' },
+  listRecords: { method: 'GET', path: '/api/task/v1/records' },
+  createApp: { method: 'POST', path: '/api/app/v1/apps' },
+  issueAppToken: { method: 'POST', path: '/api/app/v1/tokens' },
+  revokeAppToken: { method: 'DELETE', path: '/api/app/v1/tokens' },
+  rotateAppSecret: { method: 'POST', path: '/api/app/v1/secret' },
+  pauseApp: { method: 'POST', path: '/api/app/v1/pause' },
+  resumeApp: { method: 'POST', path: '/api/app/v1/resume' },
+  getAppAccounting: { method: 'GET', path: '/api/app/v1/accounting' },
+  getReadiness: { method: 'GET', path: '/health' },
+  getLiveness: { method: 'GET', path: '/health/live' },
+  getMetrics: { method: 'GET', path: '/metrics' },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string }>;
+
+export type OperationId = keyof typeof ROUTES;

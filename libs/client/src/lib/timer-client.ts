@@ -1,0 +1,246 @@
+import { errorFromAnswer, TimerNetworkError } from './errors';
+import { parseRetryAfter, RETRY_DEFAULTS, retryDelay, RetryOptions } from './retry';
+import { OperationId, ROUTES } from './routes';
+import type {
+  Accounting,
+  AccountingQuery,
+  AppView,
+  CreateTimerOptions,
+  CreateTimerRequest,
+  CreateTimerResult,
+  DisableResult,
+  EditResult,
+  EnableResult,
+  HealthReport,
+  IssuedToken,
+  ListTimersQuery,
+  Page,
+  PatchTimerRequest,
+  PauseState,
+  RecordsQuery,
+  RunResult,
+  SecretView,
+  TaskRecord,
+  Timer,
+  TimerId,
+  TimerRef,
+  TimerVersion,
+  TimerVersionsQuery,
+  UpdateTimerRequest,
+} from './types';
+
+export interface TimerClientOptions {
+  /** Where the api answers, e.g. `http://127.0.0.1:8092` (a path prefix is kept). */
+  baseUrl: string;
+  /** The admin token or an app token (`tmr_...`); none when the api runs without authentication. */
+  token?: string;
+  retry?: RetryOptions;
+  /** Per attempt (ms, default 30,000). */
+  timeoutMs?: number;
+  /** Extra headers on every request (e.g. `X-Request-Id`). */
+  headers?: Record<string, string>;
+  /** Default: the global `fetch` (Node 20+, browsers). */
+  fetch?: typeof fetch;
+  /** How to wait between retries (tests). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface Call {
+  query?: object;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Whether a 429/503 may be sent again (false for a create without an Idempotency-Key). */
+  retry?: boolean;
+  /** A status answered as a result instead of an error (the readiness probe's 503). */
+  accept?: number;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** `?a=1&b=x` from an object, leaving out undefined and null. */
+export function queryString(query: object | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+const ref = (r: TimerRef): { id: TimerId; app: string } => ({ id: r.id, app: r.app });
+
+/**
+ * A typed client of the timer api, one method per route (named after its operationId, see
+ * {@link ROUTES}). Fetch-based, no Node-only imports: it runs in Node 20+ and in a browser bundle.
+ * Failures throw {@link TimerApiError} (the api answered 4xx/5xx) or {@link TimerNetworkError}.
+ * 429 and 503 are sent again after their `Retry-After` (see {@link RetryOptions}); a create only when
+ * it carries an Idempotency-Key.
+ */
+export class TimerClient {
+  private readonly base: string;
+  private readonly retry: Required<RetryOptions>;
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: TimerClientOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.retry = { ...RETRY_DEFAULTS, ...options.retry };
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** Creates a timer (disabled: enable it to start firing). */
+  async createTimer(req: CreateTimerRequest, opts: CreateTimerOptions = {}): Promise<CreateTimerResult> {
+    const key = opts.idempotencyKey;
+    const a = await this.send('createTimer', { body: req, headers: key === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: key }, retry: key !== undefined });
+    const { id, version } = parse<{ id: number; version: number }>(a);
+    return { id, version, replayed: a.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  /** A timer with the preview of its next fire times (`nextFireTimes`). */
+  async getTimer(r: TimerRef): Promise<Timer> {
+    return parse<{ data: Timer }>(await this.send('getTimer', { query: ref(r) })).data;
+  }
+
+  /** A page of an app's live timers, newest first. */
+  async listTimers(q: ListTimersQuery): Promise<Page<Timer>> {
+    return page(await this.send('listTimers', { query: q }));
+  }
+
+  /** Replaces the definition (PUT); a stale `version` throws 409 with `currentVersion`. */
+  async updateTimer(req: UpdateTimerRequest): Promise<EditResult> {
+    return parse<{ data: EditResult }>(await this.send('updateTimer', { body: req })).data;
+  }
+
+  /** Changes the fields given (PATCH); a stale `version` throws 409 with `currentVersion`. */
+  async patchTimer(req: PatchTimerRequest): Promise<EditResult> {
+    return parse<{ data: EditResult }>(await this.send('patchTimer', { body: req })).data;
+  }
+
+  /** Soft delete: the name becomes reusable, pending fires are removed. */
+  async deleteTimer(r: TimerRef): Promise<void> {
+    await this.send('deleteTimer', { body: ref(r) });
+  }
+
+  /** The versions of a timer, newest first. */
+  async listTimerVersions(q: TimerVersionsQuery): Promise<Page<TimerVersion>> {
+    return page(await this.send('listTimerVersions', { query: q }));
+  }
+
+  async enableTimer(r: TimerRef): Promise<EnableResult> {
+    return parse<{ data: EnableResult }>(await this.send('enableTimer', { body: ref(r) })).data;
+  }
+
+  async disableTimer(r: TimerRef): Promise<DisableResult> {
+    return parse<{ data: DisableResult }>(await this.send('disableTimer', { body: ref(r) })).data;
+  }
+
+  /** One fire now (an enabled timer only). */
+  async runTimer(r: TimerRef): Promise<RunResult> {
+    return parse<{ data: RunResult }>(await this.send('runTimer', { body: ref(r) })).data;
+  }
+
+  /** Fire records of an app, a timer (`timerID`) or a fire (`fireID`), latest first. */
+  async listRecords(q: RecordsQuery): Promise<Page<TaskRecord>> {
+    return page(await this.send('listRecords', { query: q }));
+  }
+
+  /** Admin. */
+  async createApp(req: { app: string }): Promise<AppView> {
+    return parse<{ data: AppView }>(await this.send('createApp', { body: req })).data;
+  }
+
+  /** Admin; the token is in the answer only. */
+  async issueAppToken(req: { app: string; label?: string }): Promise<IssuedToken> {
+    return parse<{ data: IssuedToken }>(await this.send('issueAppToken', { body: req })).data;
+  }
+
+  async revokeAppToken(req: { app: string; tokenId: TimerId }): Promise<void> {
+    await this.send('revokeAppToken', { body: req });
+  }
+
+  /** A new callback signing secret, in the answer only. */
+  async rotateAppSecret(req: { app: string }): Promise<SecretView> {
+    return parse<{ data: SecretView }>(await this.send('rotateAppSecret', { body: req })).data;
+  }
+
+  async pauseApp(req: { app: string }): Promise<PauseState> {
+    return parse<{ data: PauseState }>(await this.send('pauseApp', { body: req })).data;
+  }
+
+  async resumeApp(req: { app: string }): Promise<PauseState> {
+    return parse<{ data: PauseState }>(await this.send('resumeApp', { body: req })).data;
+  }
+
+  async getAppAccounting(q: AccountingQuery): Promise<Accounting> {
+    return parse<{ data: Accounting }>(await this.send('getAppAccounting', { query: q })).data;
+  }
+
+  /** Readiness: `ok` false (not an error) when a dependency is down (503). */
+  async getReadiness(): Promise<HealthReport> {
+    return health(await this.send('getReadiness', { accept: 503, retry: false }));
+  }
+
+  async getLiveness(): Promise<HealthReport> {
+    return health(await this.send('getLiveness', {}));
+  }
+
+  /** The Prometheus text of the api process. */
+  async getMetrics(): Promise<string> {
+    return (await this.send('getMetrics', {})).text;
+  }
+
+  private async send(op: OperationId, call: Call): Promise<Answer> {
+    const { method, path } = ROUTES[op];
+    const url = `${this.base}${path}${queryString(call.query)}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...call.headers };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
+    for (let retry = 1; ; retry++) {
+      let answer: Answer;
+      try {
+        const res = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        answer = { status: res.status, headers: res.headers, text: await res.text() };
+      } catch (e) {
+        const why = (e as { name?: unknown } | null)?.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describe(e);
+        throw new TimerNetworkError(`${method} ${url}: ${why}`, { cause: e });
+      }
+      if (answer.status < 400 || answer.status === call.accept) return answer;
+      const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
+      const delay = call.retry === false ? undefined : retryDelay(answer.status, retryAfterMs, retry, this.retry);
+      if (delay === undefined) throw errorFromAnswer(answer.status, '', answer.text, retryAfterMs);
+      await this.sleep(delay);
+    }
+  }
+}
+
+/** An error's message, with its cause's: Node's fetch says "fetch failed" and puts the reason (ECONNREFUSED ...) in `cause`. */
+function describe(e: unknown): string {
+  // Duck-typed: fetch's errors may come from another realm (a test VM, a frame), where instanceof fails.
+  const message = (x: unknown) => (typeof x === 'object' && x !== null && typeof (x as Error).message === 'string' ? (x as Error).message : undefined);
+  const cause = message((e as { cause?: unknown } | null)?.cause);
+  return `${message(e) ?? String(e)}${cause ? ` (${cause})` : ''}`;
+}
+
+function parse<T>(a: Answer): T {
+  try {
+    return JSON.parse(a.text) as T;
+  } catch (e) {
+    throw new TimerNetworkError(`answer ${a.status} is not JSON: ${a.text.slice(0, 200)}`, { cause: e });
+  }
+}
+
+function page<T>(a: Answer): Page<T> {
+  const { data, total } = parse<Page<T>>(a);
+  return { data, total };
+}
+
+function health(a: Answer): HealthReport {
+  return { ...parse<Omit<HealthReport, 'ok'>>(a), ok: a.status === 200 };
+}

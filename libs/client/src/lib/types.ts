@@ -1,0 +1,263 @@
+// Request and answer shapes of the api, written by hand after its DTOs (apps/api/src/*/dto): the
+// client must not pull the server's decorators and validators into a browser bundle. Fields the api
+// added as extensions are optional in requests.
+
+export type CallbackMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type MisfirePolicy = 'fire_late' | 'skip';
+/** An instant: epoch milliseconds, or ISO 8601 with `Z` or an offset. Answers always carry epoch ms. */
+export type Instant = number | string;
+/** Timer ids are JSON numbers in answers; requests take a number or a digit string. */
+export type TimerId = number | string;
+
+/** `status` of a timer. */
+export const TimerStatus = { Disabled: 1, Enabled: 2, Completed: 3 } as const;
+export type TimerStatus = (typeof TimerStatus)[keyof typeof TimerStatus];
+
+/** `status` of a fire record. */
+export const RecordStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Missed: 4 } as const;
+export type RecordStatus = (typeof RecordStatus)[keyof typeof RecordStatus];
+
+export type TimerChange = 'create' | 'update' | 'patch' | 'enable' | 'disable' | 'complete' | 'existing';
+
+export interface NotifyHttpParam {
+  url: string;
+  /** Case-insensitive; stored upper-case. */
+  method: CallbackMethod | Lowercase<CallbackMethod>;
+  /** `map[string][]string`; a single string is stored as a one-element array. */
+  header?: Record<string, string | string[]>;
+  body?: string;
+  /** Per-timer callback timeout (ms). */
+  timeoutMs?: number;
+}
+
+export interface RetryPolicy {
+  maxAttempts?: number;
+  backoffMs?: number;
+}
+
+/** The definition fields of create and PUT: exactly one of `cron`, `runAt`, `every`. */
+export interface TimerDefinition {
+  name: string;
+  cron?: string;
+  runAt?: Instant;
+  every?: string;
+  timeZone?: string;
+  startAt?: Instant;
+  endAt?: Instant;
+  maxFires?: number;
+  notifyHTTPParam: NotifyHttpParam;
+  retryPolicy?: RetryPolicy;
+  misfirePolicy?: MisfirePolicy;
+}
+
+export interface TimerRef {
+  id: TimerId;
+  app: string;
+}
+
+export interface CreateTimerRequest extends TimerDefinition {
+  app: string;
+}
+
+export interface CreateTimerOptions {
+  /** 1-255 printable ASCII characters: a repeat answers the first result; also makes the create safe to retry. */
+  idempotencyKey?: string;
+}
+
+/** PUT: the whole definition plus the id and the version it was made against. */
+export interface UpdateTimerRequest extends CreateTimerRequest {
+  id: TimerId;
+  version: number;
+}
+
+/** PATCH: only the fields to change; `notifyHTTPParam.header`/`.body` null removes them. */
+export interface PatchTimerRequest extends TimerRef, Partial<Omit<TimerDefinition, 'notifyHTTPParam'>> {
+  version: number;
+  notifyHTTPParam?: Partial<Omit<NotifyHttpParam, 'header' | 'body'>> & { header?: NotifyHttpParam['header'] | null; body?: string | null };
+}
+
+export interface PageQuery {
+  pageIndex?: number;
+  pageSize?: number;
+}
+
+export interface ListTimersQuery extends PageQuery {
+  app: string;
+  /** Substring of the name. */
+  name?: string;
+  status?: TimerStatus;
+}
+
+export interface TimerVersionsQuery extends TimerRef, PageQuery {}
+
+export interface RecordsQuery extends PageQuery {
+  app: string;
+  timerID?: TimerId;
+  /** `<timerId>-<runAtMs>`. */
+  fireID?: string;
+  status?: RecordStatus;
+  from?: Instant;
+  to?: Instant;
+  includePending?: boolean;
+}
+
+export interface AccountingQuery {
+  app: string;
+  from?: number;
+  to?: number;
+}
+
+export interface NotifyHttpParamView {
+  url: string;
+  method: CallbackMethod;
+  header?: Record<string, string[]>;
+  body?: string;
+  timeoutMs?: number;
+}
+
+export interface TimerDefinitionView {
+  name: string;
+  cron: string | null;
+  runAt: number | null;
+  every: string | null;
+  timeZone: string;
+  startAt: number | null;
+  endAt: number | null;
+  maxFires: number | null;
+  notifyHTTPParam: NotifyHttpParamView;
+  status: TimerStatus;
+  retryPolicy: Required<RetryPolicy>;
+  misfirePolicy: MisfirePolicy;
+}
+
+export interface Timer extends TimerDefinitionView {
+  id: number;
+  app: string;
+  version: number;
+  createdAt: number;
+  /** GET only: the next fire times (epoch ms, ascending) after now. */
+  nextFireTimes?: number[];
+}
+
+export interface TimerVersion extends TimerDefinitionView {
+  version: number;
+  change: TimerChange;
+  changedAt: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  /** Items matching the query over all pages. */
+  total: number;
+}
+
+export interface CreateTimerResult {
+  id: number;
+  version: number;
+  /** True when the api answered the stored result of an earlier create with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export interface EditResult {
+  id: number;
+  version: number;
+  changed: boolean;
+  superseded: number;
+  fires: number;
+}
+
+export interface EnableResult {
+  changed: boolean;
+  fires: number;
+  until: number;
+  version: number;
+}
+
+export interface DisableResult {
+  changed: boolean;
+  version: number;
+  removedFires: number;
+}
+
+export interface RunResult {
+  fireId: string;
+  runAt: number;
+}
+
+export interface Attempt {
+  attempt: number;
+  startedAt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  error: string | null;
+}
+
+export interface TaskRecord {
+  fireId: string;
+  timerID: number;
+  app: string;
+  runAt: number;
+  status: RecordStatus;
+  attempt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  latenessMs: number | null;
+  error: string | null;
+  output: string | null;
+  attempts?: Attempt[];
+}
+
+export interface AppView {
+  app: string;
+}
+
+export interface IssuedToken {
+  id: number;
+  /** Shown once. */
+  token: string;
+}
+
+export interface SecretView {
+  /** Shown once. */
+  secret: string;
+}
+
+export interface PauseState {
+  app: string;
+  changed: boolean;
+  paused: boolean;
+  pausedAt: number | null;
+  resumedAt: number | null;
+  missedFires: number;
+}
+
+export interface WindowAccount {
+  windowStart: number;
+  windowEnd: number;
+  expected: number;
+  delivered: number;
+  failed: number;
+  missed: number;
+  settled: number;
+  open: number;
+  finished: boolean;
+}
+
+export interface Accounting {
+  app: string;
+  windowMs: number;
+  from: number;
+  to: number;
+  windows: WindowAccount[];
+  unsettledFinished: number;
+}
+
+/** `/health` (readiness, 200 or 503) and `/health/live`; not an envelope. */
+export interface HealthReport {
+  /** True for a 200. */
+  ok: boolean;
+  status: string;
+  info?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+  details?: Record<string, unknown>;
+}
