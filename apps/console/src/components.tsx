@@ -1,0 +1,113 @@
+import { MouseEvent, ReactNode, useId, useState } from 'react';
+import { navigate } from './router';
+import { localText, utcText } from './time';
+
+/** A time in the user's zone, UTC on hover. */
+export function Time({ ms, children }: { ms: number | null | undefined; children?: ReactNode }) {
+  if (ms === null || ms === undefined) return <span className="muted">none</span>;
+  return (
+    <time dateTime={new Date(ms).toISOString()} title={utcText(ms)}>
+      {children ?? localText(ms)}
+    </time>
+  );
+}
+
+/** An in-app link: a real href (open in a new tab works), navigated without a reload. */
+export function Link({ href, children, className }: { href: string; children: ReactNode; className?: string }) {
+  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(href);
+  };
+  return (
+    <a href={href} onClick={onClick} className={className}>
+      {children}
+    </a>
+  );
+}
+
+/** A labelled form field with the API's message for it underneath (announced, linked by aria-describedby). */
+export function Field(props: { label: string; error?: string; hint?: string; children: (id: string, describedBy: string | undefined) => ReactNode }) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const describedBy = [props.error ? errorId : '', props.hint ? hintId : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={props.error ? 'field invalid' : 'field'}>
+      <label htmlFor={id}>{props.label}</label>
+      {props.children(id, describedBy)}
+      {props.hint && (
+        <small id={hintId} className="hint">
+          {props.hint}
+        </small>
+      )}
+      {props.error && (
+        <small id={errorId} className="field-error" role="alert">
+          {props.error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A button whose action runs only after a second, explicit confirmation. */
+export function ConfirmButton(props: { label: string; question: string; onConfirm: () => Promise<void> | void; danger?: boolean; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className={props.danger ? 'danger' : undefined} disabled={props.disabled} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={props.question}>
+      <span>{props.question}</span>
+      <button
+        type="button"
+        className={props.danger ? 'danger' : 'primary'}
+        disabled={busy}
+        autoFocus
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await props.onConfirm();
+          } finally {
+            setBusy(false);
+            setAsking(false);
+          }
+        }}
+      >
+        Yes, {props.label.toLowerCase()}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+export function ErrorBanner({ error }: { error: string | undefined }) {
+  if (!error) return null;
+  return (
+    <p className="banner error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+export function Notice({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p className="banner notice" role="status">
+      {text}
+    </p>
+  );
+}
+
+/** What a failed call tells the user: the API's own message, else a generic one. */
+export function messageOf(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return 'the request failed';
+}

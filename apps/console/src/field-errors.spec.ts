@@ -1,0 +1,16 @@
+import { fieldErrors } from './field-errors';
+
+describe('fieldErrors', () => {
+  it('splits the API validation message by the field each part names', () => {
+    const msg = 'every must be at least 1s; got "0s"; notifyHTTPParam.url must be an absolute http or https URL; name must be longer than or equal to 1 characters';
+    expect(fieldErrors(msg)).toEqual({
+      every: 'every must be at least 1s; got "0s"',
+      'notifyHTTPParam.url': 'notifyHTTPParam.url must be an absolute http or https URL',
+      name: 'name must be longer than or equal to 1 characters',
+    });
+  });
+
+  it('keeps a message about no field under ""', () => {
+    expect(fieldErrors('property status should not exist')).toEqual({ '': 'property status should not exist' });
+  });
+});

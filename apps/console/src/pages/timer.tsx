@@ -1,0 +1,381 @@
+import { FormEvent, useCallback, useEffect, useState } from 'react';
+import { Api, ApiError, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
+import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Time } from '../components';
+import { hrefOf, navigate } from '../router';
+import { localInputToIso, previewRows, zonedText } from '../time';
+import { patchInput, TimerForm, valuesOf } from '../timer-form';
+import { scheduleOf } from './timers';
+
+const RECORDS_PAGE = 10;
+const LIVE_REFRESH_MS = 2_000;
+
+function Preview({ timer }: { timer: Timer }) {
+  const times = timer.nextFireTimes ?? [];
+  if (times.length === 0) return <p className="muted">No upcoming fires.</p>;
+  return (
+    <ol className="preview">
+      {previewRows(times, timer.timeZone).map((r) => (
+        <li key={r.ms}>
+          <Time ms={r.ms}>{zonedText(r.ms, timer.timeZone)}</Time>
+          {r.offsetChanged && (
+            <span className="dst" title={`the offset of ${timer.timeZone} changes before this fire`}>
+              {' '}
+              offset change {r.offsetChanged.from} → {r.offsetChanged.to}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Lateness (first attempt after runAt) of the records shown, one bar each, oldest left. */
+function LatenessChart({ records }: { records: TaskRecord[] }) {
+  const shown = records.filter((r) => r.latenessMs !== null).reverse();
+  if (shown.length === 0) return null;
+  const max = Math.max(100, ...shown.map((r) => r.latenessMs ?? 0));
+  const w = 12;
+  return (
+    <figure className="chart">
+      <svg viewBox={`0 0 ${shown.length * w} 60`} preserveAspectRatio="none" role="img" aria-label={`lateness of the ${shown.length} fires shown, up to ${max} ms`}>
+        {shown.map((r, i) => {
+          const h = Math.max(1, ((r.latenessMs ?? 0) / max) * 58);
+          return (
+            <rect key={r.fireId} x={i * w + 1} y={60 - h} width={w - 2} height={h} className={`bar s-${TASK_STATUS[r.status]}`}>
+              <title>{`${r.fireId}: ${r.latenessMs} ms late`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <figcaption>Lateness of the fires shown (max {max} ms)</figcaption>
+    </figure>
+  );
+}
+
+function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKey: number }) {
+  const [status, setStatus] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [applied, setApplied] = useState<{ status?: number; from?: number; to?: number }>({});
+  const [page, setPage] = useState(1);
+  const [live, setLive] = useState(true);
+  const [rows, setRows] = useState<TaskRecord[]>();
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<string>();
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    if (!live) return;
+    const t = window.setInterval(() => setTick((n) => n + 1), LIVE_REFRESH_MS);
+    return () => window.clearInterval(t);
+  }, [live]);
+
+  useEffect(() => {
+    let on = true;
+    api
+      .records({ timerID: timer.id, ...applied, pageIndex: page, pageSize: RECORDS_PAGE })
+      .then((r) => {
+        if (!on) return;
+        setRows(r.data);
+        setTotal(r.total);
+        setError(undefined);
+      })
+      .catch((e: unknown) => on && setError(messageOf(e)));
+    return () => {
+      on = false;
+    };
+  }, [api, timer.id, applied, page, tick, refreshKey]);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const ms = (v: string) => {
+      const iso = localInputToIso(v);
+      return iso ? Date.parse(iso) : undefined;
+    };
+    setPage(1);
+    setApplied({ status: status ? Number(status) : undefined, from: ms(from), to: ms(to) });
+  };
+  const pages = Math.max(1, Math.ceil(total / RECORDS_PAGE));
+
+  return (
+    <section aria-labelledby="records-h">
+      <h2 id="records-h">Records</h2>
+      <form className="filters" onSubmit={submit} aria-label="Filter records">
+        <label>
+          Status
+          <select name="recordStatus" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">any</option>
+            {Object.entries(TASK_STATUS).map(([k, label]) => (
+              <option key={k} value={k}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label>
+          To
+          <input name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+        <button type="submit">Filter</button>
+        <label className="inline">
+          <input type="checkbox" name="live" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
+        </label>
+      </form>
+      <ErrorBanner error={error} />
+      {rows && <LatenessChart records={rows} />}
+      {rows && rows.length === 0 && <p className="muted">No records yet.</p>}
+      {rows && rows.length > 0 && (
+        <table className="list records">
+          <thead>
+            <tr>
+              <th scope="col">Fire</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">HTTP</th>
+              <th scope="col">Late (ms)</th>
+              <th scope="col">Took (ms)</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.fireId} data-fire-id={r.fireId}>
+                <td data-label="Fire">
+                  <Time ms={r.runAt} />
+                </td>
+                <td data-label="Status">
+                  <span className={`status s-${TASK_STATUS[r.status]}`}>{TASK_STATUS[r.status]}</span>
+                </td>
+                <td data-label="Attempts">{r.attempt}</td>
+                <td data-label="HTTP">{r.httpStatus ?? ''}</td>
+                <td data-label="Late (ms)">{r.latenessMs ?? ''}</td>
+                <td data-label="Took (ms)">{r.costMs ?? ''}</td>
+                <td data-label="Error">{r.error ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav className="pager" aria-label="Record pages">
+        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Newer
+        </button>
+        <span>
+          Page {page} of {pages} ({total} records)
+        </span>
+        <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+          Older
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+export function TimerPage({ api, id }: { api: Api; id: string }) {
+  const [timer, setTimer] = useState<Timer>();
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [editing, setEditing] = useState(false);
+  const [conflict, setConflict] = useState<number>();
+  const [formKey, setFormKey] = useState(0);
+  const [recordsKey, setRecordsKey] = useState(0);
+
+  const load = useCallback(async () => {
+    try {
+      setTimer(await api.getTimer(id));
+      setError(undefined);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  }, [api, id]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const act = async (what: () => Promise<string | undefined>) => {
+    setNotice(undefined);
+    setError(undefined);
+    try {
+      setNotice(await what());
+      await load();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+
+  if (!timer) {
+    return (
+      <main>
+        <ErrorBanner error={error} />
+        {!error && <p className="muted">Loading…</p>}
+      </main>
+    );
+  }
+
+  const enabled = timer.status === 2;
+  return (
+    <main>
+      <p>
+        <Link href={hrefOf({ page: 'timers' })}>← Timers</Link>
+      </p>
+      <div className="title-row">
+        <h1>{timer.name}</h1>
+        <span className={`status s-${TIMER_STATUS[timer.status]}`}>{TIMER_STATUS[timer.status]}</span>
+      </div>
+      <ErrorBanner error={error} />
+      <Notice text={notice} />
+      <div className="actions" aria-label="Timer actions">
+        {enabled ? (
+          <ConfirmButton label="Disable" question="Disable this timer? Its pending fires are removed." onConfirm={() => act(async () => (await api.disable(timer.id), 'Disabled.'))} />
+        ) : (
+          <ConfirmButton label="Enable" question="Enable this timer?" disabled={timer.status === 3} onConfirm={() => act(async () => (await api.enable(timer.id), 'Enabled.'))} />
+        )}
+        <ConfirmButton
+          label="Run now"
+          question="Fire this timer once now?"
+          onConfirm={() =>
+            act(async () => {
+              const r = await api.runNow(timer.id);
+              setRecordsKey((n) => n + 1);
+              return `Fire ${r.fireId} queued.`;
+            })
+          }
+        />
+        <ConfirmButton
+          label="Delete"
+          danger
+          question="Delete this timer for good?"
+          onConfirm={async () => {
+            try {
+              await api.deleteTimer(timer.id);
+              navigate(hrefOf({ page: 'timers' }));
+            } catch (e) {
+              setError(messageOf(e));
+            }
+          }}
+        />
+        {!editing && (
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
+      </div>
+
+      <div className="columns">
+        <section aria-labelledby="def-h">
+          <h2 id="def-h">Definition (version {timer.version})</h2>
+          {editing ? (
+            <>
+              {conflict !== undefined && (
+                <div className="banner conflict" role="alert">
+                  <p>
+                    Someone else changed this timer while you were editing: it is now at version {conflict}, your edit was made against version {timer.version}. Nothing was
+                    saved.
+                  </p>
+                  <button
+                    type="button"
+                    onClick={async () => {
+                      await load();
+                      setConflict(undefined);
+                      setFormKey((n) => n + 1);
+                    }}
+                  >
+                    Reload the current version
+                  </button>
+                </div>
+              )}
+              <TimerForm
+                key={`${timer.version}-${formKey}`}
+                initial={valuesOf(timer)}
+                submitLabel="Save changes"
+                submit={async (v) => {
+                  try {
+                    const r = await api.patchTimer(timer.id, timer.version, patchInput(valuesOf(timer), v));
+                    setEditing(false);
+                    setConflict(undefined);
+                    setNotice(r.changed ? `Saved as version ${r.version}.` : 'Nothing changed.');
+                    await load();
+                  } catch (e) {
+                    if (e instanceof ApiError && e.status === 409) {
+                      const current = (e.data as { version?: number } | undefined)?.version;
+                      setConflict(current ?? timer.version + 1);
+                      throw new Error('Version conflict: reload the current version, then make your change again.');
+                    }
+                    throw e;
+                  }
+                }}
+                onCancel={() => {
+                  setEditing(false);
+                  setConflict(undefined);
+                }}
+              />
+            </>
+          ) : (
+            <dl className="definition">
+              <dt>Id</dt>
+              <dd>{timer.id}</dd>
+              <dt>Schedule</dt>
+              <dd>{scheduleOf(timer)}</dd>
+              <dt>Time zone</dt>
+              <dd>{timer.timeZone}</dd>
+              {timer.startAt !== null && (
+                <>
+                  <dt>Starts</dt>
+                  <dd>
+                    <Time ms={timer.startAt} />
+                  </dd>
+                </>
+              )}
+              {timer.endAt !== null && (
+                <>
+                  <dt>Ends</dt>
+                  <dd>
+                    <Time ms={timer.endAt} />
+                  </dd>
+                </>
+              )}
+              {timer.maxFires !== null && (
+                <>
+                  <dt>Max fires</dt>
+                  <dd>{timer.maxFires}</dd>
+                </>
+              )}
+              <dt>Callback</dt>
+              <dd>
+                <code>{timer.notifyHTTPParam.method}</code> <span className="url">{timer.notifyHTTPParam.url}</span>
+              </dd>
+              {timer.notifyHTTPParam.body !== undefined && (
+                <>
+                  <dt>Body</dt>
+                  <dd>
+                    <pre>{timer.notifyHTTPParam.body}</pre>
+                  </dd>
+                </>
+              )}
+              <dt>Retries</dt>
+              <dd>
+                {timer.retryPolicy.maxAttempts} attempts, {timer.retryPolicy.backoffMs} ms backoff
+              </dd>
+              <dt>Misfire policy</dt>
+              <dd>{timer.misfirePolicy}</dd>
+              <dt>Created</dt>
+              <dd>
+                <Time ms={timer.createdAt} />
+              </dd>
+            </dl>
+          )}
+        </section>
+        <section aria-labelledby="preview-h">
+          <h2 id="preview-h">Upcoming fires ({timer.timeZone})</h2>
+          <Preview timer={timer} />
+        </section>
+      </div>
+      <Records api={api} timer={timer} refreshKey={recordsKey} />
+    </main>
+  );
+}
