@@ -135,7 +135,7 @@ describe('the image entry point (deploy/docker/entrypoint.sh)', () => {
   // The script run for real with sh, over a stand-in /app whose entry points print what they got.
   const app = mkdtempSync(join(tmpdir(), 'timer-app-'));
   const script = join(app, 'entrypoint.sh');
-  const entries = ['apps/ops/src/main.js', 'apps/migrator/src/main.js', 'apps/migrator/src/cli/migrate.js'];
+  const entries = ['apps/ops/src/main.js', 'apps/migrator/src/main.js', 'apps/migrator/src/cli/migrate.js', 'apps/timerctl/src/main.js'];
   beforeAll(() => {
     writeFileSync(script, readFileSync(join(ROOT, 'deploy', 'docker', 'entrypoint.sh'), 'utf8').replace(/^cd \/app$/m, `cd '${app}'`));
     mkdirSync(join(app, 'scripts'));
@@ -152,6 +152,12 @@ describe('the image entry point (deploy/docker/entrypoint.sh)', () => {
     const ops = run('ops', 'replay', '--max', '5');
     expect([ops.status, ops.stderr]).toEqual([0, '']);
     expect(JSON.parse(ops.stdout)).toEqual(['apps/ops/src/main.js', 'replay', '--max', '5']);
+  });
+
+  it('runs timerctl with its arguments', () => {
+    const ctl = run('timerctl', 'timers', 'list', '-o', 'json');
+    expect([ctl.status, ctl.stderr]).toEqual([0, '']);
+    expect(JSON.parse(ctl.stdout)).toEqual(['apps/timerctl/src/main.js', 'timers', 'list', '-o', 'json']);
   });
 
   it('runs a role, and the migration, and refuses anything else', () => {

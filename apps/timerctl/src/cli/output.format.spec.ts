@@ -1,0 +1,87 @@
+import type { Timer } from '@timer/client';
+import { formatPreview, formatRecords, formatTimer, formatTimerList, instant, table, zoned } from './output.format';
+
+const timer = (over: Partial<Timer> = {}): Timer => ({
+  id: 7,
+  app: 'billing',
+  name: 'nightly',
+  cron: '30 2 * * *',
+  runAt: null,
+  every: null,
+  timeZone: 'Europe/Berlin',
+  startAt: null,
+  endAt: null,
+  maxFires: null,
+  notifyHTTPParam: { url: 'https://hooks.example.com/t', method: 'POST', header: { 'X-A': ['1', '2'] }, body: '{"a":\n1}' },
+  status: 2,
+  retryPolicy: { maxAttempts: 3, backoffMs: 1000 },
+  misfirePolicy: 'fire_late',
+  version: 4,
+  createdAt: Date.parse('2026-03-01T10:00:00Z'),
+  ...over,
+});
+
+describe('timerctl output', () => {
+  it('prints instants in UTC, without zero milliseconds, and in a zone with its offset', () => {
+    expect(instant(Date.parse('2026-01-01T00:00:00Z'))).toBe('2026-01-01T00:00:00Z');
+    expect(instant(Date.parse('2026-01-01T00:00:00.250Z'))).toBe('2026-01-01T00:00:00.250Z');
+    expect(instant(null)).toBe('-');
+    expect(zoned(Date.parse('2026-03-29T01:30:00Z'), 'Europe/Berlin').text).toBe('2026-03-29 03:30:00 GMT+02:00');
+    expect(zoned(Date.parse('2026-03-29T00:30:00Z'), 'UTC').text).toBe('2026-03-29 00:30:00 GMT+00:00');
+  });
+
+  it('aligns table columns', () => {
+    expect(table(['id', 'name'], [['1', 'a'], ['100', 'bb']])).toBe('ID   NAME\n1    a\n100  bb');
+  });
+
+  it('lists timers with their schedule and the range shown', () => {
+    const out = formatTimerList({ data: [timer(), timer({ id: 8, cron: null, every: '5m', status: 1 }), timer({ id: 9, cron: null, runAt: Date.parse('2027-01-01T00:00:00Z'), status: 3 })], total: 23 }, 2, 3);
+    expect(out.split('\n')).toEqual([
+      'ID  NAME     STATUS     SCHEDULE                   ZONE           VERSION  CALLBACK',
+      '7   nightly  enabled    cron 30 2 * * *            Europe/Berlin  4        POST https://hooks.example.com/t',
+      '8   nightly  disabled   every 5m                   Europe/Berlin  4        POST https://hooks.example.com/t',
+      '9   nightly  completed  once 2027-01-01T00:00:00Z  Europe/Berlin  4        POST https://hooks.example.com/t',
+      '(4-6 of 23)',
+    ]);
+  });
+
+  it('shows one timer with its headers, body on one line and next fires', () => {
+    const out = formatTimer(timer({ nextFireTimes: [Date.parse('2026-03-29T00:30:00Z')], startAt: 0 }));
+    expect(out).toContain('header      X-A: 1, 2');
+    expect(out).toContain('body        {"a": 1}');
+    expect(out).toContain('start at    1970-01-01T00:00:00Z');
+    expect(out).toContain('next fires  2026-03-29T00:30:00Z');
+    expect(out).not.toContain('end at');
+  });
+
+  it('marks the change of offset in the preview (DST)', () => {
+    const out = formatPreview(timer({ cron: '30 * * * *', nextFireTimes: ['2026-03-29T00:30:00Z', '2026-03-29T01:30:00Z'].map(Date.parse) }));
+    expect(out.split('\n')).toEqual([
+      'timer 7 nightly: cron 30 * * * * in Europe/Berlin (enabled)',
+      'EUROPE/BERLIN                  UTC',
+      '2026-03-29 01:30:00 GMT+01:00  2026-03-29T00:30:00Z',
+      '2026-03-29 03:30:00 GMT+02:00  2026-03-29T01:30:00Z  offset GMT+01:00 -> GMT+02:00',
+    ]);
+    expect(formatPreview(timer({ nextFireTimes: [] }))).toBe('timer 7 (cron 30 2 * * *) has no fire to come');
+  });
+
+  it('lists records with status names, and "-" for what did not happen', () => {
+    const out = formatRecords(
+      {
+        data: [
+          { fireId: '7-1000', timerID: 7, app: 'a', runAt: 1000, status: 2, attempt: 1, httpStatus: 200, costMs: 12, latenessMs: 40, error: null, output: 'ok' },
+          { fireId: '7-2000', timerID: 7, app: 'a', runAt: 2000, status: 4, attempt: 0, httpStatus: null, costMs: null, latenessMs: null, error: 'paused', output: null },
+        ],
+        total: 2,
+      },
+      1,
+      20,
+    );
+    expect(out.split('\n')).toEqual([
+      'FIRE ID  RUN AT                STATUS     ATTEMPTS  HTTP  LATENESS  TOOK   ERROR',
+      '7-1000   1970-01-01T00:00:01Z  succeeded  1         200   40 ms     12 ms  -',
+      '7-2000   1970-01-01T00:00:02Z  missed     0         -     -         -      paused',
+      '(1-2 of 2)',
+    ]);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Page, TaskRecord, Timer } from '@timer/client';
+
+export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
+export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
+
+/** Epoch ms as ISO 8601 UTC, without the milliseconds when they are 0. */
+export function instant(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** Epoch ms in an IANA zone, with the offset: `2026-03-29 03:00:00 GMT+02:00`. */
+export function zoned(ms: number, timeZone: string): { text: string; offset: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset' })
+      .formatToParts(ms)
+      .map((p) => [p.type, p.value]),
+  );
+  const offset = parts.timeZoneName === 'GMT' ? 'GMT+00:00' : parts.timeZoneName;
+  return { text: `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${offset}`, offset };
+}
+
+/** Columns padded to their widest cell; the header in capitals. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header.map((h) => h.toUpperCase()), ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  return all.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+export function schedule(t: Pick<Timer, 'cron' | 'every' | 'runAt'>): string {
+  if (t.cron !== null) return `cron ${t.cron}`;
+  if (t.every !== null) return `every ${t.every}`;
+  return `once ${instant(t.runAt)}`;
+}
+
+const oneLine = (s: string | null | undefined, max = 60) => {
+  if (!s) return '-';
+  const flat = s.replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+export function formatTimerList(page: Page<Timer>, pageIndex: number, pageSize: number): string {
+  const rows = page.data.map((t) => [String(t.id), t.name, TIMER_STATUS_NAMES[t.status] ?? String(t.status), schedule(t), t.timeZone, String(t.version), `${t.notifyHTTPParam.method} ${t.notifyHTTPParam.url}`]);
+  const shown = page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none';
+  return `${table(['id', 'name', 'status', 'schedule', 'zone', 'version', 'callback'], rows)}\n(${shown} of ${page.total})`;
+}
+
+export function formatTimer(t: Timer): string {
+  const n = t.notifyHTTPParam;
+  const rows: [string, string][] = [
+    ['id', String(t.id)],
+    ['app', t.app],
+    ['name', t.name],
+    ['status', TIMER_STATUS_NAMES[t.status] ?? String(t.status)],
+    ['version', String(t.version)],
+    ['schedule', schedule(t)],
+    ['zone', t.timeZone],
+    ...(t.startAt !== null ? [['start at', instant(t.startAt)] as [string, string]] : []),
+    ...(t.endAt !== null ? [['end at', instant(t.endAt)] as [string, string]] : []),
+    ...(t.maxFires !== null ? [['max fires', String(t.maxFires)] as [string, string]] : []),
+    ['callback', `${n.method} ${n.url}`],
+    ...Object.entries(n.header ?? {}).map(([k, v]) => ['header', `${k}: ${v.join(', ')}`] as [string, string]),
+    ...(n.body !== undefined ? [['body', oneLine(n.body, 200)] as [string, string]] : []),
+    ...(n.timeoutMs !== undefined ? [['timeout', `${n.timeoutMs} ms`] as [string, string]] : []),
+    ['retry', `${t.retryPolicy.maxAttempts} attempts, backoff ${t.retryPolicy.backoffMs} ms`],
+    ['misfire', t.misfirePolicy],
+    ['created', instant(t.createdAt)],
+    ['next fires', (t.nextFireTimes ?? []).map(instant).join(', ') || '-'],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+/** The next fire times in the timer's zone and in UTC; a change of the zone's offset (DST) is marked. */
+export function formatPreview(t: Timer): string {
+  const times = t.nextFireTimes ?? [];
+  if (times.length === 0) return `timer ${t.id} (${schedule(t)}) has no fire to come`;
+  let before: string | undefined;
+  const rows = times.map((ms) => {
+    const z = zoned(ms, t.timeZone);
+    const mark = before !== undefined && z.offset !== before ? `offset ${before} -> ${z.offset}` : '';
+    before = z.offset;
+    return [z.text, instant(ms), mark];
+  });
+  return `timer ${t.id} ${t.name}: ${schedule(t)} in ${t.timeZone} (${TIMER_STATUS_NAMES[t.status] ?? t.status})\n${table([t.timeZone, 'utc', ''], rows)}`;
+}
+
+export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSize: number): string {
+  const rows = page.data.map((r) => [
+    r.fireId,
+    instant(r.runAt),
+    RECORD_STATUS_NAMES[r.status] ?? String(r.status),
+    String(r.attempt),
+    r.httpStatus === null ? '-' : String(r.httpStatus),
+    r.latenessMs === null ? '-' : `${r.latenessMs} ms`,
+    r.costMs === null ? '-' : `${r.costMs} ms`,
+    oneLine(r.error),
+  ]);
+  const shown = page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none';
+  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n(${shown} of ${page.total})`;
+}

@@ -1,0 +1,184 @@
+import { parseArgs } from 'util';
+
+/** Exit codes scripts can rely on (apps/timerctl/README.md). */
+export const ExitCode = {
+  OK: 0,
+  /** The api refused the request (4xx): the message names the field. */
+  REFUSED: 1,
+  /** Bad command line: unknown command or option, missing argument, a flag value that is not a number. */
+  USAGE: 2,
+  /** The api could not be reached, or failed (5xx). */
+  UNAVAILABLE: 3,
+  /** The command needs an api the service does not have yet (dlq: the dead-letter API, issue 15). */
+  NOT_AVAILABLE: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A command line timerctl cannot run: exit 2, with the usage hint. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const DEFAULT_URL = 'http://127.0.0.1:8092';
+
+/** The definition flags of `timers create` and `timers edit` (each maps to one field of the api). */
+const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'file'];
+const PAGE = ['page', 'page-size'];
+
+interface CommandSpec {
+  /** Positional arguments after the command words. */
+  args: readonly string[];
+  options: readonly string[];
+  summary: string;
+}
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  'timers list': { args: [], options: ['name', 'status', ...PAGE], summary: 'timers of the app, newest first' },
+  'timers get': { args: ['ID'], options: [], summary: 'one timer: definition, status, version, next fire times' },
+  'timers create': { args: [], options: [...DEFINITION, 'enable', 'idempotency-key'], summary: 'create a timer (disabled unless --enable)' },
+  'timers edit': { args: ['ID'], options: [...DEFINITION, 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
+  'timers enable': { args: ['ID'], options: [], summary: 'start firing' },
+  'timers disable': { args: ['ID'], options: [], summary: 'stop firing (pending fires are removed)' },
+  'timers run': { args: ['ID'], options: [], summary: 'one fire now' },
+  'timers delete': { args: ['ID'], options: [], summary: 'delete (the name becomes reusable)' },
+  records: { args: [], options: ['timer', 'fire', 'status', 'from', 'to', 'pending', ...PAGE], summary: 'fire records of the app, a timer (--timer) or a fire (--fire), latest first' },
+  preview: { args: ['ID'], options: [], summary: "the timer's next fire times in its zone and in UTC" },
+  'dlq list': { args: [], options: [], summary: 'dead letters of the app (needs the dead-letter API)' },
+  'dlq replay': { args: [], options: [], summary: 'replay dead letters (needs the dead-letter API)' },
+};
+
+const OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  app: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  cron: { type: 'string' },
+  every: { type: 'string' },
+  'run-at': { type: 'string' },
+  zone: { type: 'string' },
+  'start-at': { type: 'string' },
+  'end-at': { type: 'string' },
+  'max-fires': { type: 'string' },
+  callback: { type: 'string' },
+  method: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  body: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'max-attempts': { type: 'string' },
+  'backoff-ms': { type: 'string' },
+  misfire: { type: 'string' },
+  file: { type: 'string' },
+  enable: { type: 'boolean' },
+  'idempotency-key': { type: 'string' },
+  version: { type: 'string' },
+  status: { type: 'string' },
+  page: { type: 'string' },
+  'page-size': { type: 'string' },
+  timer: { type: 'string' },
+  fire: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  pending: { type: 'boolean' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+export type Output = 'table' | 'json';
+
+export interface Invocation {
+  /** `timers list`, `records`, ...; `help` for --help or no command. */
+  command: string;
+  args: string[];
+  values: Values;
+  url: string;
+  token?: string;
+  app?: string;
+  output: Output;
+}
+
+const GLOBAL = ['url', 'token', 'app', 'output', 'help'];
+
+/**
+ * The command line as a command, its arguments and flags; `env` gives TIMER_URL, TIMER_TOKEN and
+ * TIMER_APP (a flag wins). Throws {@link UsageError}.
+ */
+export function parseCommandLine(argv: readonly string[], env: Record<string, string | undefined>): Invocation {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  }
+  const { values, positionals } = parsed;
+  const output = values.output ?? 'table';
+  if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, not ${JSON.stringify(output)}`);
+  const base = { values, url: values.url ?? env.TIMER_URL ?? DEFAULT_URL, token: values.token ?? env.TIMER_TOKEN, app: values.app ?? env.TIMER_APP, output: output as Output };
+  if (values.help || positionals.length === 0) return { ...base, command: 'help', args: [] };
+
+  const two = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[two] ? two : COMMANDS[positionals[0]] ? positionals[0] : undefined;
+  if (!command) {
+    const group = Object.keys(COMMANDS).filter((c) => c.startsWith(`${positionals[0]} `));
+    const choices = group.length > 0 ? `: ${positionals[0]} needs one of ${group.map((c) => c.split(' ')[1]).join(', ')}` : '';
+    throw new UsageError(positionals.length === 1 && choices ? choices.slice(2) : `unknown command ${JSON.stringify(positionals.slice(0, 2).join(' '))}${choices}`);
+  }
+  const spec = COMMANDS[command];
+  const args = positionals.slice(command.split(' ').length);
+  if (args.length !== spec.args.length) {
+    throw new UsageError(args.length < spec.args.length ? `${command} needs ${spec.args.join(' ')}` : `${command} takes ${spec.args.length ? spec.args.join(' ') : 'no argument'}, got ${JSON.stringify(args.join(' '))}`);
+  }
+  const misplaced = Object.keys(values).filter((k) => !GLOBAL.includes(k) && !spec.options.includes(k));
+  if (misplaced.length > 0) throw new UsageError(`${command} does not take --${misplaced.join(', --')}`);
+  return { ...base, command, args };
+}
+
+/** A whole-number flag (`--page 2`), undefined when absent; anything else is a usage error naming the flag. */
+export function intFlag(values: Values, name: keyof Values): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^-?\d{1,15}$/.test(raw)) throw new UsageError(`--${String(name)} must be a whole number, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** `--header "Name: value"` (repeatable) as the api's header map; a name given twice keeps both values. */
+export function headerFlags(raw: readonly string[] | undefined): Record<string, string[]> | undefined {
+  if (!raw?.length) return undefined;
+  const out: Record<string, string[]> = {};
+  for (const h of raw) {
+    const i = h.indexOf(':');
+    if (i <= 0) throw new UsageError(`--header must be "Name: value", not ${JSON.stringify(h)}`);
+    const name = h.slice(0, i).trim();
+    (out[name] ??= []).push(h.slice(i + 1).trim());
+  }
+  return out;
+}
+
+export function usage(): string {
+  const width = Math.max(...Object.entries(COMMANDS).map(([c, s]) => `${c} ${s.args.join(' ')}`.length));
+  const lines = Object.entries(COMMANDS).map(([c, s]) => `  ${`${c} ${s.args.join(' ')}`.padEnd(width)}  ${s.summary}`);
+  return `usage: timerctl <command> [options]
+
+${lines.join('\n')}
+
+global options (flags win over the environment):
+  --url URL          the api (TIMER_URL, default ${DEFAULT_URL})
+  --token TOKEN      admin or app token (TIMER_TOKEN)
+  --app APP          the app (TIMER_APP)
+  -o, --output FMT   table (default) or json
+timers create / edit:
+  --name N  --cron EXPR | --every 5m | --run-at TIME  --zone IANA  --start-at TIME  --end-at TIME  --max-fires N
+  --callback URL  --method POST  --header "Name: value" (repeat)  --body TEXT  --timeout-ms N
+  --max-attempts N  --backoff-ms N  --misfire fire_late|skip
+  --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
+  create: --enable (enable it at once)  --idempotency-key KEY
+  edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
+records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
+lists: --page N (from 1) --page-size N (1-100)
+TIME: epoch ms or ISO 8601 with Z or an offset.
+exit codes: 0 ok, 1 refused by the api (4xx), 2 usage error, 3 api unreachable or failing (5xx), 4 not available (dlq)`;
+}

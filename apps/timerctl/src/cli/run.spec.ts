@@ -1,0 +1,74 @@
+import { mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { run } from './run';
+
+interface Sent {
+  method: string;
+  url: string;
+  body: unknown;
+}
+
+/** Runs timerctl with a fetch that answers the queued replies and records what was sent. */
+async function timerctl(line: string[], replies: { status: number; body: unknown }[]) {
+  const sent: Sent[] = [];
+  let out = '';
+  let err = '';
+  const fetch = (async (url: string, init: RequestInit) => {
+    sent.push({ method: String(init.method), url, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    const r = replies.shift();
+    if (!r) throw new TypeError('fetch failed');
+    return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
+  }) as unknown as typeof globalThis.fetch;
+  const code = await run(line, { stdout: (s) => (out += s), stderr: (s) => (err += s), env: { TIMER_APP: 'billing', TIMER_URL: 'http://api' }, fetch });
+  return { code, out, err, sent };
+}
+
+const TIMER = { id: 5, app: 'billing', name: 'n', cron: '* * * * *', runAt: null, every: null, timeZone: 'UTC', startAt: null, endAt: null, maxFires: null, status: 1, version: 3, createdAt: 1, notifyHTTPParam: { url: 'https://x.example/', method: 'POST' }, retryPolicy: { maxAttempts: 3, backoffMs: 1000 }, misfirePolicy: 'fire_late', nextFireTimes: [60_000] };
+const EDITED = { code: 0, msg: 'ok', data: { id: 5, version: 4, changed: true, superseded: 0, fires: 0 } };
+
+describe('timerctl run: requests and exit codes', () => {
+  it('exit 1 for a refusal, naming the field; JSON on stderr with -o json', async () => {
+    const refusal = { status: 400, body: { code: 40001, msg: 'cron must be 5 or 6 fields', requestId: 'r9' } };
+    const table = await timerctl(['timers', 'create', '--name', 'n', '--cron', 'x', '--callback', 'https://x.example/', '--method', 'post'], [refusal]);
+    expect(table).toMatchObject({ code: 1, out: '', err: 'timerctl: 400: cron must be 5 or 6 fields [field cron] (code 40001, request r9)\n' });
+    expect(table.sent[0]).toEqual({ method: 'POST', url: 'http://api/api/timer/v1/def', body: { name: 'n', cron: 'x', notifyHTTPParam: { url: 'https://x.example/', method: 'post' }, app: 'billing' } });
+    const json = await timerctl(['timers', 'get', '5', '-o', 'json'], [{ status: 404, body: { code: 40400, msg: 'timer not found', requestId: 'r1' } }]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.err)).toEqual({ error: { exit: 1, status: 404, code: 40400, message: 'timer not found', requestId: 'r1' } });
+  });
+
+  it('exit 3 for a 5xx and for an api that does not answer; 2 for a usage error before any request', async () => {
+    expect((await timerctl(['timers', 'run', '5'], [{ status: 500, body: { code: 50000, msg: 'internal error', requestId: 'r' } }])).code).toBe(3);
+    const down = await timerctl(['timers', 'list'], []);
+    expect(down.code).toBe(3);
+    expect(down.err).toMatch(/^timerctl: api unreachable: GET http:\/\/api\/api\/timer\/v1\/defs\?app=billing&pageIndex=1&pageSize=20: fetch failed/);
+    const usage = await timerctl(['timers', 'get', 'abc'], []);
+    expect(usage).toMatchObject({ code: 2, sent: [] });
+    expect(usage.err).toContain('ID must be a positive whole number');
+    expect((await timerctl(['dlq', 'replay'], [])).code).toBe(4);
+  });
+
+  it('edit: PATCHes the flags at the version it fetched, and tells a conflict apart', async () => {
+    const ok = await timerctl(['timers', 'edit', '5', '--every', '90s'], [{ status: 200, body: { code: 0, msg: 'ok', data: TIMER } }, { status: 200, body: EDITED }]);
+    expect(ok).toMatchObject({ code: 0, out: 'updated timer 5 to version 4 (0 pending fires superseded, 0 created)\n' });
+    expect(ok.sent.map((s) => `${s.method} ${s.url}`)).toEqual(['GET http://api/api/timer/v1/def?id=5&app=billing', 'PATCH http://api/api/timer/v1/def']);
+    expect(ok.sent[1].body).toEqual({ every: '90s', id: '5', app: 'billing', version: 3 });
+
+    const stale = await timerctl(['timers', 'edit', '5', '--name', 'm', '--version', '2'], [{ status: 409, body: { code: 40901, msg: 'version 2 is not the current one', requestId: 'r', data: { version: 3 } } }]);
+    expect(stale.code).toBe(1);
+    expect(stale.sent).toHaveLength(1);
+    expect(stale.err).toBe('timerctl: conflict: timer 5 was changed by someone else (you edited version 2, it is now at version 3); look at it again (timerctl timers get 5) and retry, or give --version 3 to overwrite\n');
+  });
+
+  it('edit --file: PUTs the file (a GET answer works) with the flags over it, at the file\'s version', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'timerctl-')), 'def.json');
+    writeFileSync(file, JSON.stringify(TIMER));
+    const r = await timerctl(['timers', 'edit', '5', '--file', file, '--cron', '0 * * * *', '--max-attempts', '5'], [{ status: 200, body: EDITED }]);
+    expect(r.code).toBe(0);
+    expect(r.sent).toHaveLength(1);
+    // The view-only fields dropped; the cron flag replaces the schedule (the file's null runAt and every go).
+    const { status: _s, createdAt: _c, nextFireTimes: _n, runAt: _r, every: _e, ...definition } = TIMER;
+    expect(r.sent[0]).toEqual({ method: 'PUT', url: 'http://api/api/timer/v1/def', body: { ...definition, cron: '0 * * * *', retryPolicy: { maxAttempts: 5, backoffMs: 1000 }, id: '5', app: 'billing', version: 3 } });
+  });
+});

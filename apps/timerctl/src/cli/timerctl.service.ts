@@ -1,0 +1,229 @@
+import { readFileSync } from 'fs';
+import { ErrorCodes, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
+import type { CreateTimerRequest, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
+import { formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
+import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
+
+/** What a command printed: `data` for `--output json`, `text` for the table. */
+export interface CommandResult {
+  data: unknown;
+  text: string;
+}
+
+/** A command the service cannot do yet: exit 4 with the reason. */
+export class NotAvailableError extends Error {
+  readonly exitCode = ExitCode.NOT_AVAILABLE;
+}
+
+/** A stale `version` on edit, told as what happened and what to do. */
+export class EditConflictError extends Error {
+  constructor(
+    readonly refusal: TimerApiError,
+    id: string,
+    tried: number,
+  ) {
+    const cause = refusal;
+    super(
+      `conflict: timer ${id} was changed by someone else (you edited version ${tried}, it is now at version ${cause.currentVersion}); ` +
+        `look at it again (timerctl timers get ${id}) and retry, or give --version ${cause.currentVersion} to overwrite`,
+    );
+  }
+}
+
+// Fields of a GET answer that a definition file may carry (it is the easiest way to write one) but the
+// api's create and PUT do not take.
+const VIEW_ONLY = ['id', 'app', 'version', 'status', 'createdAt', 'nextFireTimes'] as const;
+
+/** `pending`, `2`, ... as the status number, naming the flag otherwise. */
+function statusFlag<T extends number>(raw: string | undefined, names: Record<number, string>, flag: string): T | undefined {
+  if (raw === undefined) return undefined;
+  const hit = Object.entries(names).find(([n, name]) => raw === n || raw.toLowerCase() === name);
+  if (!hit) throw new UsageError(`--${flag} must be one of ${Object.entries(names).map(([n, name]) => `${name} (${n})`).join(', ')}, not ${JSON.stringify(raw)}`);
+  return Number(hit[0]) as T;
+}
+
+/** An instant flag as the api takes it: digits as epoch ms, anything else sent as given (the api names it if bad). */
+const instantFlag = (raw: string | undefined): number | string | undefined => (raw === undefined ? undefined : /^\d{1,16}$/.test(raw) ? Number(raw) : raw);
+
+const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** The commands of timerctl over the typed client; handlers in run.ts print what these return. */
+export class TimerctlService {
+  constructor(
+    private readonly client: TimerClient,
+    private readonly inv: Invocation,
+  ) {}
+
+  async execute(): Promise<CommandResult> {
+    const { command } = this.inv;
+    switch (command) {
+      case 'timers list':
+        return this.list();
+      case 'timers get': {
+        const t = await this.client.getTimer(this.ref());
+        return { data: t, text: formatTimer(t) };
+      }
+      case 'timers create':
+        return this.create();
+      case 'timers edit':
+        return this.edit();
+      case 'timers enable': {
+        const r = await this.client.enableTimer(this.ref());
+        return { data: r, text: r.changed ? `enabled timer ${this.id()} (version ${r.version}, ${r.fires} fires prepared until ${instant(r.until)})` : `timer ${this.id()} was already enabled (version ${r.version})` };
+      }
+      case 'timers disable': {
+        const r = await this.client.disableTimer(this.ref());
+        return { data: r, text: r.changed ? `disabled timer ${this.id()} (version ${r.version}, ${r.removedFires} pending fires removed)` : `timer ${this.id()} was already disabled (version ${r.version})` };
+      }
+      case 'timers run': {
+        const r = await this.client.runTimer(this.ref());
+        return { data: r, text: `fire ${r.fireId} at ${instant(r.runAt)}` };
+      }
+      case 'timers delete':
+        await this.client.deleteTimer(this.ref());
+        return { data: { deleted: true, id: Number(this.id()) }, text: `deleted timer ${this.id()}` };
+      case 'records':
+        return this.records();
+      case 'preview': {
+        const t = await this.client.getTimer(this.ref());
+        return { data: { id: t.id, timeZone: t.timeZone, nextFireTimes: t.nextFireTimes ?? [] }, text: formatPreview(t) };
+      }
+      case 'dlq list':
+      case 'dlq replay':
+        throw new NotAvailableError(`${command} is not available: it needs the dead-letter API (issue 15), which this api does not have yet`);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  }
+
+  private app(): string {
+    if (!this.inv.app) throw new UsageError('the app is missing: give --app or set TIMER_APP');
+    return this.inv.app;
+  }
+
+  private id(): string {
+    const id = this.inv.args[0];
+    if (!/^[1-9]\d{0,19}$/.test(id)) throw new UsageError(`ID must be a positive whole number (a timer id), not ${JSON.stringify(id)}`);
+    return id;
+  }
+
+  private ref() {
+    return { id: this.id(), app: this.app() };
+  }
+
+  private paging() {
+    const v = this.inv.values;
+    return { pageIndex: intFlag(v, 'page') ?? 1, pageSize: intFlag(v, 'page-size') ?? 20 };
+  }
+
+  private async list(): Promise<CommandResult> {
+    const v = this.inv.values;
+    const paging = this.paging();
+    const page = await this.client.listTimers({ app: this.app(), ...paging, name: v.name, status: statusFlag<TimerStatus>(v.status, TIMER_STATUS_NAMES, 'status') });
+    return { data: page, text: formatTimerList(page, paging.pageIndex, paging.pageSize) };
+  }
+
+  private async records(): Promise<CommandResult> {
+    const v = this.inv.values;
+    const paging = this.paging();
+    const q: RecordsQuery = {
+      app: this.app(),
+      ...paging,
+      timerID: v.timer,
+      fireID: v.fire,
+      status: statusFlag<RecordStatus>(v.status, RECORD_STATUS_NAMES, 'status'),
+      from: instantFlag(v.from),
+      to: instantFlag(v.to),
+      includePending: v.pending || undefined,
+    };
+    const page = await this.client.listRecords(q);
+    return { data: page, text: formatRecords(page, paging.pageIndex, paging.pageSize) };
+  }
+
+  /** The definition file (`--file`), without the fields only a GET answer has. */
+  private file(): Record<string, unknown> {
+    const path = this.inv.values.file;
+    if (path === undefined) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path === '-' ? 0 : path, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`--file ${path}: ${(e as Error).message}`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--file ${path}: expected a JSON object (a timer definition)`);
+    return parsed as Record<string, unknown>;
+  }
+
+  /** The definition fields the flags give (nothing for a flag not given). */
+  private flagDefinition(): Partial<TimerDefinition> {
+    const v = this.inv.values;
+    const notify = defined({ url: v.callback, method: v.method as TimerDefinition['notifyHTTPParam']['method'] | undefined, header: headerFlags(v.header), body: v.body, timeoutMs: intFlag(v, 'timeout-ms') });
+    const retry = defined({ maxAttempts: intFlag(v, 'max-attempts'), backoffMs: intFlag(v, 'backoff-ms') });
+    return defined({
+      name: v.name,
+      cron: v.cron,
+      every: v.every,
+      runAt: instantFlag(v['run-at']),
+      timeZone: v.zone,
+      startAt: instantFlag(v['start-at']),
+      endAt: instantFlag(v['end-at']),
+      maxFires: intFlag(v, 'max-fires'),
+      notifyHTTPParam: Object.keys(notify).length ? (notify as TimerDefinition['notifyHTTPParam']) : undefined,
+      retryPolicy: Object.keys(retry).length ? retry : undefined,
+      misfirePolicy: v.misfire as TimerDefinition['misfirePolicy'] | undefined,
+    });
+  }
+
+  /** The file's definition with the flags over it (nested objects merged field by field). */
+  private definition(file: Record<string, unknown>): Record<string, unknown> {
+    const flags = this.flagDefinition();
+    const out: Record<string, unknown> = { ...file, ...flags };
+    for (const k of VIEW_ONLY) delete out[k];
+    for (const k of ['notifyHTTPParam', 'retryPolicy'] as const) {
+      if (flags[k] && file[k] && typeof file[k] === 'object') out[k] = { ...(file[k] as object), ...flags[k] };
+    }
+    // A schedule flag replaces the file's schedule: the api takes exactly one of them.
+    if (flags.cron !== undefined || flags.every !== undefined || flags.runAt !== undefined) {
+      for (const k of ['cron', 'every', 'runAt'] as const) if (flags[k] === undefined) delete out[k];
+    }
+    return out;
+  }
+
+  private async create(): Promise<CommandResult> {
+    const file = this.file();
+    const app = this.inv.app ?? (typeof file.app === 'string' ? file.app : undefined);
+    if (!app) throw new UsageError('the app is missing: give --app, set TIMER_APP or put "app" in --file');
+    const req = { ...this.definition(file), app } as unknown as CreateTimerRequest;
+    const created = await this.client.createTimer(req, { idempotencyKey: this.inv.values['idempotency-key'] });
+    const replayed = created.replayed ? ' (replayed: this Idempotency-Key created it before)' : '';
+    if (!this.inv.values.enable) return { data: created, text: `created timer ${created.id} (version ${created.version}, disabled: enable it with timerctl timers enable ${created.id})${replayed}` };
+    const enabled = await this.client.enableTimer({ id: created.id, app });
+    return { data: { ...created, enabled }, text: `created timer ${created.id}${replayed} and enabled it (version ${enabled.version}, ${enabled.fires} fires prepared)` };
+  }
+
+  /** PATCH with the flags given, or PUT with --file; the version: --version, else the file's, else the current one. */
+  private async edit(): Promise<CommandResult> {
+    const ref = this.ref();
+    const file = this.file();
+    const given = intFlag(this.inv.values, 'version') ?? (typeof file.version === 'number' ? file.version : undefined);
+    const version = given ?? (await this.client.getTimer(ref)).version;
+    try {
+      if (this.inv.values.file !== undefined) {
+        const r = await this.client.updateTimer({ ...(this.definition(file) as unknown as TimerDefinition), ...ref, version });
+        return { data: r, text: editText(ref.id, r) };
+      }
+      const patch = this.flagDefinition();
+      if (Object.keys(patch).length === 0) throw new UsageError('timers edit: nothing to change (give the flags of the fields to change, or --file)');
+      const r = await this.client.patchTimer({ ...(patch as Omit<PatchTimerRequest, 'id' | 'app' | 'version'>), ...ref, version });
+      return { data: r, text: editText(ref.id, r) };
+    } catch (e) {
+      if (e instanceof TimerApiError && e.code === ErrorCodes.STALE_VERSION) throw new EditConflictError(e, ref.id, version);
+      throw e;
+    }
+  }
+}
+
+function editText(id: string, r: { version: number; changed: boolean; superseded: number; fires: number }): string {
+  if (!r.changed) return `timer ${id} already had this definition (version ${r.version})`;
+  return `updated timer ${id} to version ${r.version} (${r.superseded} pending fires superseded, ${r.fires} created)`;
+}
