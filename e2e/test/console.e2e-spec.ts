@@ -1,0 +1,171 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
+
+// The web console in a real headless Chromium (Debian's, via deploy/local/chromium.sh; playwright-core
+// never downloads one) against the built roles: sign in, a create refused with the API's message next
+// to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
+// run now, disable, delete, sign out. Any console error or page error fails the test; the browser's
+// own "Failed to load resource" lines may name only the two refusals the test provokes (400, 409).
+// TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
+jest.setTimeout(120_000);
+
+const APP = 'console-e2e';
+const TOKEN = 'console-e2e-admin-token-0123456789';
+const SHOTS = process.env.TIMER_CONSOLE_SCREENSHOTS === '1' ? join(ROOT_DIR, 'docs/console') : undefined;
+
+let stack: Stack;
+let receiver: Receiver;
+let browser: Browser;
+let context: BrowserContext;
+const problems: string[] = [];
+/** Chromium's own log line for each 4xx/5xx answer: only the two the test provokes may appear. */
+const failedLoads: string[] = [];
+const FAILED_LOAD = /^Failed to load resource: the server responded with a status of (\d+)/;
+
+function chromiumPath(): string {
+  const r = spawnSync('bash', [join(ROOT_DIR, 'deploy/local/chromium.sh')], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`deploy/local/chromium.sh failed: ${r.stderr}`);
+  return r.stdout.trim().split('\n').pop()!;
+}
+
+async function newPage(): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const failed = FAILED_LOAD.exec(m.text());
+    if (failed) failedLoads.push(`${failed[1]} ${new URL(m.location().url).pathname}`);
+    else problems.push(`console error: ${m.text()} (${m.location().url})`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Token').fill(TOKEN);
+  await page.getByLabel('App').fill(APP);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+beforeAll(async () => {
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  const executablePath = chromiumPath();
+  [receiver, stack, browser] = await Promise.all([
+    Receiver.start(),
+    Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }),
+    // Root in a container has no user namespaces for Chromium's sandbox.
+    chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] }),
+  ]);
+  // A fixed zone and locale: times on screen (and the screenshots) do not depend on the machine's.
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([stack?.stop(), receiver?.close()]);
+});
+
+it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now and signs out', async () => {
+  const base = `http://127.0.0.1:${stack.port('api')}/console`;
+  const page = await newPage();
+
+  const first = await page.goto(`${base}/`);
+  expect(first?.status()).toBe(200);
+  expect(first?.headers()['content-security-policy']).toContain("script-src 'self'");
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await shot(page, 'sign-in');
+  await signIn(page);
+  await page.getByRole('heading', { name: `Timers of ${APP}` }).waitFor();
+
+  // Create: the API's message next to the field it names, nothing created; then a valid one.
+  await page.getByRole('main').getByRole('link', { name: 'New timer' }).click();
+  await page.getByLabel('Name').fill('heartbeat');
+  await page.getByLabel('Interval').check();
+  await page.getByLabel('Every').fill('0s');
+  await page.getByLabel('URL').fill(receiver.url('/console'));
+  await page.getByRole('button', { name: 'Create timer' }).click();
+  const everyField = page.locator('.field.invalid', { has: page.getByLabel('Every') });
+  await everyField.getByText('every must be at least 1s').waitFor();
+  await shot(page, 'create-errors');
+  const listed = await fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=${APP}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  expect(((await listed.json()) as { total: number }).total).toBe(0);
+  await page.getByLabel('Every').fill('2s');
+  await page.getByLabel('Enable now').check();
+  await page.getByRole('button', { name: 'Create timer' }).click();
+  await page.waitForURL(/\/console\/timers\/\d+$/);
+  const timerUrl = page.url();
+  const id = timerUrl.split('/').pop()!;
+
+  // The preview (GET's nextFireTimes) in the timer's zone, UTC on hover; then the first records.
+  const preview = page.locator('ol.preview li time');
+  await preview.first().waitFor();
+  expect(await preview.count()).toBe(5);
+  expect(await preview.first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+  await page.locator('table.records .s-succeeded').first().waitFor({ timeout: 30_000 });
+  await shot(page, 'timer');
+
+  // Edit in this tab while a second tab (its own sign-in: the token is per tab) saves first.
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Name').fill('heartbeat-tab-1');
+  const tab2 = await newPage();
+  await tab2.goto(timerUrl);
+  await signIn(tab2);
+  await tab2.getByRole('button', { name: 'Edit' }).click();
+  await tab2.getByLabel('Name').fill('heartbeat-tab-2');
+  await tab2.getByRole('button', { name: 'Save changes' }).click();
+  await tab2.getByText(/Saved as version \d+/).waitFor();
+  await tab2.close();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Someone else changed this timer').waitFor();
+  await shot(page, 'conflict');
+  await page.getByRole('button', { name: 'Reload the current version' }).click();
+  expect(await page.getByLabel('Name').inputValue()).toBe('heartbeat-tab-2');
+  await page.getByLabel('Name').fill('heartbeat-edited');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText(/Saved as version \d+/).waitFor();
+  await page.getByRole('heading', { name: 'heartbeat-edited' }).waitFor();
+
+  // Run now, confirmed: the fire is delivered and its record shows up.
+  await page.getByRole('button', { name: 'Run now' }).click();
+  await page.getByRole('button', { name: 'Yes, run now' }).click();
+  const queued = await page.getByText(/Fire \d+-\d+ queued\./).textContent();
+  const fireId = /Fire (\d+-\d+) queued/.exec(queued ?? '')![1];
+  expect(await pollUntil(() => receiver.deliveries.some((d) => d.fireId === fireId), 15_000)).toBe(true);
+  await page.locator(`table.records tr[data-fire-id="${fireId}"] .s-succeeded`).waitFor({ timeout: 15_000 });
+
+  // The list: next fire and last outcome per timer; then the page as a phone shows it.
+  await page.getByRole('main').getByRole('link', { name: '← Timers' }).click();
+  const row = page.locator('table.list tr', { hasText: 'heartbeat-edited' });
+  await row.locator('.s-succeeded').waitFor();
+  expect(await row.locator('td[data-label="Next fire"] time').count()).toBe(1);
+  await shot(page, 'timers');
+  await row.getByRole('link', { name: 'heartbeat-edited' }).click();
+  await page.locator('ol.preview li').first().waitFor();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, 'timer-phone');
+  await page.setViewportSize({ width: 1280, height: 860 });
+
+  // Disable and delete, each confirmed.
+  await page.getByRole('button', { name: 'Disable' }).click();
+  await page.getByRole('button', { name: 'Yes, disable' }).click();
+  await page.getByText('Disabled.').waitFor();
+  expect((await stack.api.getTimer(APP, id)) as { status: number }).toMatchObject({ status: 1 });
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes, delete' }).click();
+  await page.getByText('No timers match.').waitFor();
+
+  // Sign out: the token leaves the tab.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
+
+  expect(problems).toEqual([]);
+  // The refused create (400) and the stale edit (409), nothing else.
+  expect(failedLoads).toEqual(['400 /api/timer/v1/def', '409 /api/timer/v1/def']);
+});
