@@ -20,3 +20,4 @@ export {
   validateSchedule,
 } from './lib/schedule';
 export { isKnownTimeZone } from './lib/zone-clock';
+export { previousFireTime } from './lib/previous-fire';

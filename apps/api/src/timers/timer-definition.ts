@@ -5,6 +5,7 @@ import { nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec,
 import { ApiError, badRequest } from '../common/errors';
 import { normalizeHeaderMap } from '../common/validators';
 import { isPrivateLiteralHost } from './callback-policy';
+import { checkCallbackTemplate } from './callback-template';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { PatchTimerDto } from './dto/edit-timer.dto';
 import { DEFAULT_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS } from './dto/retry-policy.dto';
@@ -41,6 +42,7 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
       ...(n.header ? { header: normalizeHeaderMap(n.header) } : {}),
       ...(typeof n.body === 'string' ? { body: n.body } : {}),
       ...(typeof n.timeoutMs === 'number' ? { timeoutMs: n.timeoutMs } : {}),
+      ...(n.template === true ? { template: true } : {}),
     },
     maxAttempts: dto.retryPolicy?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     backoffMs: dto.retryPolicy?.backoffMs ?? DEFAULT_BACKOFF_MS,
@@ -100,6 +102,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
     else if (n.body !== undefined) p.body = n.body;
     if (n.timeoutMs === null) delete p.timeoutMs;
     else if (n.timeoutMs !== undefined) p.timeoutMs = n.timeoutMs;
+    if (n.template === false || n.template === null) delete p.template;
+    else if (n.template === true) p.template = true;
   }
   if (dto.retryPolicy) {
     out.maxAttempts = dto.retryPolicy.maxAttempts ?? out.maxAttempts;
@@ -172,6 +176,7 @@ export function checkDefinition(f: TimerFields, rules: DefinitionRules, schedule
   if (n.timeoutMs !== undefined && (n.timeoutMs < CALLBACK_TIMEOUT_MIN_MS || n.timeoutMs > rules.callbackTimeoutMaxMs)) {
     throw badRequest(`notifyHTTPParam.timeoutMs must be from ${CALLBACK_TIMEOUT_MIN_MS} to ${rules.callbackTimeoutMaxMs} ms (TIMER_CALLBACK_TIMEOUT_MAX_MS); got ${n.timeoutMs}`);
   }
+  checkCallbackTemplate(n, rules.allowPrivateCallbacks);
 }
 
 /** Whether two definitions are the same (header order and the like aside). */

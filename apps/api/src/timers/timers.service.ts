@@ -275,6 +275,7 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
       ...(n.header ? { header: n.header } : {}),
       ...(n.body !== undefined ? { body: n.body } : {}),
       ...(n.timeoutMs !== undefined ? { timeoutMs: n.timeoutMs } : {}),
+      ...(n.template ? { template: true } : {}),
     },
     status: t.status,
     retryPolicy: { maxAttempts: t.maxAttempts, backoffMs: t.backoffMs },

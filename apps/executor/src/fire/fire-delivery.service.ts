@@ -5,6 +5,7 @@ import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { AttemptOutcomes } from './attempt-outcomes.service';
+import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { misfireDecision } from './misfire';
@@ -66,7 +67,7 @@ export class FireDelivery {
       return Promise.resolve({ ok: false, costMs: 0, error: `invalid callback: method ${JSON.stringify(p?.method)}`, retryable: false });
     }
     return this.callback.deliver(
-      { url: p.url, method, header: p.header, body: p.body, timeoutMs: this.timeoutOf(p.timeoutMs) },
+      { ...callbackPartsOf(def.timer, msg), method, timeoutMs: this.timeoutOf(p.timeoutMs) },
       { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}) },
       def.signingSecret ?? undefined,
     );

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
 import { IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH } from '../../common/validators';
 
@@ -69,4 +69,17 @@ export class NotifyHttpParamDto {
     },
   })
   timeoutMs?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Extension: fill `{{placeholder}}`s in `url` (values URL-encoded, not in the host), header values (not names) and `body` per ' +
+      'fire: `{{scheduledAt}}` (epoch ms), `{{scheduledAtIso}}`, `{{previousScheduledAt}}` (the previous fire time of the schedule, ' +
+      'empty for the first), `{{fireId}}`, `{{attempt}}`, `{{timerId}}`, `{{app}}`. An unknown or malformed placeholder is refused ' +
+      '(400 naming the field); there is no escape for a literal `{{`. The signature covers the filled body. Absent or false: sent verbatim.',
+    type: 'boolean',
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  template?: boolean;
 }

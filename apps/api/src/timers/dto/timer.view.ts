@@ -19,6 +19,9 @@ export class NotifyHttpParamView {
 
   @ApiPropertyOptional({ type: 'integer', description: "this timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS" })
   timeoutMs?: number;
+
+  @ApiPropertyOptional({ type: 'boolean', description: 'present (true) when placeholders in url, header values and body are filled per fire' })
+  template?: boolean;
 }
 
 export class RetryPolicyView {

@@ -14,10 +14,12 @@ export interface NotifyHttpParam {
   method: string;
   /** `map[string][]string`, as in the reference implementation. */
   header?: Record<string, string[]>;
-  /** Sent verbatim. */
+  /** Sent verbatim (unless `template`). */
   body?: string;
   /** This timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** `{{placeholder}}`s in the URL, header values and body are filled per fire (`@timer/callback` template). */
+  template?: boolean;
 }
 
 /**
