@@ -1,4 +1,4 @@
-import type { Page, TaskRecord, Timer } from '@timer/client';
+import type { DeadLetter, Page, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
@@ -41,8 +41,7 @@ const oneLine = (s: string | null | undefined, max = 60) => {
 
 export function formatTimerList(page: Page<Timer>, pageIndex: number, pageSize: number): string {
   const rows = page.data.map((t) => [String(t.id), t.name, TIMER_STATUS_NAMES[t.status] ?? String(t.status), schedule(t), t.timeZone, String(t.version), `${t.notifyHTTPParam.method} ${t.notifyHTTPParam.url}`]);
-  const shown = page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none';
-  return `${table(['id', 'name', 'status', 'schedule', 'zone', 'version', 'callback'], rows)}\n(${shown} of ${page.total})`;
+  return `${table(['id', 'name', 'status', 'schedule', 'zone', 'version', 'callback'], rows)}\n${range(page, pageIndex, pageSize)}`;
 }
 
 export function formatTimer(t: Timer): string {
@@ -85,6 +84,14 @@ export function formatPreview(t: Timer): string {
   return `timer ${t.id} ${t.name}: ${schedule(t)} in ${t.timeZone} (${TIMER_STATUS_NAMES[t.status] ?? t.status})\n${table([t.timeZone, 'utc', ''], rows)}`;
 }
 
+const range = (page: Page<unknown>, pageIndex: number, pageSize: number) =>
+  `(${page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none'} of ${page.total})`;
+
+export function formatDeadLetters(page: Page<DeadLetter>, pageIndex: number, pageSize: number): string {
+  const rows = page.data.map((d) => [d.fireId, instant(d.runAt), instant(d.failedAt), String(d.attempts), d.reason, d.httpStatus === null ? '-' : String(d.httpStatus), oneLine(d.error)]);
+  return `${table(['fire id', 'run at', 'failed at', 'attempts', 'reason', 'http', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
 export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSize: number): string {
   const rows = page.data.map((r) => [
     r.fireId,
@@ -96,6 +103,5 @@ export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSiz
     r.costMs === null ? '-' : `${r.costMs} ms`,
     oneLine(r.error),
   ]);
-  const shown = page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none';
-  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n(${shown} of ${page.total})`;
+  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
 }

@@ -9,7 +9,7 @@ export const ExitCode = {
   USAGE: 2,
   /** The api could not be reached, or failed (5xx). */
   UNAVAILABLE: 3,
-  /** The command needs an api the service does not have yet (dlq: the dead-letter API, issue 15). */
+  /** The api does not have the route the command needs (an api older than the dead-letter API, for dlq). */
   NOT_AVAILABLE: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -46,8 +46,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'timers delete': { args: ['ID'], options: [], summary: 'delete (the name becomes reusable)' },
   records: { args: [], options: ['timer', 'fire', 'status', 'from', 'to', 'pending', ...PAGE], summary: 'fire records of the app, a timer (--timer) or a fire (--fire), latest first' },
   preview: { args: ['ID'], options: [], summary: "the timer's next fire times in its zone and in UTC" },
-  'dlq list': { args: [], options: [], summary: 'dead letters of the app (needs the dead-letter API)' },
-  'dlq replay': { args: [], options: [], summary: 'replay dead letters (needs the dead-letter API)' },
+  'dlq list': { args: [], options: [...PAGE], summary: 'dead letters of the app, latest first' },
+  'dlq replay': { args: [], options: ['fire', 'timer', 'all'], summary: 'deliver dead letters once more: --fire ID (repeat), --timer ID or --all' },
 };
 
 const OPTIONS = {
@@ -80,7 +80,8 @@ const OPTIONS = {
   page: { type: 'string' },
   'page-size': { type: 'string' },
   timer: { type: 'string' },
-  fire: { type: 'string' },
+  fire: { type: 'string', multiple: true },
+  all: { type: 'boolean' },
   from: { type: 'string' },
   to: { type: 'string' },
   pending: { type: 'boolean' },
@@ -179,6 +180,7 @@ timers create / edit:
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
 records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
 lists: --page N (from 1) --page-size N (1-100)
+dlq replay: --fire FIRE_ID (repeat) | --timer ID | --all; at most 500 a request ("remaining" says how many are left)
 TIME: epoch ms or ISO 8601 with Z or an offset.
-exit codes: 0 ok, 1 refused by the api (4xx), 2 usage error, 3 api unreachable or failing (5xx), 4 not available (dlq)`;
+exit codes: 0 ok, 1 refused by the api (4xx), 2 usage error, 3 api unreachable or failing (5xx), 4 the api lacks the route (dlq on an older api)`;
 }

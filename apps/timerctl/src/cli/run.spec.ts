@@ -46,7 +46,17 @@ describe('timerctl run: requests and exit codes', () => {
     const usage = await timerctl(['timers', 'get', 'abc'], []);
     expect(usage).toMatchObject({ code: 2, sent: [] });
     expect(usage.err).toContain('ID must be a positive whole number');
-    expect((await timerctl(['dlq', 'replay'], [])).code).toBe(4);
+  });
+
+  it('dlq: replays the fires given; exit 4 from an api without the dead-letter API; 2 without a selector', async () => {
+    const replayed = { code: 0, msg: 'ok', data: { replayed: 1, fireIds: ['5-1000'], notFound: ['5-2000'], remaining: 0 } };
+    const ok = await timerctl(['dlq', 'replay', '--fire', '5-1000', '--fire', '5-2000'], [{ status: 200, body: replayed }]);
+    expect(ok).toMatchObject({ code: 0, out: 'replayed 1 dead letter(s): 5-1000; not dead letters of billing: 5-2000\n' });
+    expect(ok.sent[0]).toEqual({ method: 'POST', url: 'http://api/api/app/v1/dlq/replay', body: { app: 'billing', fireIds: ['5-1000', '5-2000'] } });
+    const old = await timerctl(['dlq', 'list'], [{ status: 404, body: { code: 40401, msg: 'no route GET /api/app/v1/dlq', requestId: 'r' } }]);
+    expect(old.code).toBe(4);
+    expect(old.err).toMatch(/^timerctl: dlq list is not available: this api has no dead-letter API/);
+    expect(await timerctl(['dlq', 'replay', '--all', '--timer', '5'], [])).toMatchObject({ code: 2, sent: [] });
   });
 
   it('edit: PATCHes the flags at the version it fetched, and tells a conflict apart', async () => {

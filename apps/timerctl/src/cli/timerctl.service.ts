@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { ErrorCodes, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import type { CreateTimerRequest, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
+import { formatDeadLetters, formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */
@@ -90,7 +90,7 @@ export class TimerctlService {
       }
       case 'dlq list':
       case 'dlq replay':
-        throw new NotAvailableError(`${command} is not available: it needs the dead-letter API (issue 15), which this api does not have yet`);
+        return this.deadLetters(command);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -130,7 +130,7 @@ export class TimerctlService {
       app: this.app(),
       ...paging,
       timerID: v.timer,
-      fireID: v.fire,
+      fireID: this.oneFire(),
       status: statusFlag<RecordStatus>(v.status, RECORD_STATUS_NAMES, 'status'),
       from: instantFlag(v.from),
       to: instantFlag(v.to),
@@ -138,6 +138,34 @@ export class TimerctlService {
     };
     const page = await this.client.listRecords(q);
     return { data: page, text: formatRecords(page, paging.pageIndex, paging.pageSize) };
+  }
+
+  private oneFire(): string | undefined {
+    const fires = this.inv.values.fire;
+    if (fires && fires.length > 1) throw new UsageError('records takes one --fire');
+    return fires?.[0];
+  }
+
+  /** The dead-letter API; an api without it (404 for the route) is exit 4. */
+  private async deadLetters(command: 'dlq list' | 'dlq replay'): Promise<CommandResult> {
+    const v = this.inv.values;
+    const app = this.app();
+    try {
+      if (command === 'dlq list') {
+        const paging = this.paging();
+        const page = await this.client.listDeadLetters({ app, ...paging });
+        return { data: page, text: formatDeadLetters(page, paging.pageIndex, paging.pageSize) };
+      }
+      const given = [v.fire?.length ? 'fire' : '', v.timer !== undefined ? 'timer' : '', v.all ? 'all' : ''].filter(Boolean);
+      if (given.length !== 1) throw new UsageError(`dlq replay needs exactly one of --fire (repeatable), --timer, --all${given.length ? `, not --${given.join(' and --')}` : ''}`);
+      const r = await this.client.replayDeadLetters(v.all ? { app, all: true } : v.timer !== undefined ? { app, timerId: v.timer } : { app, fireIds: v.fire! });
+      const notFound = r.notFound.length ? `; not dead letters of ${app}: ${r.notFound.join(', ')}` : '';
+      const remaining = r.remaining ? `; ${r.remaining} more left: run it again` : '';
+      return { data: r, text: `replayed ${r.replayed} dead letter(s)${r.fireIds.length ? `: ${r.fireIds.join(', ')}` : ''}${notFound}${remaining}` };
+    } catch (e) {
+      if (e instanceof TimerApiError && e.code === ErrorCodes.ROUTE_NOT_FOUND) throw new NotAvailableError(`${command} is not available: this api has no dead-letter API (${e.message})`);
+      throw e;
+    }
   }
 
   /** The definition file (`--file`), without the fields only a GET answer has. */

@@ -8,18 +8,29 @@ import type {
   CreateTimerOptions,
   CreateTimerRequest,
   CreateTimerResult,
+  DeadLetter,
+  DeadLetterSelection,
+  DeadLettersQuery,
   DisableResult,
   EditResult,
   EnableResult,
+  FailureWebhook,
+  FailureWebhookState,
   HealthReport,
   IssuedToken,
   ListTimersQuery,
+  LoadQuery,
   Page,
   PatchTimerRequest,
   PauseState,
+  ProjectedLoad,
+  PurgeResult,
+  QuotaState,
   RecordsQuery,
+  ReplayResult,
   RunResult,
   SecretView,
+  SetQuotaRequest,
   TaskRecord,
   Timer,
   TimerId,
@@ -178,6 +189,40 @@ export class TimerClient {
 
   async getAppAccounting(q: AccountingQuery): Promise<Accounting> {
     return parse<{ data: Accounting }>(await this.send('getAppAccounting', { query: q })).data;
+  }
+
+  /** Admin: replaces the app's quotas (null or left out: the default; 0: no limit). */
+  async setAppQuota(req: SetQuotaRequest): Promise<QuotaState> {
+    return parse<{ data: QuotaState }>(await this.send('setAppQuota', { body: req })).data;
+  }
+
+  async getAppQuota(q: { app: string }): Promise<QuotaState> {
+    return parse<{ data: QuotaState }>(await this.send('getAppQuota', { query: q })).data;
+  }
+
+  /** Pending fires per second of [from, to): an app's, or (admin, no app) all apps'. */
+  async getProjectedLoad(q: LoadQuery = {}): Promise<ProjectedLoad> {
+    return parse<{ data: ProjectedLoad }>(await this.send('getProjectedLoad', { query: q })).data;
+  }
+
+  /** The app's dead letters, latest run time first. */
+  async listDeadLetters(q: DeadLettersQuery): Promise<Page<DeadLetter>> {
+    return page(await this.send('listDeadLetters', { query: q }));
+  }
+
+  /** Delivers the selected dead letters once more (at most 500 a request: see `remaining`). */
+  async replayDeadLetters(sel: DeadLetterSelection): Promise<ReplayResult> {
+    return parse<{ data: ReplayResult }>(await this.send('replayDeadLetters', { body: sel })).data;
+  }
+
+  /** Removes the selected dead letters from the list (their failed records stay). */
+  async purgeDeadLetters(sel: DeadLetterSelection): Promise<PurgeResult> {
+    return parse<{ data: PurgeResult }>(await this.send('purgeDeadLetters', { body: sel })).data;
+  }
+
+  /** Where the app's dead-lettered fires are POSTed; null removes it. */
+  async setFailureWebhook(req: { app: string; failureWebhook: FailureWebhook | null }): Promise<FailureWebhookState> {
+    return parse<{ data: FailureWebhookState }>(await this.send('setFailureWebhook', { body: req })).data;
   }
 
   /** Readiness: `ok` false (not an error) when a dependency is down (503). */

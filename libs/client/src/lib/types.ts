@@ -4,6 +4,8 @@
 
 export type CallbackMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type MisfirePolicy = 'fire_late' | 'skip';
+export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one';
+export type CatchupPolicy = 'all' | 'latest' | 'none';
 /** An instant: epoch milliseconds, or ISO 8601 with `Z` or an offset. Answers always carry epoch ms. */
 export type Instant = number | string;
 /** Timer ids are JSON numbers in answers; requests take a number or a digit string. */
@@ -28,6 +30,8 @@ export interface NotifyHttpParam {
   body?: string;
   /** Per-timer callback timeout (ms). */
   timeoutMs?: number;
+  /** Fill `{{placeholder}}`s in url, header values and body per fire. */
+  template?: boolean;
 }
 
 export interface RetryPolicy {
@@ -48,6 +52,10 @@ export interface TimerDefinition {
   notifyHTTPParam: NotifyHttpParam;
   retryPolicy?: RetryPolicy;
   misfirePolicy?: MisfirePolicy;
+  overlapPolicy?: OverlapPolicy;
+  catchupPolicy?: CatchupPolicy;
+  catchupWindowMs?: number;
+  jitterMs?: number;
 }
 
 export interface TimerRef {
@@ -113,6 +121,7 @@ export interface NotifyHttpParamView {
   header?: Record<string, string[]>;
   body?: string;
   timeoutMs?: number;
+  template?: boolean;
 }
 
 export interface TimerDefinitionView {
@@ -128,6 +137,11 @@ export interface TimerDefinitionView {
   status: TimerStatus;
   retryPolicy: Required<RetryPolicy>;
   misfirePolicy: MisfirePolicy;
+  // Optional: apis before these extensions do not answer them.
+  overlapPolicy?: OverlapPolicy;
+  catchupPolicy?: CatchupPolicy | null;
+  catchupWindowMs?: number | null;
+  jitterMs?: number;
 }
 
 export interface Timer extends TimerDefinitionView {
@@ -250,6 +264,85 @@ export interface Accounting {
   to: number;
   windows: WindowAccount[];
   unsettledFinished: number;
+}
+
+export interface DeadLetter {
+  fireId: string;
+  timerId: string;
+  app: string;
+  runAt: number;
+  failedAt: number;
+  attempts: number;
+  reason: 'attempts exhausted' | 'not retryable' | string;
+  error: string | null;
+  httpStatus: number | null;
+}
+
+export interface DeadLettersQuery extends PageQuery {
+  app: string;
+}
+
+/** Exactly one of `fireIds`, `timerId`, `all`. */
+export type DeadLetterSelection = { app: string } & ({ fireIds: string[] } | { timerId: TimerId } | { all: true });
+
+export interface ReplayResult {
+  replayed: number;
+  fireIds: string[];
+  /** `fireIds` given that are not dead letters of the app. */
+  notFound: string[];
+  /** Dead letters the selector still holds (a request replays at most 500): repeat the request. */
+  remaining: number;
+}
+
+export interface PurgeResult {
+  purged: number;
+}
+
+export interface FailureWebhook {
+  url: string;
+  headers?: Record<string, string | string[]>;
+}
+
+export interface FailureWebhookState {
+  app: string;
+  failureWebhook: FailureWebhook | null;
+}
+
+export interface QuotaValues {
+  maxTimers: number;
+  maxFiresPerMinute: number;
+  minIntervalMs: number;
+}
+
+/** PUT: each field left out or null is the default, 0 is no limit. */
+export interface SetQuotaRequest {
+  app: string;
+  maxTimers?: number | null;
+  maxFiresPerMinute?: number | null;
+  minIntervalMs?: number | null;
+}
+
+export interface QuotaState {
+  app: string;
+  quota: QuotaValues;
+  set: { maxTimers: number | null; maxFiresPerMinute: number | null; minIntervalMs: number | null };
+  usage: { timers: number; firesPerMinute: number; busiestMinute: number | null; until: number };
+}
+
+export interface LoadQuery {
+  /** Admin only: one app instead of all. */
+  app?: string;
+  from?: number;
+  to?: number;
+}
+
+export interface ProjectedLoad {
+  app: string | null;
+  from: number;
+  to: number;
+  capacityPerSec: number;
+  peak: { at: number; fires: number } | null;
+  perSecond: number[];
 }
 
 /** `/health` (readiness, 200 or 503) and `/health/live`; not an envelope. */
