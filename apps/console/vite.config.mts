@@ -5,6 +5,8 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
+  // The typed client from its sources, as tsconfig.base.json maps it for the rest of the repo.
+  resolve: { alias: { '@timer/client': fileURLToPath(new URL('../../libs/client/src/index.ts', import.meta.url)) } },
   logLevel: 'warn',
   build: {
     outDir: fileURLToPath(new URL('../../dist/apps/console', import.meta.url)),

@@ -125,6 +125,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByText('Someone else changed this timer').waitFor();
   await shot(page, 'conflict');
   await page.getByRole('button', { name: 'Reload the current version' }).click();
+  await page.getByText('Someone else changed this timer').waitFor({ state: 'detached' });
   expect(await page.getByLabel('Name').inputValue()).toBe('heartbeat-tab-2');
   await page.getByLabel('Name').fill('heartbeat-edited');
   await page.getByRole('button', { name: 'Save changes' }).click();

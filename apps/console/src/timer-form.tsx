@@ -1,5 +1,6 @@
 import { FormEvent, ReactNode, useState } from 'react';
-import { ApiError, Timer, TimerInput } from './api';
+import type { CallbackMethod } from '@timer/client';
+import { fieldsOf, Timer, TimerChange, TimerInput } from './api';
 import { ErrorBanner, Field, messageOf } from './components';
 import { localInputToIso, userZone } from './time';
 
@@ -51,11 +52,11 @@ export function createInput(v: TimerFormValues): TimerInput {
     name: v.name,
     ...scheduleInput(v),
     timeZone: v.timeZone || undefined,
-    notifyHTTPParam: { url: v.url, method: v.method, ...(v.body ? { body: v.body } : {}) },
+    notifyHTTPParam: { url: v.url, method: v.method as CallbackMethod, ...(v.body ? { body: v.body } : {}) },
   };
 }
 
-function scheduleInput(v: TimerFormValues): TimerInput {
+function scheduleInput(v: TimerFormValues): Pick<TimerInput, 'cron' | 'every' | 'runAt'> {
   if (v.kind === 'cron') return { cron: v.cron };
   if (v.kind === 'every') return { every: v.every };
   // An empty or unreadable value is sent as typed, so the API's message names runAt.
@@ -63,14 +64,14 @@ function scheduleInput(v: TimerFormValues): TimerInput {
 }
 
 /** Only what changed, for a PATCH: a schedule given replaces the schedule, a cleared body is removed. */
-export function patchInput(before: TimerFormValues, v: TimerFormValues): TimerInput {
-  const out: TimerInput = {};
+export function patchInput(before: TimerFormValues, v: TimerFormValues): TimerChange {
+  const out: TimerChange = {};
   if (v.name !== before.name) out.name = v.name;
   if (v.kind !== before.kind || v[v.kind] !== before[v.kind]) Object.assign(out, scheduleInput(v));
   if (v.timeZone !== before.timeZone) out.timeZone = v.timeZone;
-  const n: NonNullable<TimerInput['notifyHTTPParam']> = {};
+  const n: NonNullable<TimerChange['notifyHTTPParam']> = {};
   if (v.url !== before.url) n.url = v.url;
-  if (v.method !== before.method) n.method = v.method;
+  if (v.method !== before.method) n.method = v.method as CallbackMethod;
   if (v.body !== before.body) n.body = v.body === '' ? null : v.body;
   if (Object.keys(n).length > 0) out.notifyHTTPParam = n;
   return out;
@@ -101,10 +102,11 @@ export function TimerForm(props: {
     try {
       await props.submit(v);
     } catch (err) {
-      if (err instanceof ApiError && Object.keys(err.fields).length > 0) {
+      const found = fieldsOf(err);
+      if (Object.keys(found).length > 0) {
         const known = new Set(['name', 'cron', 'every', 'runAt', 'timeZone', 'notifyHTTPParam.url', 'notifyHTTPParam.method', 'notifyHTTPParam.body']);
-        setFields(err.fields);
-        const rest = Object.entries(err.fields).filter(([k]) => !known.has(k));
+        setFields(found);
+        const rest = Object.entries(found).filter(([k]) => !known.has(k));
         setError(rest.length > 0 ? rest.map(([, m]) => m).join('; ') : undefined);
       } else {
         setError(messageOf(err));

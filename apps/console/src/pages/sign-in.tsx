@@ -1,5 +1,5 @@
 import { FormEvent, useState } from 'react';
-import { Api, ApiError, Session } from '../api';
+import { Api, Session, statusOf } from '../api';
 import { ErrorBanner, Field } from '../components';
 
 /**
@@ -21,8 +21,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
       await new Api(session).listTimers({ pageIndex: 1, pageSize: 1 });
       onSignedIn(session);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) setError('This token was refused: check it and sign in again.');
-      else if (err instanceof ApiError && err.status === 403) setError(`This token does not act on app "${session.app}".`);
+      if (statusOf(err) === 401) setError('This token was refused: check it and sign in again.');
+      else if (statusOf(err) === 403) setError(`This token does not act on app "${session.app}".`);
       else setError(err instanceof Error ? err.message : 'sign-in failed');
     } finally {
       setBusy(false);

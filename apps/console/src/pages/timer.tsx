@@ -1,5 +1,5 @@
 import { FormEvent, useCallback, useEffect, useState } from 'react';
-import { Api, ApiError, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
+import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
 import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Time } from '../components';
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, previewRows, zonedText } from '../time';
@@ -301,9 +301,9 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
                     setNotice(r.changed ? `Saved as version ${r.version}.` : 'Nothing changed.');
                     await load();
                   } catch (e) {
-                    if (e instanceof ApiError && e.status === 409) {
-                      const current = (e.data as { version?: number } | undefined)?.version;
-                      setConflict(current ?? timer.version + 1);
+                    const current = currentVersionOf(e);
+                    if (current !== undefined) {
+                      setConflict(current > 0 ? current : timer.version + 1);
                       throw new Error('Version conflict: reload the current version, then make your change again.');
                     }
                     throw e;
