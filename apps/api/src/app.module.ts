@@ -23,6 +23,8 @@ import { TimersService } from './timers/timers.service';
 import { AccountingController } from './accounting/accounting.controller';
 import { AccountingService } from './accounting/accounting.service';
 import { ApiMetrics } from './metrics/api.metrics';
+import { DeadLettersController } from './dlq/dlq.controller';
+import { DeadLettersService } from './dlq/dlq.service';
 
 /** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
@@ -36,7 +38,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, TasksController, AppsController, AccountingController],
+      controllers: [TimersController, TasksController, AppsController, AccountingController, DeadLettersController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -60,6 +62,7 @@ export class AppModule {
         AppsService,
         LedgerRepository,
         AccountingService,
+        DeadLettersService,
       ],
     };
   }

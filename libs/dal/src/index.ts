@@ -4,7 +4,7 @@ export { DalModule } from './lib/dal.module';
 export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';
 export { runMigrations } from './lib/migrate';
-export { AppEntity } from './lib/entities/app.entity';
+export { AppEntity, FailureWebhook } from './lib/entities/app.entity';
 export { AppTokenEntity } from './lib/entities/app-token.entity';
 export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './lib/entities/timer.entity';
 export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
@@ -25,3 +25,4 @@ export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/reposi
 export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
 export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';
+export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PURGE_BATCH, ReopenedFire } from './lib/repositories/dead-letter.repository';

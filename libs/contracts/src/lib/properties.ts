@@ -9,6 +9,11 @@ export const MESSAGE_PROPERTIES = {
   recheck: 'x-timer-recheck',
   /** `1` on the task message of a run now: delivered however late, never judged by the misfire policy. */
   runNow: 'x-timer-run-now',
+  /**
+   * `api` on the task message of a dead letter replayed through `POST /api/app/v1/dlq/replay` (with
+   * `x-timer-run-now: 1`): the row was reopened by the api, the claim fences it like any first attempt.
+   */
+  replay: 'x-timer-replay',
   /** Set by `ops replay` to the dead-letter topic a message came from. */
   replayedFrom: 'replayed-from',
   /** Dead letters: the last error, HTTP status, attempts made and why no further attempt is made. */

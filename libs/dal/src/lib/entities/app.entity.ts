@@ -1,6 +1,12 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { bigintNumber } from './transformers';
 
+/** An app's failure webhook: POSTed a signed batch of notifications (docs/pipeline.md, "Failure notifications"). */
+export interface FailureWebhook {
+  url: string;
+  headers?: Record<string, string | string[]>;
+}
+
 /** An application (tenant) that owns timers, tokens and a callback signing secret. */
 @Entity({ name: 'apps' })
 export class AppEntity {
@@ -18,6 +24,10 @@ export class AppEntity {
   /** End of the latest pause (epoch ms; fires from then on are delivered); null while it lasts. */
   @Column({ name: 'resumed_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   resumedAt!: number | null;
+
+  /** Where the app's failure notifications go (dead-lettered fires); null = none. */
+  @Column({ name: 'failure_webhook', type: 'json', nullable: true })
+  failureWebhook!: FailureWebhook | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;

@@ -73,6 +73,14 @@ export class TaskEntity {
   @Column({ name: 'claimed_until', type: 'bigint', nullable: true, transformer: bigintNumber })
   claimedUntil!: number | null;
 
+  /** When the app purged this fire's dead letter (epoch ms); the failed record stays. */
+  @Column({ name: 'dlq_purged_at', type: 'bigint', nullable: true, transformer: bigintNumber })
+  dlqPurgedAt!: number | null;
+
+  /** run_at while the fire is a dead letter (failed, not purged), else null: computed by MariaDB, indexed with the app. */
+  @Column({ name: 'dead_letter_at', type: 'bigint', nullable: true, transformer: bigintNumber, generatedType: 'VIRTUAL', asExpression: 'IF(status = 3 AND dlq_purged_at IS NULL, run_at, NULL)', insert: false, update: false })
+  deadLetterAt!: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;
 
