@@ -1,5 +1,10 @@
 export {
   DEFAULT_FIRE_LIMIT,
+  DST_GAPS,
+  DST_OVERLAPS,
+  DstFlag,
+  DstGap,
+  DstOverlap,
   fireTimesBetween,
   formatInterval,
   MAX_CRON_FIRES,
@@ -7,11 +12,14 @@ export {
   MAX_EVERY_MS,
   MAX_FIRES,
   MAX_INSTANT_MS,
+  MAX_PREVIEW_COUNT,
   MIN_EVERY_MS,
   nextFireTimes,
   nthFireTime,
   parseInterval,
   PREVIEW_HORIZON_MS,
+  PreviewFire,
+  previewFireTimes,
   ScheduleError,
   ScheduleField,
   ScheduleSpec,
@@ -19,5 +27,5 @@ export {
   StoredSchedule,
   validateSchedule,
 } from './lib/schedule';
-export { isKnownTimeZone } from './lib/zone-clock';
+export { isKnownTimeZone, ZoneClock } from './lib/zone-clock';
 export { previousFireTime } from './lib/previous-fire';

@@ -1,5 +1,5 @@
 import { CronExpression, CronExpressionParser } from 'cron-parser';
-import { isKnownTimeZone, ZoneClock } from './zone-clock';
+import { isKnownTimeZone, SAMPLE_STEP_MS, ZoneClock } from './zone-clock';
 
 /**
  * When a timer fires: a cron expression or a one-shot instant, evaluated in an IANA time zone.
@@ -16,6 +16,12 @@ import { isKnownTimeZone, ZoneClock } from './zone-clock';
  *   fixed hours fires once, at the first occurrence; a schedule that fires every hour fires at both
  *   occurrences (every real hour / minute keeps its fire, like Vixie cron's wildcard jobs).
  * Every fire instant appears at most once and in ascending order.
+ *
+ * `dstGap` and `dstOverlap` choose per timer what a schedule with fixed hours does: `dstGap: 'skip'`
+ * does not fire wall times that do not exist (instead of once at the gap's end), `dstOverlap: 'both'`
+ * fires a repeated wall time at both occurrences (instead of the first). A schedule that fires every
+ * hour keeps the elapsed-time rule above whatever they say; on `runAt` and `every` only the defaults
+ * are accepted.
  */
 export interface ScheduleSpec {
   /** 5 fields (minute precision) or 6 fields (seconds first, Quartz-style); never a year field. */
@@ -35,7 +41,16 @@ export interface ScheduleSpec {
    * maxFires-th instant, see {@link nthFireTime}); a stored timer keeps it beside endAt.
    */
   finalAt?: number;
+  /** A fixed-hour cron's wall times in a spring-forward gap: once at the gap's end (`shift`, default) or not at all (`skip`). */
+  dstGap?: DstGap;
+  /** A fixed-hour cron's wall times in a fall-back overlap: at the first occurrence (`first`, default) or at both (`both`). */
+  dstOverlap?: DstOverlap;
 }
+
+export const DST_GAPS = ['shift', 'skip'] as const;
+export type DstGap = (typeof DST_GAPS)[number];
+export const DST_OVERLAPS = ['first', 'both'] as const;
+export type DstOverlap = (typeof DST_OVERLAPS)[number];
 
 /** The stored columns a spec is made of (`timers`, `timer_versions`). */
 export interface StoredSchedule {
@@ -46,6 +61,8 @@ export interface StoredSchedule {
   startAt?: number | string | null;
   endAt?: number | string | null;
   finalAt?: number | string | null;
+  dstGap?: string | null;
+  dstOverlap?: string | null;
 }
 
 const given = (v: number | string | null | undefined): v is number | string => v !== null && v !== undefined;
@@ -58,11 +75,13 @@ export function specOf(t: StoredSchedule): ScheduleSpec {
   if (given(t.startAt)) spec.startAt = Number(t.startAt);
   if (given(t.endAt)) spec.endAt = Number(t.endAt);
   if (given(t.finalAt)) spec.finalAt = Number(t.finalAt);
+  if (t.dstGap && t.dstGap !== 'shift') spec.dstGap = t.dstGap as DstGap;
+  if (t.dstOverlap && t.dstOverlap !== 'first') spec.dstOverlap = t.dstOverlap as DstOverlap;
   return spec;
 }
 
 /** The fields of a schedule the checks can name. */
-export type ScheduleField = 'cron' | 'runAt' | 'every' | 'timeZone' | 'startAt' | 'endAt' | 'maxFires';
+export type ScheduleField = 'cron' | 'runAt' | 'every' | 'timeZone' | 'startAt' | 'endAt' | 'maxFires' | 'dstGap' | 'dstOverlap';
 
 /** A schedule that cannot be used; `field` names the offending input. */
 export class ScheduleError extends Error {
@@ -97,7 +116,6 @@ export const MAX_EVERY_MS = 366 * 86_400_000;
 /** Latest instant a bound may name (9999-12-31T23:59:59.999Z). */
 export const MAX_INSTANT_MS = 253_402_300_799_999;
 
-const LOOPS_LIMIT = 'Invalid expression, loop limit exceeded';
 const INTERVAL = /^(?:(\d{1,10})d)?(?:(\d{1,10})h)?(?:(\d{1,10})m)?(?:(\d{1,10})s)?$/;
 const UNIT_MS = [86_400_000, 3_600_000, 60_000, 1_000];
 
@@ -136,7 +154,7 @@ interface Bounds {
 type Kind =
   | { kind: 'once'; runAt: number }
   | { kind: 'every'; every: number; anchor: number }
-  | { kind: 'cron'; expr: CronExpression; everyHour: boolean; zone: string };
+  | { kind: 'cron'; expr: CronExpression; everyHour: boolean; zone: string; gap: DstGap; overlap: DstOverlap };
 type Compiled = Kind & { bounds: Bounds };
 
 const isInstant = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_INSTANT_MS;
@@ -160,7 +178,25 @@ function compileBounds(spec: ScheduleSpec, kind: Kind['kind']): Bounds {
 
 function compile(spec: ScheduleSpec): Compiled {
   const c = compileKind(spec);
+  compileDst(spec, c);
   return Object.assign(c, { bounds: compileBounds(spec, c.kind) });
+}
+
+/** Checks the DST choices and puts them on a cron; elsewhere only the defaults are accepted. */
+function compileDst(spec: ScheduleSpec, c: Kind): void {
+  const choices = [
+    ['dstGap', DST_GAPS],
+    ['dstOverlap', DST_OVERLAPS],
+  ] as const;
+  for (const [field, values] of choices) {
+    const v = spec[field] as unknown;
+    if (!present(v)) continue;
+    if (!(values as readonly unknown[]).includes(v)) throw new ScheduleError(field, `${field} must be one of ${values.join(', ')}; got ${JSON.stringify(v)}`);
+    if (c.kind !== 'cron' && v !== values[0]) {
+      throw new ScheduleError(field, `${field} ${JSON.stringify(v)} is only for cron timers: a ${c.kind === 'once' ? 'one-shot runAt' : 'every interval'} runs on elapsed time, without DST`);
+    }
+  }
+  if (c.kind === 'cron') Object.assign(c, { gap: spec.dstGap ?? 'shift', overlap: spec.dstOverlap ?? 'first' });
 }
 
 function compileKind(spec: ScheduleSpec): Kind {
@@ -212,7 +248,7 @@ function compileKind(spec: ScheduleSpec): Kind {
   } catch (e) {
     throw new ScheduleError('cron', `invalid cron expression "${cron}": ${(e as Error).message}`);
   }
-  return { kind: 'cron', expr, everyHour: expr.fields.hour.values.length === 24, zone };
+  return { kind: 'cron', expr, everyHour: expr.fields.hour.values.length === 24, zone, gap: 'shift', overlap: 'first' };
 }
 
 /**
@@ -226,34 +262,115 @@ export function validateSchedule(spec: ScheduleSpec): void {
   compile(spec);
 }
 
+const DAY_MS = 86_400_000;
+
+function daysInMonth(year: number, month0: number): number {
+  if (month0 === 1) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month0];
+}
+
 /**
- * Wall times on a UTC-like axis without DST, matched by the cron. Remembers the last answer so
- * that a rare schedule (say the fifth Friday of February) does not make cron-parser search the
- * same years again for every DST piece of the time line.
+ * Wall times on a UTC-like axis without DST, matched by the cron. Steps day by day (a month the cron
+ * does not name is skipped whole) and searches a matching day's times in the field values, so a
+ * match costs microseconds where cron-parser's `next()` takes 0.1 to 3 ms. cron-parser parses;
+ * {@link dayMatches} follows its day rule (`L`, `5L`, `#` included) and a test holds the two together.
  */
 class WallCursor {
   private known: { from: number; first: number } | undefined;
-  /** Where cron-parser's iterator stands (its next() answers strictly after this). */
-  private at: number | undefined;
+  private readonly seconds: number[];
+  private readonly minutes: number[];
+  private readonly hours: number[];
+  private readonly months: Set<number>;
+  private readonly doms: Set<number>;
+  private readonly dows: Set<number>;
+  private readonly domWild: boolean;
+  private readonly dowWild: boolean;
+  /** The `n` of a day-of-week `#n` (the n-th such weekday of the month), 0 without. */
+  private readonly nth: number;
+  /** Day of month `L`: the month's last day. */
+  private readonly lastDom: boolean;
+  /** Weekdays matched in the month's last 7 days when day of week has an `L` (`5L`: the last Friday). */
+  private readonly lastDows: Set<number> | undefined;
 
-  constructor(private readonly expr: CronExpression) {}
+  constructor(expr: CronExpression) {
+    const f = expr.fields;
+    const nums = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number').sort((x, y) => x - y);
+    this.seconds = nums(f.second.values);
+    this.minutes = nums(f.minute.values);
+    this.hours = nums(f.hour.values);
+    this.months = new Set(nums(f.month.values));
+    this.doms = new Set(nums(f.dayOfMonth.values));
+    this.dows = new Set(nums(f.dayOfWeek.values).map((d) => d % 7));
+    this.domWild = f.dayOfMonth.isWildcard;
+    this.dowWild = f.dayOfWeek.isWildcard;
+    this.nth = f.dayOfWeek.nthDay > 0 ? f.dayOfWeek.nthDay : 0;
+    this.lastDom = f.dayOfMonth.hasLastChar;
+    // As cron-parser reads them: the first digit of each value, `5L` and a plain 5 alike.
+    this.lastDows = f.dayOfWeek.hasLastChar ? new Set(f.dayOfWeek.values.map((v) => parseInt(String(v).charAt(0), 10) % 7)) : undefined;
+  }
 
   /** The first matching wall time >= from (Infinity when there is none). */
-  private firstAtOrAfter(from: number): number {
+  firstAtOrAfter(from: number): number {
     const k = this.known;
     if (k && k.from <= from && from <= k.first) return k.first;
-    if (this.at !== from - 1) this.expr.reset(new Date(from - 1));
-    let first: number;
-    try {
-      first = this.expr.next().getTime();
-      this.at = first;
-    } catch (e) {
-      if ((e as Error).message !== LOOPS_LIMIT) throw e;
-      first = Infinity; // never matches again
-      this.at = undefined;
-    }
+    const first = this.search(Math.ceil(from / 1000) * 1000);
     this.known = { from, first };
     return first;
+  }
+
+  private search(from: number): number {
+    const start = new Date(Math.floor(from / DAY_MS) * DAY_MS);
+    let tod = from - start.getTime();
+    let year = start.getUTCFullYear();
+    let month = start.getUTCMonth(); // 0-based
+    let date = start.getUTCDate();
+    // Month by month, day by day, without a Date per day.
+    for (let months = 0; months <= 12 * 400; months++) {
+      if (this.months.has(month + 1)) {
+        const monthStart = Date.UTC(year, month, 1);
+        const lastDay = daysInMonth(year, month);
+        let weekday = (new Date(monthStart).getUTCDay() + date - 1) % 7;
+        for (; date <= lastDay; date++, weekday = (weekday + 1) % 7, tod = 0) {
+          if (!this.dayMatches(date, weekday, lastDay)) continue;
+          const t = this.timeOfDayAtOrAfter(tod);
+          if (t !== undefined) return monthStart + (date - 1) * DAY_MS + t;
+        }
+      }
+      tod = 0;
+      date = 1;
+      if (++month === 12) {
+        month = 0;
+        year++;
+      }
+    }
+    return Infinity; // the calendar repeats every 400 years: never again
+  }
+
+  /** cron-parser's rule (`#matchDayOfMonth`): both restricted, either matches; one restricted, it must match. */
+  private dayMatches(date: number, weekday: number, lastDay: number): boolean {
+    const dom = this.doms.has(date) || (this.lastDom && date === lastDay);
+    const dow =
+      (this.dows.has(weekday) && (this.nth === 0 || Math.ceil(date / 7) === this.nth)) || (this.lastDows !== undefined && date > lastDay - 7 && this.lastDows.has(weekday));
+    if (!this.domWild && !this.dowWild) return dom || dow;
+    return this.dowWild ? dom : dow;
+  }
+
+  /** The first time of day (ms since midnight) >= tod that the fields match, if any. */
+  private timeOfDayAtOrAfter(tod: number): number | undefined {
+    const h0 = Math.floor(tod / 3_600_000);
+    const m0 = Math.floor((tod % 3_600_000) / 60_000);
+    const s0 = Math.floor((tod % 60_000) / 1000);
+    for (const h of this.hours) {
+      if (h < h0) continue;
+      for (const m of this.minutes) {
+        if (h === h0 && m < m0) continue;
+        for (const sec of this.seconds) {
+          if (h === h0 && m === m0 && sec < s0) continue;
+          return h * 3_600_000 + m * 60_000 + sec * 1000;
+        }
+      }
+    }
+    return undefined;
   }
 
   /** Matching wall times in [from, to), ascending. */
@@ -266,44 +383,90 @@ class WallCursor {
   }
 }
 
-/** Fire instants in [from, to) (integers) within the spec's bounds, ascending, each once. See the DST policy on ScheduleSpec. */
-function* instants(c: Compiled, fromMs: number, toMs: number): Generator<number> {
+/**
+ * How a DST change touched a fire: `shifted` (a fixed-hour wall time in a gap, fired at the gap's end),
+ * `repeated` (the second occurrence of a wall time in an overlap), `skipped` (a fixed-hour wall time
+ * in a gap with `dstGap: 'skip'`: not a fire, reported by {@link previewFireTimes} only).
+ */
+export type DstFlag = 'shifted' | 'repeated' | 'skipped';
+
+/** One instant of a schedule: a fire, or (flag `skipped`) a wall time not fired. */
+interface Instant {
+  t: number;
+  /** UTC offset in force at `t` (ms). */
+  offset: number;
+  dst?: DstFlag;
+  /** The wall time (on the UTC-like axis) of a `shifted` or `skipped` instant. */
+  wall?: number;
+}
+
+/**
+ * Largest |UTC offset| a zone ever had (ms), with margin (today's range is -12 h to +14 h, some
+ * historical local mean times reach 15:56): no instant of a wall time w lies outside w -/+ this.
+ */
+const MAX_ABS_OFFSET_MS = 18 * 3_600_000;
+/** A rare schedule jumps ahead to its next wall time when that lies further than this ahead. */
+const JUMP_MS = 2 * SAMPLE_STEP_MS;
+/** How far the time line is cut into pieces between two looks for a jump. */
+const STRETCH_MS = 32 * SAMPLE_STEP_MS;
+
+/**
+ * Instants in [from, to) (integers) within the spec's bounds, ascending, each fire once, skipped
+ * wall times included (see the DST policy on ScheduleSpec).
+ */
+function* instants(c: Compiled, fromMs: number, toMs: number): Generator<Instant> {
   const from = Math.max(fromMs, c.bounds.from);
   const to = Math.min(toMs, c.bounds.to + 1);
   if (!(from < to)) return;
   if (c.kind === 'once') {
-    if (c.runAt >= from && c.runAt < to) yield c.runAt;
+    if (c.runAt >= from && c.runAt < to) yield { t: c.runAt, offset: NaN };
     return;
   }
   if (c.kind === 'every') {
     // Elapsed time from the anchor: no zone, no DST.
-    for (let t = c.anchor + Math.max(0, Math.ceil((from - c.anchor) / c.every)) * c.every; t < to; t += c.every) yield t;
+    for (let t = c.anchor + Math.max(0, Math.ceil((from - c.anchor) / c.every)) * c.every; t < to; t += c.every) yield { t, offset: NaN };
     return;
   }
   const clock = new ZoneClock(c.zone);
   const cursor = new WallCursor(c.expr);
+  const fixedHours = !c.everyHour;
   let last = -Infinity;
-  for (const piece of clock.pieces(from, to)) {
-    const { offset, prevOffset, start } = piece;
-    if (start !== undefined && !c.everyHour) {
-      // Gap: wall times [start + prevOffset, start + offset) do not exist; fire once at `start`.
-      if (start === piece.from && prevOffset < offset) {
-        const skipped = cursor.between(start + prevOffset, start + offset).next();
-        if (!skipped.done) {
-          yield start;
+  let pos = from;
+  while (pos < to) {
+    // A rare schedule (29 February, the fifth Monday of February) skips the years between its wall
+    // times: no instant of wall time w, gap fires included, lies before w - MAX_ABS_OFFSET_MS.
+    const nextWall = cursor.firstAtOrAfter(pos - MAX_ABS_OFFSET_MS);
+    if (nextWall === Infinity) return;
+    if (nextWall - MAX_ABS_OFFSET_MS > pos + JUMP_MS) pos = nextWall - MAX_ABS_OFFSET_MS;
+    if (pos >= to) return;
+    const stretchEnd = Math.min(to, pos + STRETCH_MS);
+    for (const piece of clock.pieces(pos, stretchEnd)) {
+      const { offset, prevOffset, start } = piece;
+      if (start !== undefined && fixedHours && start === piece.from && prevOffset < offset) {
+        // Gap: wall times [start + prevOffset, start + offset) do not exist.
+        for (const w of cursor.between(start + prevOffset, start + offset)) {
+          if (c.gap === 'skip') {
+            yield { t: start, offset, dst: 'skipped', wall: w };
+            continue;
+          }
+          yield { t: start, offset, dst: 'shifted', wall: w };
           last = start;
+          break; // once, however many wall times the gap holds
         }
       }
+      // Overlap: wall times below start + prevOffset were lived through before `start`.
+      const repeatedUntil = start !== undefined && prevOffset > offset ? start + prevOffset : -Infinity;
+      const skipRepeats = fixedHours && c.overlap === 'first';
+      for (const w of cursor.between(piece.from + offset, piece.to + offset)) {
+        const repeated = w < repeatedUntil;
+        if (repeated && skipRepeats) continue;
+        const t = w - offset;
+        if (t <= last) continue;
+        yield repeated ? { t, offset, dst: 'repeated' } : { t, offset };
+        last = t;
+      }
     }
-    // Overlap: wall times below start + prevOffset were lived through before `start`.
-    const repeatedUntil = start !== undefined && prevOffset > offset && !c.everyHour ? start + prevOffset : -Infinity;
-    for (const w of cursor.between(piece.from + offset, piece.to + offset)) {
-      if (w < repeatedUntil) continue;
-      const t = w - offset;
-      if (t <= last) continue;
-      yield t;
-      last = t;
-    }
+    pos = stretchEnd;
   }
 }
 
@@ -323,7 +486,8 @@ export function fireTimesBetween(spec: ScheduleSpec, fromMs: number, toMs: numbe
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
   const c = compile(spec);
   const out: number[] = [];
-  for (const t of instants(c, Math.ceil(fromMs), Math.ceil(toMs))) {
+  for (const { t, dst } of instants(c, Math.ceil(fromMs), Math.ceil(toMs))) {
+    if (dst === 'skipped') continue;
     if (out.length === limit) {
       throw new RangeError(`more than ${limit} fire times between ${new Date(fromMs).toISOString()} and ${new Date(toMs).toISOString()}`);
     }
@@ -345,13 +509,53 @@ export function nextFireTimes(spec: ScheduleSpec, afterMs: number, count: number
   const out: number[] = [];
   if (count === 0) return out;
   const from = Math.floor(afterMs) + 1;
-  for (const t of instants(c, from, from + PREVIEW_HORIZON_MS)) {
+  for (const { t, dst } of instants(c, from, from + PREVIEW_HORIZON_MS)) {
+    if (dst === 'skipped') continue;
     out.push(t);
     if (out.length === count) break;
   }
   return out;
 }
 
+
+/** Most entries one preview may ask for. */
+export const MAX_PREVIEW_COUNT = 1_000;
+
+/** One entry of a preview: a fire, or (dst `skipped`) a wall time a gap took away. */
+export interface PreviewFire {
+  /** Epoch ms: the fire instant (for `skipped`: the instant of the gap). */
+  at: number;
+  /** UTC offset in force at `at`, ms. */
+  offset: number;
+  dst?: DstFlag;
+  /** The wall time the cron matched, on a UTC-like axis (ms), when a DST change moved it or took it away. */
+  wall?: number;
+}
+
+/**
+ * The next `count` fires strictly after `afterMs` (at most {@link MAX_PREVIEW_COUNT}), each with its
+ * UTC offset and a DST flag where a change moved (`shifted`) or doubled (`repeated`) it; wall times a
+ * gap skipped (`dstGap: 'skip'`) are listed between them flagged `skipped` and do not count. Stops
+ * at {@link PREVIEW_HORIZON_MS}. Throws ScheduleError for an invalid spec.
+ */
+export function previewFireTimes(spec: ScheduleSpec, afterMs: number, count: number): PreviewFire[] {
+  checkRange('afterMs', afterMs);
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_PREVIEW_COUNT) throw new RangeError(`count must be an integer in [1, ${MAX_PREVIEW_COUNT}]`);
+  const c = compile(spec);
+  const clock = new ZoneClock(c.kind === 'cron' ? c.zone : (spec.timeZone ?? 'UTC'));
+  const out: PreviewFire[] = [];
+  let fires = 0;
+  const from = Math.floor(afterMs) + 1;
+  for (const i of instants(c, from, from + PREVIEW_HORIZON_MS)) {
+    const entry: PreviewFire = { at: i.t, offset: Number.isNaN(i.offset) ? clock.offsetAt(i.t) : i.offset };
+    if (i.dst) entry.dst = i.dst;
+    if (i.wall !== undefined) entry.wall = i.wall;
+    out.push(entry);
+    if (i.dst !== 'skipped' && ++fires === count) break;
+    if (out.length >= count + MAX_PREVIEW_COUNT) break; // skipped wall times (up to 3,600 a gap) never grow it unbounded
+  }
+  return out;
+}
 
 /**
  * The `n`-th fire instant at or after `fromMs` (n >= 1) within the spec's bounds, or undefined when
@@ -372,6 +576,6 @@ export function nthFireTime(spec: ScheduleSpec, fromMs: number, n: number): numb
     return t <= c.bounds.to ? t : undefined;
   }
   let i = 0;
-  for (const t of instants(c, from, from + PREVIEW_HORIZON_MS)) if (++i === n) return t;
+  for (const { t, dst } of instants(c, from, from + PREVIEW_HORIZON_MS)) if (dst !== 'skipped' && ++i === n) return t;
   return undefined;
 }

@@ -59,11 +59,30 @@ export interface OffsetPiece {
 /** Longest piece {@link ZoneClock.pieces} yields, so a lazy consumer never waits on a long scan. */
 const MAX_PIECE_MS = 32 * SAMPLE_STEP_MS;
 
-/** Offsets of one zone, memoised per instance (create one per computation). */
+/** Length of the stretches whose transitions are computed (and cached) at once. */
+export const CHUNK_MS = 32 * SAMPLE_STEP_MS;
+/** Most chunks kept over all zones (about 100 bytes each); the cache is dropped whole beyond it. */
+const MAX_CHUNKS = 200_000;
+
+/** The offset at a chunk's start and the transitions in (start, start + CHUNK_MS], ascending. */
+interface Chunk {
+  offset: number;
+  transitions: { at: number; offset: number }[];
+}
+
+/**
+ * Transitions per zone and chunk, shared by every ZoneClock: a zone's offsets are computed once per
+ * 32-day stretch (33 samples and a bisection per transition, about 0.2 ms), so a preview of a rare
+ * cron reads only the stretches around its fires and every later evaluation is arithmetic.
+ */
+const chunks = new Map<string, Map<number, Chunk>>();
+let chunkCount = 0;
+
+/** Offsets of one zone from the shared per-chunk cache of transitions. */
 export class ZoneClock {
   private readonly fixedOffset: number | undefined;
   private readonly fmt: Intl.DateTimeFormat | undefined;
-  private readonly memo = new Map<number, number>();
+  private readonly zoneChunks: Map<number, Chunk> | undefined;
 
   constructor(readonly zone: string) {
     const f = formatter(zone);
@@ -72,15 +91,108 @@ export class ZoneClock {
       this.fixedOffset = 0;
     } else {
       this.fmt = f;
+      let m = chunks.get(resolved);
+      if (!m) chunks.set(resolved, (m = new Map()));
+      this.zoneChunks = m;
     }
   }
 
   /** Offset (local wall time minus UTC, ms) in force at instant `t`. */
   offsetAt(t: number): number {
     if (this.fixedOffset !== undefined) return this.fixedOffset;
+    const c = this.chunk(Math.floor(t / CHUNK_MS));
+    let offset = c.offset;
+    for (const tr of c.transitions) {
+      if (tr.at > t) break;
+      offset = tr.offset;
+    }
+    return offset;
+  }
+
+  /** The last transition at or before `t` and after `t - lookback` (with the offset before it), if any. */
+  lastTransition(t: number, lookback: number): { at: number; prevOffset: number } | undefined {
+    if (this.fixedOffset !== undefined) return undefined;
+    for (let k = Math.floor(t / CHUNK_MS); k >= Math.floor((t - lookback) / CHUNK_MS) - 1; k--) {
+      const c = this.chunk(k);
+      for (let i = c.transitions.length - 1; i >= 0; i--) {
+        const tr = c.transitions[i];
+        if (tr.at > t) continue;
+        if (tr.at <= t - lookback) return undefined;
+        return { at: tr.at, prevOffset: i > 0 ? c.transitions[i - 1].offset : c.offset };
+      }
+    }
+    return undefined;
+  }
+
+  /** Transitions in (from, to], ascending. */
+  private *transitionsIn(from: number, to: number): Generator<{ at: number; offset: number }> {
+    for (let k = Math.floor(from / CHUNK_MS) - 1; k * CHUNK_MS < to; k++) {
+      for (const tr of this.chunk(k).transitions) if (tr.at > from && tr.at <= to) yield tr;
+    }
+  }
+
+  /**
+   * The pieces of constant offset covering [from, to) exactly, in order, computed lazily. `start` of
+   * the first piece is a transition within {@link SAMPLE_STEP_MS} before `from`, if any.
+   */
+  *pieces(from: number, to: number): Generator<OffsetPiece> {
+    if (!(from < to)) return;
+    if (this.fixedOffset !== undefined) {
+      yield { from, to, offset: this.fixedOffset, start: undefined, prevOffset: this.fixedOffset };
+      return;
+    }
+    let offset = this.offsetAt(from);
+    const before = this.lastTransition(from, SAMPLE_STEP_MS);
+    let start = before?.at;
+    let prevOffset = before ? before.prevOffset : offset;
+    let pieceFrom = from;
+    // Bounded pieces, so a lazy consumer never makes this compute years it will not read.
+    for (let edge = from; edge < to; ) {
+      const next = Math.min(edge + MAX_PIECE_MS, to);
+      for (const tr of this.transitionsIn(edge, next)) {
+        if (tr.at >= to) break;
+        if (tr.at > pieceFrom) yield { from: pieceFrom, to: tr.at, offset, start, prevOffset };
+        pieceFrom = tr.at;
+        prevOffset = offset;
+        offset = tr.offset;
+        start = tr.at;
+      }
+      edge = next;
+      if (edge < to && edge - pieceFrom >= MAX_PIECE_MS) {
+        yield { from: pieceFrom, to: edge, offset, start, prevOffset };
+        pieceFrom = edge;
+      }
+    }
+    yield { from: pieceFrom, to, offset, start, prevOffset };
+  }
+
+  private chunk(k: number): Chunk {
+    const m = this.zoneChunks!;
+    let c = m.get(k);
+    if (c) return c;
+    if (chunkCount >= MAX_CHUNKS) {
+      for (const z of chunks.values()) z.clear();
+      chunkCount = 0;
+    }
+    const from = k * CHUNK_MS;
+    c = { offset: this.rawOffset(from), transitions: [] };
+    let offset = c.offset;
+    for (let x = from; x < from + CHUNK_MS; x += SAMPLE_STEP_MS) {
+      const y = x + SAMPLE_STEP_MS;
+      const o = this.rawOffset(y);
+      if (o !== offset) {
+        c.transitions.push({ at: this.transitionIn(x, y, offset), offset: o });
+        offset = o;
+      }
+    }
+    m.set(k, c);
+    chunkCount++;
+    return c;
+  }
+
+  /** The offset at `t` from Intl (whole seconds). */
+  private rawOffset(t: number): number {
     const second = Math.floor(t / 1000);
-    const cached = this.memo.get(second);
-    if (cached !== undefined) return cached;
     const parts = this.fmt!.formatToParts(second * 1000);
     let year = 0;
     let month = 1;
@@ -117,54 +229,16 @@ export class ZoneClock {
     const d = new Date(0);
     d.setUTCFullYear(bc ? 1 - year : year, month - 1, day);
     d.setUTCHours(hour, minute, sec, 0);
-    const offset = d.getTime() - second * 1000;
-    if (this.memo.size > 10_000) this.memo.clear();
-    this.memo.set(second, offset);
-    return offset;
+    return d.getTime() - second * 1000;
   }
 
-  /** The pieces of constant offset covering [from, to) exactly, in order, computed lazily. */
-  *pieces(from: number, to: number): Generator<OffsetPiece> {
-    if (!(from < to)) return;
-    if (this.fixedOffset !== undefined) {
-      yield { from, to, offset: this.fixedOffset, start: undefined, prevOffset: this.fixedOffset };
-      return;
-    }
-    let x = from - SAMPLE_STEP_MS;
-    let start: number | undefined;
-    let offset = this.offsetAt(x);
-    let prevOffset = offset;
-    let pieceFrom = from;
-    while (x < to) {
-      const y = Math.min(x + SAMPLE_STEP_MS, to);
-      if (this.offsetAt(y) !== offset) {
-        const t = this.transitionIn(x, y, offset);
-        if (t < to) {
-          if (t > pieceFrom) yield { from: pieceFrom, to: t, offset, start, prevOffset };
-          pieceFrom = Math.max(pieceFrom, t);
-          prevOffset = offset;
-          offset = this.offsetAt(t);
-          start = t;
-          x = t;
-          continue;
-        }
-      }
-      x = y;
-      if (x - pieceFrom >= MAX_PIECE_MS && x < to) {
-        yield { from: pieceFrom, to: x, offset, start, prevOffset };
-        pieceFrom = x;
-      }
-    }
-    yield { from: pieceFrom, to, offset, start, prevOffset };
-  }
-
-  /** First whole second in (x, y] whose offset differs from `offset` (one exists: offsetAt(y) differs). */
+  /** First whole second in (x, y] whose offset differs from `offset` (one exists: the offset at y differs). */
   private transitionIn(x: number, y: number, offset: number): number {
     let lo = Math.floor(x / 1000);
     let hi = Math.floor(y / 1000);
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);
-      if (this.offsetAt(mid * 1000) === offset) lo = mid;
+      if (this.rawOffset(mid * 1000) === offset) lo = mid;
       else hi = mid;
     }
     return hi * 1000;
