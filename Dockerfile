@@ -17,6 +17,7 @@ COPY apps apps
 COPY libs libs
 COPY bench bench
 RUN npx tsc -p tsconfig.build.json \
+ && npx vite build --config apps/console/vite.config.mts \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf dist/bench
 
