@@ -2,6 +2,7 @@ import { isIP } from 'net';
 import { FireRef, fireId } from '@timer/contracts';
 import { Agent, errors, request } from 'undici';
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-policy';
+import { parseRetryAfter } from './retry-after';
 import { signatureHeader } from './signature';
 
 export type CallbackMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -37,6 +38,8 @@ export interface CallbackResult {
   error?: string;
   /** Worth another attempt: network errors, timeouts, 408, 429 and 5xx. A refused address is not. */
   retryable: boolean;
+  /** A 429 or 503 with a readable `Retry-After`: how long the receiver asked us to wait, in ms (uncapped). */
+  retryAfterMs?: number;
 }
 
 export interface CallbackClientOptions {
@@ -99,6 +102,7 @@ export class CallbackClient {
       });
       const output = await this.readOutput(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const retryAfterMs = res.statusCode === 429 || res.statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], Date.now()) : undefined;
       return {
         ok,
         status: res.statusCode,
@@ -106,6 +110,7 @@ export class CallbackClient {
         output,
         error: ok ? undefined : `HTTP ${res.statusCode}`,
         retryable: !ok && (res.statusCode >= 500 || res.statusCode === 408 || res.statusCode === 429),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       };
     } catch (e) {
       return { ok: false, costMs: Date.now() - started, ...describeFailure(e, timeoutMs) };
