@@ -56,12 +56,15 @@ async function signIn(page: Page): Promise<void> {
 beforeAll(async () => {
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   const executablePath = chromiumPath();
-  [receiver, stack, browser] = await Promise.all([
-    Receiver.start(),
-    Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }),
+  // Each assigned as it comes up and all awaited, so afterAll closes what started even when another failed
+  // (an open browser or receiver would keep Jest, and the suite lock, from exiting).
+  const started = await Promise.allSettled([
+    Receiver.start().then((r) => (receiver = r)),
+    Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }).then((s) => (stack = s)),
     // Root in a container has no user namespaces for Chromium's sandbox.
-    chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] }),
+    chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] }).then((b) => (browser = b)),
   ]);
+  for (const r of started) if (r.status === 'rejected') throw r.reason;
   // A fixed zone and locale: times on screen (and the screenshots) do not depend on the machine's.
   context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
 });
