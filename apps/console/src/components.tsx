@@ -88,21 +88,61 @@ export function ConfirmButton(props: { label: string; question: string; onConfir
   );
 }
 
-export function ErrorBanner({ error }: { error: string | undefined }) {
-  if (!error) return null;
+/** A message above the page's content: an error (alert) or a notice (status). */
+function Banner({ text, kind }: { text: string | undefined; kind: 'error' | 'notice' }) {
+  if (!text) return null;
   return (
-    <p className="banner error" role="alert">
-      {error}
+    <p className={`banner ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {text}
     </p>
   );
 }
 
-export function Notice({ text }: { text: string | undefined }) {
-  if (!text) return null;
+export const ErrorBanner = ({ error }: { error: string | undefined }) => <Banner text={error} kind="error" />;
+export const Notice = ({ text }: { text: string | undefined }) => <Banner text={text} kind="notice" />;
+
+/** The header row of a list table. */
+export function HeadRow({ columns }: { columns: readonly string[] }) {
   return (
-    <p className="banner notice" role="status">
-      {text}
-    </p>
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** Previous/next paging with "Page n of m (total things)". */
+export function Pager(props: { label: string; page: number; total: number; pageSize: number; noun: string; go: (page: number) => void; labels?: [string, string] }) {
+  const pages = Math.max(1, Math.ceil(props.total / props.pageSize));
+  const [back, forward] = props.labels ?? ['Previous', 'Next'];
+  return (
+    <nav className="pager" aria-label={props.label}>
+      <button type="button" disabled={props.page <= 1} onClick={() => props.go(props.page - 1)}>
+        {back}
+      </button>
+      <span>
+        Page {props.page} of {pages} ({props.total} {props.noun})
+      </span>
+      <button type="button" disabled={props.page >= pages} onClick={() => props.go(props.page + 1)}>
+        {forward}
+      </button>
+    </nav>
+  );
+}
+
+/** One term of a definition list, left out when its value is null. */
+export function Item({ label, children, when = true }: { label: string; children: ReactNode; when?: boolean }) {
+  if (!when) return null;
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </>
   );
 }
 

@@ -1,6 +1,6 @@
 import { FormEvent, useCallback, useEffect, useState } from 'react';
 import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
-import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Time } from '../components';
+import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, previewRows, zonedText } from '../time';
 import { patchInput, TimerForm, valuesOf } from '../timer-form';
@@ -95,7 +95,6 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
     setPage(1);
     setApplied({ status: status ? Number(status) : undefined, from: ms(from), to: ms(to) });
   };
-  const pages = Math.max(1, Math.ceil(total / RECORDS_PAGE));
 
   return (
     <section aria-labelledby="records-h">
@@ -130,17 +129,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
       {rows && rows.length === 0 && <p className="muted">No records yet.</p>}
       {rows && rows.length > 0 && (
         <table className="list records">
-          <thead>
-            <tr>
-              <th scope="col">Fire</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">HTTP</th>
-              <th scope="col">Late (ms)</th>
-              <th scope="col">Took (ms)</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
+          <HeadRow columns={['Fire', 'Status', 'Attempts', 'HTTP', 'Late (ms)', 'Took (ms)', 'Error']} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.fireId} data-fire-id={r.fireId}>
@@ -160,17 +149,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
           </tbody>
         </table>
       )}
-      <nav className="pager" aria-label="Record pages">
-        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-          Newer
-        </button>
-        <span>
-          Page {page} of {pages} ({total} records)
-        </span>
-        <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-          Older
-        </button>
-      </nav>
+      <Pager label="Record pages" page={page} total={total} pageSize={RECORDS_PAGE} noun="records" go={setPage} labels={['Newer', 'Older']} />
     </section>
   );
 }
@@ -317,56 +296,31 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
             </>
           ) : (
             <dl className="definition">
-              <dt>Id</dt>
-              <dd>{timer.id}</dd>
-              <dt>Schedule</dt>
-              <dd>{scheduleOf(timer)}</dd>
-              <dt>Time zone</dt>
-              <dd>{timer.timeZone}</dd>
-              {timer.startAt !== null && (
-                <>
-                  <dt>Starts</dt>
-                  <dd>
-                    <Time ms={timer.startAt} />
-                  </dd>
-                </>
-              )}
-              {timer.endAt !== null && (
-                <>
-                  <dt>Ends</dt>
-                  <dd>
-                    <Time ms={timer.endAt} />
-                  </dd>
-                </>
-              )}
-              {timer.maxFires !== null && (
-                <>
-                  <dt>Max fires</dt>
-                  <dd>{timer.maxFires}</dd>
-                </>
-              )}
-              <dt>Callback</dt>
-              <dd>
+              <Item label="Id">{timer.id}</Item>
+              <Item label="Schedule">{scheduleOf(timer)}</Item>
+              <Item label="Time zone">{timer.timeZone}</Item>
+              <Item label="Starts" when={timer.startAt !== null}>
+                <Time ms={timer.startAt} />
+              </Item>
+              <Item label="Ends" when={timer.endAt !== null}>
+                <Time ms={timer.endAt} />
+              </Item>
+              <Item label="Max fires" when={timer.maxFires !== null}>
+                {timer.maxFires}
+              </Item>
+              <Item label="Callback">
                 <code>{timer.notifyHTTPParam.method}</code> <span className="url">{timer.notifyHTTPParam.url}</span>
-              </dd>
-              {timer.notifyHTTPParam.body !== undefined && (
-                <>
-                  <dt>Body</dt>
-                  <dd>
-                    <pre>{timer.notifyHTTPParam.body}</pre>
-                  </dd>
-                </>
-              )}
-              <dt>Retries</dt>
-              <dd>
+              </Item>
+              <Item label="Body" when={timer.notifyHTTPParam.body !== undefined}>
+                <pre>{timer.notifyHTTPParam.body}</pre>
+              </Item>
+              <Item label="Retries">
                 {timer.retryPolicy.maxAttempts} attempts, {timer.retryPolicy.backoffMs} ms backoff
-              </dd>
-              <dt>Misfire policy</dt>
-              <dd>{timer.misfirePolicy}</dd>
-              <dt>Created</dt>
-              <dd>
+              </Item>
+              <Item label="Misfire policy">{timer.misfirePolicy}</Item>
+              <Item label="Created">
                 <Time ms={timer.createdAt} />
-              </dd>
+              </Item>
             </dl>
           )}
         </section>

@@ -1,6 +1,6 @@
 import { FormEvent, useEffect, useState } from 'react';
 import { Api, TASK_STATUS, Timer, TIMER_STATUS } from '../api';
-import { ErrorBanner, Link, messageOf, Time } from '../components';
+import { ErrorBanner, HeadRow, Link, messageOf, Pager, Time } from '../components';
 import { BASE, hrefOf, navigate } from '../router';
 
 const PAGE_SIZE = 20;
@@ -81,7 +81,6 @@ export function Timers({ api }: { api: Api }) {
     e.preventDefault();
     go({ name: search.trim(), status: filter });
   };
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 
   return (
     <main>
@@ -111,15 +110,7 @@ export function Timers({ api }: { api: Api }) {
       {rows && rows.length === 0 && <p className="muted">No timers match.</p>}
       {rows && rows.length > 0 && (
         <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Schedule</th>
-              <th scope="col">Status</th>
-              <th scope="col">Next fire</th>
-              <th scope="col">Last outcome</th>
-            </tr>
-          </thead>
+          <HeadRow columns={['Name', 'Schedule', 'Status', 'Next fire', 'Last outcome']} />
           <tbody>
             {rows.map((t) => (
               <tr key={t.id}>
@@ -138,17 +129,7 @@ export function Timers({ api }: { api: Api }) {
           </tbody>
         </table>
       )}
-      <nav className="pager" aria-label="Pages">
-        <button type="button" disabled={page <= 1} onClick={() => go({ name, status, page: page - 1 })}>
-          Previous
-        </button>
-        <span>
-          Page {page} of {pages} ({total} timers)
-        </span>
-        <button type="button" disabled={page >= pages} onClick={() => go({ name, status, page: page + 1 })}>
-          Next
-        </button>
-      </nav>
+      <Pager label="Pages" page={page} total={total} pageSize={PAGE_SIZE} noun="timers" go={(p) => go({ name, status, page: p })} />
     </main>
   );
 }
