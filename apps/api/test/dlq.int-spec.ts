@@ -146,6 +146,10 @@ describe('api dead letters and failure webhook (real MariaDB, Redis, Pulsar)', (
     expect((await row(b)).dlq_purged_at).not.toBeNull();
     // A purged letter is no longer replayable here.
     expect((await h.as().post('/api/app/v1/dlq/replay', { app: 'alpha', fireIds: [a] })).body.data).toMatchObject({ replayed: 0, notFound: [a] });
+    // An operator's replay (`ops replay`) of a purged letter reopens it unpurged: should it fail again, it is listed again.
+    const [timerId, runAt] = a.split('-');
+    expect(await new FireClaimRepository(h.db).reopenFailed({ timerId, runAt: Number(runAt) })).toBe(true);
+    expect(await row(a)).toMatchObject({ status: TaskStatus.Pending, dlq_purged_at: null });
   });
 
   it('sets and removes the failure webhook; refuses private URLs, bad headers and other apps', async () => {

@@ -115,11 +115,12 @@ export class FireClaimRepository {
    * An operator replays a dead letter: its failed row becomes pending again at attempt 0, so the
    * replayed message claims it as a first attempt. Returns false when the row is not failed (already
    * replayed and delivered, or never failed): the claim then treats the message as a duplicate.
+   * A letter the app had purged from its list is listed again should the replay fail again.
    */
   async reopenFailed(key: FireRef): Promise<boolean> {
     if (!isId(key.timerId) || !Number.isSafeInteger(key.runAt)) return false;
     const result = await this.dataSource.query(
-      `UPDATE tasks SET status = ?, attempt = 0, claimed_by = NULL, claimed_until = NULL
+      `UPDATE tasks SET status = ?, attempt = 0, claimed_by = NULL, claimed_until = NULL, dlq_purged_at = NULL
        WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND status = ?`,
       [TaskStatus.Pending, key.timerId, key.runAt, TaskStatus.Failed],
     );
