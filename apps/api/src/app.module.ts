@@ -18,6 +18,8 @@ import { ApiConfig } from './config/api.env';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
+import { PreviewController } from './timers/preview.controller';
+import { PreviewService } from './timers/preview.service';
 import { TimerEditService } from './timers/timer-edit.service';
 import { TimersService } from './timers/timers.service';
 import { AccountingController } from './accounting/accounting.controller';
@@ -38,7 +40,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, TasksController, AppsController, AccountingController, DeadLettersController],
+      controllers: [TimersController, PreviewController, TasksController, AppsController, AccountingController, DeadLettersController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -58,6 +60,7 @@ export class AppModule {
         FireRegenerator,
         TimersService,
         TimerEditService,
+        PreviewService,
         TasksService,
         AppsService,
         LedgerRepository,

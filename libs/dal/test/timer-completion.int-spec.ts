@@ -37,11 +37,12 @@ describe('timer bounds and completion against a real MariaDB', () => {
     const oneShot = await timers.create({ app: 'a', name: 'once', runAt: NOW + 7, notifyHttpParam: callback });
     expect(oneShot).toMatchObject({ runAt: NOW + 7, finalAt: NOW + 7, everyMs: null });
 
-    const fields = { name: 'every', cron: '* * * * *', runAt: null, everyMs: null, timeZone: 'UTC', startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 };
+    const fields = { name: 'every', cron: '* * * * *', runAt: null, everyMs: null, timeZone: 'UTC', dstGap: 'skip', dstOverlap: 'both', startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 };
     await timers.update('a', t.id, { ...fields, notifyHttpParam: callback, maxAttempts: 3, backoffMs: 1000, misfirePolicy: 'fire_late' });
     await versions.snapshot(t.id, 'update', NOW);
     const [latest] = (await versions.list(t.id, { page: 1, size: 1 })).items;
-    expect(latest).toMatchObject({ change: 'update', cron: '* * * * *', everyMs: null, startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 });
+    expect(await timers.findLive('a', t.id)).toMatchObject({ dstGap: 'skip', dstOverlap: 'both' });
+    expect(latest).toMatchObject({ change: 'update', cron: '* * * * *', dstGap: 'skip', dstOverlap: 'both', everyMs: null, startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 });
   });
 
   it('finds enabled timers whose final instant passed, in final_at order from a cursor, and nothing else', async () => {

@@ -14,7 +14,7 @@ export class PreviewCache {
 
   next(timerId: string, spec: ScheduleSpec, now: number, count: number): number[] {
     if (count <= 0) return [];
-    const key = `${timerId}|${spec.cron ?? ''}|${spec.runAt ?? ''}|${spec.every ?? ''}|${spec.timeZone}|${spec.startAt ?? ''}|${spec.endAt ?? ''}|${spec.finalAt ?? ''}`;
+    const key = `${timerId}|${spec.cron ?? ''}|${spec.runAt ?? ''}|${spec.every ?? ''}|${spec.timeZone}|${spec.startAt ?? ''}|${spec.endAt ?? ''}|${spec.finalAt ?? ''}|${spec.dstGap ?? ''}|${spec.dstOverlap ?? ''}`;
     const cached = this.entries.get(key);
     if (cached && now >= cached.from) {
       const upcoming = cached.times.filter((t) => t > now);

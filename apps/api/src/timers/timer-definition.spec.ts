@@ -12,6 +12,8 @@ const stored: TimerFields = {
   runAt: null,
   everyMs: null,
   timeZone: 'Europe/Berlin',
+  dstGap: 'shift',
+  dstOverlap: 'first',
   startAt: null,
   endAt: null,
   maxFires: null,
@@ -42,6 +44,8 @@ describe('fieldsOf (create, PUT)', () => {
       runAt: null,
       everyMs: null,
       timeZone: 'UTC',
+      dstGap: 'shift',
+      dstOverlap: 'first',
       startAt: null,
       endAt: null,
       maxFires: null,
@@ -173,5 +177,21 @@ describe('bounds and intervals', () => {
     expect(scheduleChanged(stored, { ...stored, endAt: NOW })).toBe(true);
     expect(scheduleChanged(stored, { ...stored, maxFires: 3 })).toBe(true);
     expect(scheduleChanged(stored, { ...stored, name: 'x' })).toBe(false);
+  });
+});
+
+describe('DST choices (dstGap, dstOverlap)', () => {
+  it('are patched like the other fields, change the schedule, and are dropped with a schedule that is not a cron', () => {
+    const p = patchedFields(stored, patch({ dstGap: 'skip', dstOverlap: 'both' }));
+    expect(p).toMatchObject({ dstGap: 'skip', dstOverlap: 'both' });
+    expect(scheduleChanged(stored, p)).toBe(true);
+    expect(patchedFields(p, patch({ every: '1m' }))).toMatchObject({ everyMs: 60_000, dstGap: 'shift', dstOverlap: 'first' });
+    expect(patchedFields(p, patch({ name: 'other' }))).toMatchObject({ dstGap: 'skip', dstOverlap: 'both' });
+  });
+
+  it('refuses a non-default choice on a one-shot or an interval, naming the field', () => {
+    expect(refusal(() => checkDefinition({ ...stored, cron: null, runAt: NOW + 1, dstGap: 'skip' }, RULES, true))).toMatch(/^400 dstGap: /);
+    expect(refusal(() => checkDefinition({ ...stored, cron: null, everyMs: 60_000, startAt: NOW, dstOverlap: 'both' }, RULES, true))).toMatch(/^400 dstOverlap: /);
+    expect(refusal(() => checkDefinition({ ...stored, dstGap: 'skip', dstOverlap: 'both' }, RULES, true))).toBe('accepted');
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { TimerEntity, TimerFields } from '@timer/dal';
 import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
-import { nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, validateSchedule } from '@timer/schedule';
+import { DstGap, DstOverlap, nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, validateSchedule } from '@timer/schedule';
 import { ApiError, badRequest } from '../common/errors';
 import { normalizeHeaderMap } from '../common/validators';
 import { isPrivateLiteralHost } from './callback-policy';
@@ -32,6 +32,8 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     runAt: dto.runAt ?? null,
     everyMs: dto.every != null ? asBadRequest(() => parseInterval(dto.every)) : null,
     timeZone: dto.timeZone ?? 'UTC',
+    dstGap: dto.dstGap ?? 'shift',
+    dstOverlap: dto.dstOverlap ?? 'first',
     startAt: dto.startAt ?? null,
     endAt: dto.endAt ?? null,
     maxFires: dto.maxFires ?? null,
@@ -58,6 +60,8 @@ export function storedFields(t: TimerEntity): TimerFields {
     runAt: t.runAt === null || t.runAt === undefined ? null : Number(t.runAt),
     everyMs: t.everyMs ?? null,
     timeZone: t.timeZone,
+    dstGap: t.dstGap,
+    dstOverlap: t.dstOverlap,
     startAt: t.startAt ?? null,
     endAt: t.endAt ?? null,
     maxFires: t.maxFires ?? null,
@@ -91,6 +95,10 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
     else if (dto[bound] !== undefined) out[bound] = dto[bound] as number;
   }
   if (dto.timeZone != null) out.timeZone = dto.timeZone;
+  // The DST choices are a cron's: a schedule replaced by runAt or every drops them unless given.
+  if (out.cron === null) Object.assign(out, { dstGap: 'shift', dstOverlap: 'first' });
+  if (dto.dstGap != null) out.dstGap = dto.dstGap;
+  if (dto.dstOverlap != null) out.dstOverlap = dto.dstOverlap;
   const n = dto.notifyHTTPParam;
   const p = out.notifyHttpParam;
   if (n) {
@@ -116,6 +124,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
 /** The schedule spec of a definition: its kind, zone and bounds (`finalAt` once resolved). */
 export function scheduleSpecOf(f: TimerFields): ScheduleSpec {
   const spec: ScheduleSpec = { timeZone: f.timeZone };
+  if (f.dstGap !== 'shift') spec.dstGap = f.dstGap as DstGap;
+  if (f.dstOverlap !== 'first') spec.dstOverlap = f.dstOverlap as DstOverlap;
   if (f.cron !== null) spec.cron = f.cron;
   if (f.runAt !== null) spec.runAt = f.runAt;
   if (f.everyMs !== null) spec.every = f.everyMs;
@@ -127,7 +137,7 @@ export function scheduleSpecOf(f: TimerFields): ScheduleSpec {
 }
 
 /** The fields that decide the fire times (what `finalAt` is derived from). */
-const SCHEDULE_INPUTS = ['cron', 'runAt', 'everyMs', 'timeZone', 'startAt', 'endAt', 'maxFires'] as const;
+const SCHEDULE_INPUTS = ['cron', 'runAt', 'everyMs', 'timeZone', 'dstGap', 'dstOverlap', 'startAt', 'endAt', 'maxFires'] as const;
 
 /**
  * Fills in what a definition's schedule takes from the time of the write `now`: an interval without

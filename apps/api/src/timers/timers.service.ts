@@ -266,6 +266,8 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     runAt: t.runAt === null || t.runAt === undefined ? null : Number(t.runAt),
     every: t.everyMs === null || t.everyMs === undefined ? null : formatInterval(Number(t.everyMs)),
     timeZone: t.timeZone,
+    dstGap: t.dstGap,
+    dstOverlap: t.dstOverlap,
     startAt: t.startAt ?? null,
     endAt: t.endAt ?? null,
     maxFires: t.maxFires ?? null,

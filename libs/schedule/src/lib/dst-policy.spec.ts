@@ -149,19 +149,19 @@ describe('matching wall times without cron-parser iterating', () => {
     ['0 0 L * 5L'],
     ['0 0 1,15 * MON'],
     ['30 */7 */3 */2 * *'],
-    ['0 0 ? 2 1#5'],
-    ['0 0 29 2 *'],
+    ['0 0 ? 2 1#5', 8],
+    ['0 0 29 2 *', 30],
     ['0 15 10 ? * 6L'],
     ['0 0 L 2 ?'],
     ['0 0 1-7 * 1'],
     ['0 12 * * 7'],
     ['0 0 9 1 JAN-MAR,OCT SAT#2'],
     ['*/13 59 23 31 * *'],
-  ])('%s gives the instants cron-parser next() gives (UTC)', (cron) => {
+  ])('%s gives the instants cron-parser next() gives (UTC)', (cron: string, count = 150) => {
     const from = utc('2024-01-01T00:00:00Z');
     const expr = CronExpressionParser.parse(cron, { tz: 'UTC', currentDate: new Date(from - 1) });
     const expected: number[] = [];
-    for (let i = 0; i < 150; i++) expected.push(expr.next().getTime());
+    for (let i = 0; i < count; i++) expected.push(expr.next().getTime());
     expect(fireTimesBetween({ cron, timeZone: 'UTC' }, from, expected[expected.length - 1] + 1)).toEqual(expected);
   });
 });

@@ -193,7 +193,7 @@ function compileDst(spec: ScheduleSpec, c: Kind): void {
     if (!present(v)) continue;
     if (!(values as readonly unknown[]).includes(v)) throw new ScheduleError(field, `${field} must be one of ${values.join(', ')}; got ${JSON.stringify(v)}`);
     if (c.kind !== 'cron' && v !== values[0]) {
-      throw new ScheduleError(field, `${field} ${JSON.stringify(v)} is only for cron timers: a ${c.kind === 'once' ? 'one-shot runAt' : 'every interval'} runs on elapsed time, without DST`);
+      throw new ScheduleError(field, `${field} ${JSON.stringify(v)} is only for cron timers: ${c.kind === 'once' ? 'a one-shot runAt' : 'an every interval'} runs on elapsed time, without DST`);
     }
   }
   if (c.kind === 'cron') Object.assign(c, { gap: spec.dstGap ?? 'shift', overlap: spec.dstOverlap ?? 'first' });

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
-import { MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
+import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
@@ -62,7 +62,7 @@ export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && N
  * A bound of a cron or every timer (`startAt`, `endAt`): an instant given as `runAt` is (epoch ms or ISO
  * 8601 with `Z`/offset), documented as such, refused with a message naming `field`.
  */
-function InstantBound(field: 'startAt' | 'endAt', description: string): PropertyDecorator {
+export function InstantBound(field: 'startAt' | 'endAt' | 'from', description: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       description: `${description} Epoch ms or ISO 8601 with \`Z\`/offset.`,
@@ -131,6 +131,30 @@ export class CreateTimerDto {
   @IsString()
   @MaxLength(64)
   timeZone?: string;
+
+  @ApiPropertyOptional({
+    enum: DST_GAPS,
+    default: 'shift',
+    description:
+      'Extension (cron timers with fixed hours): a wall time that a spring-forward gap skips fires once at the end of the gap ' +
+      '(`shift`) or not at all (`skip`). A cron whose hour field is `*` runs on elapsed time whatever this says; on `runAt` and ' +
+      '`every` only the default is accepted.',
+  })
+  @IsOptional()
+  @IsIn(DST_GAPS)
+  dstGap?: DstGap;
+
+  @ApiPropertyOptional({
+    enum: DST_OVERLAPS,
+    default: 'first',
+    description:
+      'Extension (cron timers with fixed hours): a wall time that a fall-back overlap repeats fires at its first occurrence ' +
+      '(`first`) or at both (`both`). A cron whose hour field is `*` fires at both whatever this says; on `runAt` and `every` ' +
+      'only the default is accepted.',
+  })
+  @IsOptional()
+  @IsIn(DST_OVERLAPS)
+  dstOverlap?: DstOverlap;
 
   @IsOptional()
   @InstantBound(

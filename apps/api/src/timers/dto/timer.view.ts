@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Envelope, ErrorEnvelope } from '../../common/envelope';
 import { TIMER_CHANGES } from '@timer/dal';
+import { DST_GAPS, DST_OVERLAPS } from '@timer/schedule';
 import { CALLBACK_METHODS } from './notify-http-param.dto';
 import { MISFIRE_POLICIES } from './create-timer.dto';
 
@@ -48,6 +49,12 @@ export class TimerDefinitionView {
 
   @ApiProperty({ example: 'UTC' })
   timeZone!: string;
+
+  @ApiProperty({ enum: DST_GAPS, description: "a fixed-hour cron's wall times in a DST gap: once at the gap's end (`shift`) or not at all (`skip`)" })
+  dstGap!: string;
+
+  @ApiProperty({ enum: DST_OVERLAPS, description: "a fixed-hour cron's wall times in a DST overlap: first occurrence (`first`) or both (`both`)" })
+  dstOverlap!: string;
 
   @ApiProperty({ nullable: true, type: Number, description: 'no fire before this (epoch ms, inclusive); an interval\'s anchor (default: its creation, rounded up to the second)' })
   startAt!: number | null;

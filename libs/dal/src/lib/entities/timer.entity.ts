@@ -54,6 +54,14 @@ export class TimerEntity {
   @Column({ name: 'time_zone', type: 'varchar', length: 64, default: 'UTC' })
   timeZone!: string;
 
+  /** A fixed-hour cron's wall times in a DST gap: `shift` (once at the gap's end, default) or `skip` (libs/schedule README). */
+  @Column({ name: 'dst_gap', type: 'varchar', length: 8, default: 'shift' })
+  dstGap!: string;
+
+  /** A fixed-hour cron's wall times in a DST overlap: `first` (default) or `both` occurrences. */
+  @Column({ name: 'dst_overlap', type: 'varchar', length: 8, default: 'first' })
+  dstOverlap!: string;
+
   /** No fire before this (epoch ms, inclusive); the anchor of an interval. */
   @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   startAt!: number | null;

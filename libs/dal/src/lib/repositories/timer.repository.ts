@@ -13,6 +13,9 @@ export interface NewTimer {
   runAt?: number | null;
   everyMs?: number | null;
   timeZone?: string;
+  /** `shift` (default) or `skip`; `first` (default) or `both` (cron only). */
+  dstGap?: string;
+  dstOverlap?: string;
   startAt?: number | null;
   endAt?: number | null;
   maxFires?: number | null;
@@ -33,6 +36,9 @@ export interface TimerFields {
   runAt: number | null;
   everyMs: number | null;
   timeZone: string;
+  /** DST choices of a cron (`shift`/`skip`, `first`/`both`); the defaults elsewhere. */
+  dstGap: string;
+  dstOverlap: string;
   startAt: number | null;
   endAt: number | null;
   maxFires: number | null;
@@ -91,6 +97,8 @@ export class TimerRepository {
           runAt: t.runAt ?? null,
           everyMs: t.everyMs ?? null,
           timeZone: t.timeZone ?? 'UTC',
+          dstGap: t.dstGap ?? 'shift',
+          dstOverlap: t.dstOverlap ?? 'first',
           startAt: t.startAt ?? null,
           endAt: t.endAt ?? null,
           maxFires: t.maxFires ?? null,
@@ -169,7 +177,7 @@ export class TimerRepository {
     if (!isId(id)) return false;
     try {
       const result = await managerOf(this.dataSource, manager).query(
-        `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
+        `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
            notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
@@ -179,6 +187,8 @@ export class TimerRepository {
           f.runAt,
           f.everyMs,
           f.timeZone,
+          f.dstGap,
+          f.dstOverlap,
           f.startAt,
           f.endAt,
           f.maxFires,

@@ -1,0 +1,27 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAuth } from '../auth/api-auth.decorator';
+import { ok } from '../common/envelope';
+import { PreviewQuery, PreviewResponse } from './dto/preview.query';
+import { PreviewService } from './preview.service';
+
+/** `GET /api/timer/v1/preview`: fire times of a schedule without creating anything. */
+@ApiTags('timers')
+@ApiAuth()
+@Controller('api/timer/v1')
+export class PreviewController {
+  constructor(private readonly previews: PreviewService) {}
+
+  @Get('preview')
+  @ApiOperation({
+    summary: 'Preview the fire times of a schedule (extension)',
+    description:
+      'Up to 1,000 fire times from `from` of `cron`, `runAt` or `every` with the fields and rules of create (400 naming the field), ' +
+      'each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. Any valid token; nothing ' +
+      'is read or written.',
+  })
+  @ApiOkResponse({ type: PreviewResponse })
+  preview(@Query() q: PreviewQuery): PreviewResponse {
+    return ok({ data: this.previews.preview(q) });
+  }
+}
