@@ -18,6 +18,8 @@ import { ApiConfig } from './config/api.env';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
+import { BackfillController } from './timers/backfill.controller';
+import { BackfillService } from './timers/backfill.service';
 import { PreviewController } from './timers/preview.controller';
 import { PreviewService } from './timers/preview.service';
 import { TimerEditService } from './timers/timer-edit.service';
@@ -40,7 +42,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, PreviewController, TasksController, AppsController, AccountingController, DeadLettersController],
+      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, DeadLettersController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -60,6 +62,7 @@ export class AppModule {
         FireRegenerator,
         TimersService,
         TimerEditService,
+        BackfillService,
         PreviewService,
         TasksService,
         AppsService,

@@ -26,3 +26,4 @@ export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outc
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
 export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';
 export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PURGE_BATCH, ReopenedFire } from './lib/repositories/dead-letter.repository';
+export { BackfilledFires, BackfillRepository } from './lib/repositories/backfill.repository';

@@ -46,6 +46,10 @@ export class ApiEnv extends WindowEnv {
   @IsInt() @Min(0) @Max(100)
   TIMER_PREVIEW_COUNT: number = 5;
 
+  /** Most fires one `POST /api/timer/v1/backfill` may create (400 beyond: backfill the range in parts). */
+  @IsInt() @Min(1) @Max(1_000_000)
+  TIMER_BACKFILL_MAX_FIRES: number = 10_000;
+
   /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
   @IsString() @MinLength(1) @MaxLength(4096)
   TIMER_CONSOLE_DIR: string = 'dist/apps/console';
@@ -105,6 +109,9 @@ export class ApiConfig {
   }
   get previewCount(): number {
     return this.env.TIMER_PREVIEW_COUNT;
+  }
+  get backfillMaxFires(): number {
+    return this.env.TIMER_BACKFILL_MAX_FIRES;
   }
   get consoleDir(): string {
     return this.env.TIMER_CONSOLE_DIR;

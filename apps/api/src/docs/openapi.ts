@@ -31,6 +31,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'TimersController.disable': 'disableTimer',
   'TimersController.run': 'runTimer',
   'TimersController.versions': 'listTimerVersions',
+  'BackfillController.backfill': 'backfillTimer',
   'PreviewController.preview': 'previewFireTimes',
   'TasksController.records': 'listRecords',
   'AppsController.create': 'createApp',

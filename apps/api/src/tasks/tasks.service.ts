@@ -63,6 +63,7 @@ export function toTaskView(t: TaskEntity): TaskView {
     latenessMs: num(t.latenessMs),
     error: t.error ?? null,
     output: t.output ?? null,
+    backfill: Boolean(t.backfill),
     attempts: (Array.isArray(t.attempts) ? t.attempts : []).map(toAttemptView),
   };
 }

@@ -56,8 +56,8 @@ export class FireAdmission {
       return done('deferred-early');
     }
 
-    // A first attempt of a paused app's fire, unless asked for now (a recheck is of a fire already claimed).
-    if (!onDemand && !recheck && msg.attempt === 1 && this.pauses.any) {
+    // A first attempt of a paused app's fire, unless asked for (run now, replay, backfill; a recheck is of a fire already claimed).
+    if (!onDemand && !msg.backfill && !recheck && msg.attempt === 1 && this.pauses.any) {
       const paused = await this.paused(msg);
       if (paused) return done(paused);
     }

@@ -48,7 +48,8 @@ export class FireDelivery {
     const start = this.clock.now();
     const lateness = start - msg.runAt;
     // Retries are late by design (their backoff); the misfire policy judges the first attempt.
-    if (msg.attempt === 1 && !onDemand) {
+    // A backfill's fires are past on purpose: asked for like a run now, never judged late.
+    if (msg.attempt === 1 && !onDemand && !msg.backfill) {
       const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
       if (!decision.deliver) return this.outcomes.missed(attempt, 'late', decision.reason, lateness);
     }
@@ -68,7 +69,7 @@ export class FireDelivery {
     }
     return this.callback.deliver(
       { ...callbackPartsOf(def.timer, msg), method, timeoutMs: this.timeoutOf(p.timeoutMs) },
-      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}) },
+      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}), ...(msg.backfill ? { backfill: true } : {}) },
       def.signingSecret ?? undefined,
     );
   }

@@ -269,6 +269,19 @@ describe('FireService', () => {
       s.fires.addRow('7', T0 - 60_000, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + LEASE });
       expect(await s.service.handle(s.msg(T0 - 60_000, 2))).toBe('succeeded');
     });
+
+    it('delivers a backfill fire however late, flagged for X-Timer-Backfill; its retry keeps the flag', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { misfirePolicy: 'skip' }));
+      s.fires.addRow('7', T0 - 7_200_000);
+      expect(await s.service.handle({ ...s.msg(T0 - 7_200_000), backfill: true })).toBe('succeeded');
+      expect(s.callback.calls.map((c) => c.fire.backfill)).toEqual([true]);
+      s.fires.addRow('7', T0 - 60_000, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + LEASE });
+      expect(await s.service.handle({ ...s.msg(T0 - 60_000, 2), backfill: true })).toBe('succeeded');
+      s.fires.addRow('7', T0 - 6_000);
+      expect(await s.service.handle(s.msg(T0 - 6_000))).toBe('missed');
+      expect(s.callback.calls.map((c) => c.fire.backfill ?? false)).toEqual([true, true]);
+    });
   });
 
   describe('early messages', () => {

@@ -180,5 +180,8 @@ describe('ReconcilerService', () => {
     expect(rescueMessage(pending('9', 5)).attempt).toBe(1);
     expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Running, attempt: 2, claimedBy: 'x:1' }).attempt).toBe(2);
     expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Running, attempt: 2, claimedBy: null }).attempt).toBe(3);
+    // A backfill's fire stays one when rescued (exempt from the catch-up policy, X-Timer-Backfill).
+    expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Pending, attempt: 0, claimedBy: null, backfill: true })).toEqual({ timerId: '9', runAt: 5, fireId: '9-5', attempt: 1, backfill: true });
+    expect(rescueMessage({ timerId: '9', runAt: 5, status: TaskStatus.Pending, attempt: 0, claimedBy: null, backfill: false })).not.toHaveProperty('backfill');
   });
 });

@@ -134,5 +134,5 @@ function reasonOf(r: OverdueFire): RescueReason {
  */
 export function rescueMessage(r: OverdueFire): TaskMessage {
   const attempt = r.status === TaskStatus.Running && r.claimedBy !== null ? Math.max(1, r.attempt) : r.attempt + 1;
-  return { timerId: r.timerId, runAt: r.runAt, fireId: fireId(r.timerId, r.runAt), attempt };
+  return { timerId: r.timerId, runAt: r.runAt, fireId: fireId(r.timerId, r.runAt), attempt, ...(r.backfill ? { backfill: true as const } : {}) };
 }

@@ -25,6 +25,8 @@ export interface FireIdentity extends FireRef {
   attempt: number;
   /** An earlier delivery of this attempt may have reached the receiver: sent as `X-Timer-Redelivery: 1`. */
   redelivery?: boolean;
+  /** A fire of a backfill (a past instant delivered on request): sent as `X-Timer-Backfill: 1`. */
+  backfill?: boolean;
 }
 
 export interface CallbackResult {
@@ -83,6 +85,7 @@ export class CallbackClient {
     headers['x-timer-scheduled-at'] = String(fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
     if (fire.redelivery) headers['x-timer-redelivery'] = '1';
+    if (fire.backfill) headers['x-timer-backfill'] = '1';
     if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);
     // One deadline for the whole call. Not AbortSignal.timeout: its timer cannot be cancelled, so
     // every call would still fire it (and build a DOMException) seconds after it finished.

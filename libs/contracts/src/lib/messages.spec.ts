@@ -88,6 +88,10 @@ describe('parseTaskMessage', () => {
     });
   });
 
+  it('keeps the backfill mark only when true', () => {
+    expect(parseTaskMessage({ timerId: '7', runAt: 1_000, attempt: 1, backfill: true })).toEqual({ ok: true, value: { timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000', backfill: true } });
+  });
+
   it.each([
     ['x', /object/],
     [{ timerId: 7, runAt: 1, attempt: 1 }, /timerId/],
@@ -95,6 +99,7 @@ describe('parseTaskMessage', () => {
     [{ timerId: '7', runAt: 1.5, attempt: 1 }, /runAt/],
     [{ timerId: '7', runAt: 1, attempt: 0 }, /attempt/],
     [{ timerId: '7', runAt: 1, attempt: 1_001 }, /attempt/],
+    [{ timerId: '7', runAt: 1, attempt: 1, backfill: 1 }, /backfill/],
   ])('refuses %j', (data, problem) => {
     expectRejected(parseTaskMessage(data), problem);
   });

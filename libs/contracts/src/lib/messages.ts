@@ -25,6 +25,12 @@ export interface TaskMessage extends FireRef {
   fireId: string;
   /** 1-based delivery attempt of the callback. */
   attempt: number;
+  /**
+   * A fire of a backfill (`POST /api/timer/v1/backfill`): delivered however late (no catch-up or misfire
+   * check, no pause) and called with `X-Timer-Backfill: 1`. In the payload rather than a property, so
+   * retries, rechecks and replays, which re-send the payload, keep it.
+   */
+  backfill?: true;
 }
 
 /** A range of timer ids for one migrator window, when a window is split across replicas. */
@@ -79,11 +85,12 @@ export function parseSliceMessage(raw: unknown): Parsed<SliceMessage> {
 export function parseTaskMessage(raw: unknown): Parsed<TaskMessage> {
   const m = fields(raw);
   if (!m) return reject('not an object');
-  const { timerId, runAt, attempt } = m;
+  const { timerId, runAt, attempt, backfill } = m;
   if (!isTimerId(timerId)) return reject(`bad timerId ${JSON.stringify(timerId)}`);
   if (!isInt(runAt)) return reject(`bad runAt ${String(runAt)}`);
   if (!isInt(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return reject(`bad attempt ${String(attempt)}`);
-  return accept({ timerId, runAt, attempt, fireId: fireId(timerId, runAt) });
+  if (backfill !== undefined && backfill !== true) return reject(`bad backfill ${JSON.stringify(backfill)}`);
+  return accept({ timerId, runAt, attempt, fireId: fireId(timerId, runAt), ...(backfill ? { backfill } : {}) });
 }
 
 export function parseMigrateRangeMessage(raw: unknown): Parsed<MigrateRangeMessage> {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppRepository } from './repositories/app.repository';
+import { BackfillRepository } from './repositories/backfill.repository';
 import { DeadLetterRepository } from './repositories/dead-letter.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
 import { TaskRepository } from './repositories/task.repository';
@@ -11,7 +12,7 @@ import { TimerRepository } from './repositories/timer.repository';
  * the TypeORM DataSource in scope (DalModule provides one and re-exports this module).
  */
 @Module({
-  providers: [TimerRepository, TimerVersionRepository, TaskRepository, AppRepository, IdempotencyKeyRepository, DeadLetterRepository],
-  exports: [TimerRepository, TimerVersionRepository, TaskRepository, AppRepository, IdempotencyKeyRepository, DeadLetterRepository],
+  providers: [BackfillRepository, TimerRepository, TimerVersionRepository, TaskRepository, AppRepository, IdempotencyKeyRepository, DeadLetterRepository],
+  exports: [BackfillRepository, TimerRepository, TimerVersionRepository, TaskRepository, AppRepository, IdempotencyKeyRepository, DeadLetterRepository],
 })
 export class DalRepositoriesModule {}

@@ -54,6 +54,9 @@ export class TaskView {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'start of the callback response body' })
   output!: string | null;
 
+  @ApiProperty({ example: false, description: 'created by a backfill (POST /api/timer/v1/backfill): delivered on request, however late' })
+  backfill!: boolean;
+
   @ApiProperty({ type: [AttemptView], description: 'every attempt made, oldest first (the latest 32); empty before the first and for a fire never called' })
   attempts!: AttemptView[];
 }

@@ -73,6 +73,10 @@ export class TaskEntity {
   @Column({ name: 'claimed_until', type: 'bigint', nullable: true, transformer: bigintNumber })
   claimedUntil!: number | null;
 
+  /** Created by a backfill (a past instant delivered on request): exempt from the catch-up policy, `X-Timer-Backfill: 1`. */
+  @Column({ type: 'boolean', default: false })
+  backfill!: boolean;
+
   /** When the app purged this fire's dead letter (epoch ms); the failed record stays. */
   @Column({ name: 'dlq_purged_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   dlqPurgedAt!: number | null;

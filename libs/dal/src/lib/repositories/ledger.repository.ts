@@ -9,6 +9,8 @@ export interface OverdueFire extends FireRef {
   status: TaskStatusValue;
   attempt: number;
   claimedBy: string | null;
+  /** A backfill's fire: re-published as one (`TaskMessage.backfill`). */
+  backfill?: boolean;
 }
 
 /** One window of an app's fires: how many exist, and how many are settled and how. */
@@ -58,10 +60,10 @@ export class LedgerRepository {
     checkEpochMs('pauseEndedSince', pauseEndedSince);
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
-      `(SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks t
+      `(SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks t
          WHERE status = ? AND run_at < ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
        UNION ALL
-       (SELECT timer_id, run_at, status, attempt, claimed_by FROM tasks
+       (SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks
          WHERE status = ? AND run_at < ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
        ORDER BY run_at LIMIT ?`,
       [TaskStatus.Pending, dueBefore, pauseEndedSince, limit, TaskStatus.Running, dueBefore, nowMs, limit, limit],
@@ -72,6 +74,7 @@ export class LedgerRepository {
       status: n(r.status) as TaskStatusValue,
       attempt: n(r.attempt),
       claimedBy: r.claimed_by === null ? null : String(r.claimed_by),
+      backfill: n(r.backfill) === 1,
     }));
   }
 
