@@ -6,6 +6,8 @@ export interface NotifyHttpParam {
   body?: string;
   /** This timer's callback timeout (ms); absent: the executor's TIMER_CALLBACK_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** Fill `{{placeholder}}`s in url, header values and body per fire. */
+  template?: boolean;
 }
 
 export interface NewTimer {
@@ -24,6 +26,10 @@ export interface NewTimer {
   notifyHTTPParam: NotifyHttpParam;
   retryPolicy?: { maxAttempts?: number; backoffMs?: number };
   misfirePolicy?: 'fire_late' | 'skip';
+  overlapPolicy?: 'allow' | 'skip' | 'buffer_one';
+  catchupPolicy?: 'all' | 'latest' | 'none';
+  catchupWindowMs?: number;
+  jitterMs?: number;
 }
 
 /** The answer of PUT and PATCH /api/timer/v1/def. */

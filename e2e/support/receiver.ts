@@ -10,6 +10,8 @@ export interface Delivery {
   attempt: number;
   /** `X-Timer-Scheduled-At`, epoch ms. */
   scheduledAt: number;
+  /** `X-Timer-Jittered-At`, epoch ms: the scheduled time plus the fire's jitter. */
+  jitteredAt: number;
   receivedAt: number;
   method: string;
   path: string;
@@ -116,6 +118,7 @@ export class Receiver {
       fireId: String(h['x-timer-fire-id'] ?? ''),
       attempt: Number(h['x-timer-attempt'] ?? NaN),
       scheduledAt: Number(h['x-timer-scheduled-at'] ?? NaN),
+      jitteredAt: Number(h['x-timer-jittered-at'] ?? NaN),
       receivedAt,
       method: req.method ?? '',
       path: req.url ?? '',

@@ -94,6 +94,33 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
   });
 
   describe('PUT and PATCH', () => {
+    it('fire policies: create, GET, PATCH (null restores a catch-up default), PUT (defaults) and the versions carry them; the fires stay', async () => {
+      const policies = { overlapPolicy: 'buffer_one', catchupPolicy: 'latest', catchupWindowMs: 120_000, jitterMs: 1_500 };
+      const id = await createEnabled(policies);
+      expect(await get(id)).toMatchObject(policies);
+      const fires = await pendingFrom(id, 0);
+
+      const patched = await h.as().patch(def, { id, app: 'alpha', version: 2, overlapPolicy: 'skip', catchupPolicy: null, jitterMs: 0 });
+      expect(patched.body).toMatchObject({ code: 0, data: { version: 3, changed: true, superseded: 0 } });
+      expect(await get(id)).toMatchObject({ overlapPolicy: 'skip', catchupPolicy: null, catchupWindowMs: 120_000, jitterMs: 0 });
+      expect(await pendingFrom(id, 0)).toEqual(fires); // policies are not the schedule
+
+      expect((await h.as().put(def, { ...body(), id, version: 3 })).body).toMatchObject({ code: 0, data: { version: 4 } });
+      expect(await get(id)).toMatchObject({ overlapPolicy: 'allow', catchupPolicy: null, catchupWindowMs: null, jitterMs: 0 });
+
+      const versions = (await h.as().get(`${def}/versions?id=${id}&app=alpha`)).body.data as Record<string, unknown>[];
+      expect(versions.map((v) => [v.version, v.overlapPolicy, v.catchupPolicy, v.catchupWindowMs, v.jitterMs])).toEqual([
+        [4, 'allow', null, null, 0],
+        [3, 'skip', null, 120_000, 0],
+        [2, 'buffer_one', 'latest', 120_000, 1_500],
+        [1, 'buffer_one', 'latest', 120_000, 1_500],
+      ]);
+      const refused = await h.as().patch(def, { id, app: 'alpha', version: 4, jitterMs: 3_600_001 });
+      expect(refused.status).toBe(400);
+      expect(refused.body.msg).toMatch(/^jitterMs must not be greater than 3600000/);
+      expect((await get(id)).version).toBe(4);
+    });
+
     it('PUT replaces the definition (what it leaves out takes the defaults of create) and regenerates the pending fires in one step', async () => {
       const id = await createEnabled({ timeZone: 'Europe/Berlin', retryPolicy: { maxAttempts: 5, backoffMs: 2000 }, misfirePolicy: 'skip', notifyHTTPParam: { url: HOOK, method: 'POST', body: 'x' } });
       // Enabled at 10:00: every 10 minutes through 13:00 (the prepared windows). Now it is 10:05, and

@@ -11,6 +11,7 @@ import { ExecutorLiveness } from './fire/executor-liveness.service';
 import { FireAdmission } from './fire/fire-admission.service';
 import { FireClaimer } from './fire/fire-claimer.service';
 import { FireDelivery } from './fire/fire-delivery.service';
+import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireService } from './fire/fire.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
@@ -51,6 +52,7 @@ export class AppModule {
         FireClaimer,
         FireAdmission,
         AttemptOutcomes,
+        OverlapGuard,
         FireDelivery,
         FireService,
       ],

@@ -1,5 +1,6 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
 import type { Clock } from '@timer/platform';
+import type { OverlapTurn } from '@timer/redis';
 import type { FireRef, TaskMessage } from '@timer/contracts';
 import { ClaimResult, DefinitionChanges, FireClaimRequest, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 
@@ -109,6 +110,14 @@ export class FakeFires {
     return true;
   }
 
+  /** FireClaimRepository.extend */
+  async extend(k: FireRef, token: string, untilMs: number): Promise<boolean> {
+    const r = this.rows.get(key(k));
+    if (!r || r.status !== TaskStatus.Running || r.claimedBy !== token) return false;
+    r.claimedUntil = untilMs;
+    return true;
+  }
+
   async state(k: FireRef): Promise<FireState | null> {
     this.stateReads++;
     return this.peek(k);
@@ -186,6 +195,10 @@ export function timerDef(id: string, patch: Partial<TimerEntity> = {}, signingSe
     maxAttempts: 3,
     backoffMs: 1000,
     misfirePolicy: 'fire_late',
+    overlapPolicy: 'allow',
+    catchupPolicy: null,
+    catchupWindowMs: null,
+    jitterMs: 0,
     version: 1,
     deletedAt: null,
     ...patch,
@@ -245,5 +258,38 @@ export class FakeLiveness {
   }
   async isDead(token: string): Promise<boolean> {
     return this.dead.has(token.slice(0, token.lastIndexOf(':')));
+  }
+}
+
+/** InFlightFires in memory, as its scripts behave (TTLs aside): the fire in flight and the one waiting, per timer. */
+export class FakeInFlightFires {
+  readonly inFlight = new Map<string, string>();
+  readonly waiting = new Map<string, string>();
+
+  async enter(timerId: string, fireId: string, policy: string): Promise<OverlapTurn> {
+    const cur = this.inFlight.get(timerId);
+    const w = this.waiting.get(timerId);
+    if (cur === fireId || (cur === undefined && (w === undefined || w === fireId))) {
+      this.inFlight.set(timerId, fireId);
+      if (w === fireId) this.waiting.delete(timerId);
+      return { kind: 'run' };
+    }
+    if (cur !== undefined && policy === 'buffer_one' && (w === undefined || w === fireId)) {
+      this.waiting.set(timerId, fireId);
+      return { kind: 'wait', holder: cur };
+    }
+    return { kind: 'skip', holder: (cur ?? w) as string };
+  }
+
+  async hold(timerId: string, fireId: string): Promise<boolean> {
+    const cur = this.inFlight.get(timerId);
+    if (cur !== undefined && cur !== fireId) return false;
+    this.inFlight.set(timerId, fireId);
+    return true;
+  }
+
+  async release(timerId: string, fireId: string): Promise<void> {
+    if (this.inFlight.get(timerId) === fireId) this.inFlight.delete(timerId);
+    if (this.waiting.get(timerId) === fireId) this.waiting.delete(timerId);
   }
 }

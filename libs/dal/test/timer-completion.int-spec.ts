@@ -38,7 +38,7 @@ describe('timer bounds and completion against a real MariaDB', () => {
     expect(oneShot).toMatchObject({ runAt: NOW + 7, finalAt: NOW + 7, everyMs: null });
 
     const fields = { name: 'every', cron: '* * * * *', runAt: null, everyMs: null, timeZone: 'UTC', dstGap: 'skip', dstOverlap: 'both', startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 };
-    await timers.update('a', t.id, { ...fields, notifyHttpParam: callback, maxAttempts: 3, backoffMs: 1000, misfirePolicy: 'fire_late' });
+    await timers.update('a', t.id, { ...fields, notifyHttpParam: callback, maxAttempts: 3, backoffMs: 1000, misfirePolicy: 'fire_late', overlapPolicy: 'allow', catchupPolicy: null, catchupWindowMs: null, jitterMs: 0 });
     await versions.snapshot(t.id, 'update', NOW);
     const [latest] = (await versions.list(t.id, { page: 1, size: 1 })).items;
     expect(await timers.findLive('a', t.id)).toMatchObject({ dstGap: 'skip', dstOverlap: 'both' });

@@ -4,6 +4,7 @@ export { BLOOM_BATCH, BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './l
 export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
+export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, pausedAppsKey, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';

@@ -22,6 +22,10 @@ const stored: TimerFields = {
   maxAttempts: 5,
   backoffMs: 2000,
   misfirePolicy: 'skip',
+  overlapPolicy: 'allow',
+  catchupPolicy: null,
+  catchupWindowMs: null,
+  jitterMs: 0,
 };
 const patch = (over: Partial<PatchTimerDto>) => ({ id: '1', app: 'a', version: 1, ...over }) as PatchTimerDto;
 
@@ -54,6 +58,10 @@ describe('fieldsOf (create, PUT)', () => {
       maxAttempts: 3,
       backoffMs: 1000,
       misfirePolicy: 'fire_late',
+      overlapPolicy: 'allow',
+      catchupPolicy: null,
+      catchupWindowMs: null,
+      jitterMs: 0,
     });
   });
 });
@@ -63,6 +71,18 @@ describe('patchedFields (PATCH)', () => {
     expect(patchedFields(stored, patch({ name: 'renamed' }))).toEqual({ ...stored, name: 'renamed' });
     expect(patchedFields(stored, patch({ timeZone: 'UTC' }))).toEqual({ ...stored, timeZone: 'UTC' });
     expect(patchedFields(stored, patch({}))).toEqual(stored);
+  });
+
+  it('sets the fire policies given; catchupPolicy or catchupWindowMs null restores the default', () => {
+    const policies = { overlapPolicy: 'buffer_one', catchupPolicy: 'latest', catchupWindowMs: 60_000, jitterMs: 500 } as const;
+    const withPolicies = patchedFields(stored, patch(policies));
+    expect(withPolicies).toEqual({ ...stored, ...policies });
+    expect(patchedFields(withPolicies, patch({ catchupPolicy: null, catchupWindowMs: null } as unknown as Partial<PatchTimerDto>))).toEqual({
+      ...withPolicies,
+      catchupPolicy: null,
+      catchupWindowMs: null,
+    });
+    expect(patchedFields(withPolicies, patch({ overlapPolicy: null, jitterMs: null } as unknown as Partial<PatchTimerDto>))).toEqual(withPolicies);
   });
 
   it('replaces the schedule when cron or runAt is given', () => {

@@ -49,6 +49,10 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     maxAttempts: dto.retryPolicy?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     backoffMs: dto.retryPolicy?.backoffMs ?? DEFAULT_BACKOFF_MS,
     misfirePolicy: dto.misfirePolicy ?? 'fire_late',
+    overlapPolicy: dto.overlapPolicy ?? 'allow',
+    catchupPolicy: dto.catchupPolicy ?? null,
+    catchupWindowMs: dto.catchupWindowMs ?? null,
+    jitterMs: dto.jitterMs ?? 0,
   };
 }
 
@@ -70,6 +74,10 @@ export function storedFields(t: TimerEntity): TimerFields {
     maxAttempts: t.maxAttempts,
     backoffMs: t.backoffMs,
     misfirePolicy: t.misfirePolicy,
+    overlapPolicy: t.overlapPolicy,
+    catchupPolicy: t.catchupPolicy ?? null,
+    catchupWindowMs: t.catchupWindowMs ?? null,
+    jitterMs: t.jitterMs,
   };
 }
 
@@ -78,8 +86,9 @@ export function storedFields(t: TimerEntity): TimerFields {
  * `runAt` or `every` replaces the schedule (the others are cleared; `runAt` clears the bounds too,
  * which a one-shot does not have); `startAt`, `endAt` or `maxFires` set to null removes the bound;
  * `notifyHTTPParam` and `retryPolicy` are patched field by field, and `notifyHTTPParam.header` or
- * `.body` set to null removes them. Any other null counts as not given, as in create. The stored
- * `startAt` (an interval's anchor) is kept unless given.
+ * `.body` set to null removes them; `catchupPolicy` or `catchupWindowMs` set to null restores its
+ * default. Any other null counts as not given, as in create. The stored `startAt` (an interval's
+ * anchor) is kept unless given.
  */
 export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFields {
   const out: TimerFields = { ...stored, notifyHttpParam: { ...stored.notifyHttpParam } };
@@ -118,6 +127,11 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
     out.backoffMs = dto.retryPolicy.backoffMs ?? out.backoffMs;
   }
   if (dto.misfirePolicy != null) out.misfirePolicy = dto.misfirePolicy;
+  if (dto.overlapPolicy != null) out.overlapPolicy = dto.overlapPolicy;
+  if (dto.jitterMs != null) out.jitterMs = dto.jitterMs;
+  // null puts them back to their defaults (misfirePolicy decides; the global window).
+  if (dto.catchupPolicy !== undefined) out.catchupPolicy = dto.catchupPolicy ?? null;
+  if (dto.catchupWindowMs !== undefined) out.catchupWindowMs = dto.catchupWindowMs ?? null;
   return out;
 }
 

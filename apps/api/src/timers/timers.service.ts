@@ -282,5 +282,9 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     status: t.status,
     retryPolicy: { maxAttempts: t.maxAttempts, backoffMs: t.backoffMs },
     misfirePolicy: t.misfirePolicy,
+    overlapPolicy: t.overlapPolicy,
+    catchupPolicy: t.catchupPolicy ?? null,
+    catchupWindowMs: t.catchupWindowMs ?? null,
+    jitterMs: t.jitterMs,
   };
 }

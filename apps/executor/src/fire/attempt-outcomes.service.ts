@@ -30,7 +30,7 @@ export class AttemptOutcomes {
   ) {}
 
   /** The callback's result: succeeded; failed with attempts left (retry); or failed for good (dead letter). */
-  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number): Promise<FireResult> {
+  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = msg.runAt): Promise<FireResult> {
     const base = {
       timerId: msg.timerId,
       runAt: msg.runAt,
@@ -41,8 +41,9 @@ export class AttemptOutcomes {
       latenessMs: lateness,
       error: result.error ?? null,
       output: result.output ?? null,
-      // The callback started `lateness` after run_at (FireDelivery measures both from one clock reading).
-      startedAt: msg.runAt + lateness,
+      // The callback started `lateness` after its target, run_at plus the fire's jitter (FireDelivery
+      // measures both from one clock reading).
+      startedAt: target + lateness,
     };
 
     if (result.ok) {

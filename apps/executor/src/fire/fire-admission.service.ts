@@ -6,6 +6,7 @@ import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
+import { jitterOf } from './jitter';
 import { FirePublisher } from './fire-publisher';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { PauseWatch } from './pause-watch.service';
@@ -48,10 +49,12 @@ export class FireAdmission {
     const onDemand = replayed || properties[MESSAGE_PROPERTIES.runNow] === '1';
     if (replayed) msg = await this.claimer.reopenForReplay(msg);
 
-    // Far ahead: hand it back to the broker for later instead of holding a worker (and a claim) for long.
-    const ahead = msg.runAt - this.clock.now();
+    // Far ahead (of run_at plus the fire's jitter): hand it back to the broker for later instead of
+    // holding a worker (and a claim) for long.
+    const due = await this.dueAt(msg, onDemand);
+    const ahead = due - this.clock.now();
     if (ahead > this.config.maxEarlyWaitMs) {
-      await this.publisher.defer(msg, msg.runAt - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck);
+      await this.publisher.defer(msg, due - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck);
       this.metrics.deferred.inc({ reason: 'early' });
       return done('deferred-early');
     }
@@ -77,6 +80,16 @@ export class FireAdmission {
     }
     // A recheck that claims took the fire over from a holder whose lease ran out.
     return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
+  }
+
+  /**
+   * When a first attempt is due: run_at plus its timer's jitter (docs/pipeline.md, "Fire policies"). Only
+   * a timer with `jitterMs` can be due later than run_at; its definition is usually cached (prefetched).
+   */
+  private async dueAt(msg: TaskMessage, onDemand: boolean): Promise<number> {
+    if (onDemand || msg.attempt !== 1) return msg.runAt;
+    const def = await this.cache.get(msg.timerId);
+    return msg.runAt + jitterOf(msg.fireId, def?.timer.jitterMs ?? 0);
   }
 
   /**

@@ -2,13 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
-import { TimerDefinition, TimerStatus } from '@timer/dal';
+import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
+import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
-import { misfireDecision } from './misfire';
+import { jitterOf } from './jitter';
+import { catchupDecision } from './misfire';
+import { OverlapGuard } from './overlap-guard.service';
 import { TimerCache } from './timer-cache.service';
 
 const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -27,6 +30,7 @@ export class FireDelivery {
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly overlap: OverlapGuard,
   ) {}
 
   /** Runs one claimed attempt to its recorded outcome. */
@@ -35,7 +39,9 @@ export class FireDelivery {
     // The definition as the attempt was claimed: an edit that lands while it waits for run_at does not
     // change what this attempt calls (it finishes under the definition it was claimed with).
     const claimed = await this.cache.get(msg.timerId);
-    const wait = msg.runAt - this.clock.now();
+    // The jittered target (docs/pipeline.md, "Fire policies"): the fire waits for it and is judged against it.
+    const target = msg.runAt + (onDemand ? 0 : jitterOf(msg.fireId, claimed?.timer.jitterMs ?? 0));
+    const wait = target - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait);
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
@@ -46,22 +52,31 @@ export class FireDelivery {
     const def = claimed ?? current;
 
     const start = this.clock.now();
-    const lateness = start - msg.runAt;
-    // Retries are late by design (their backoff); the misfire policy judges the first attempt.
+    // Retries are late by design (their backoff); the catch-up policy judges the first attempt.
     // A backfill's fires are past on purpose: asked for like a run now, never judged late.
     if (msg.attempt === 1 && !onDemand && !msg.backfill) {
-      const decision = misfireDecision(def.timer.misfirePolicy, lateness, this.config.misfireWindowMs);
-      if (!decision.deliver) return this.outcomes.missed(attempt, 'late', decision.reason, lateness);
+      const decision = catchupDecision(def.timer, start - target, this.config.misfireWindowMs, () => nextFireDue(def.timer, msg.runAt, start));
+      if (!decision.deliver) return this.outcomes.missed(attempt, decision.reason, decision.text, start - target);
     }
+    const overlap = this.overlap.applies(def.timer, attempt);
+    if (overlap && msg.attempt === 1) {
+      const turn = await this.overlap.enter(def.timer, attempt);
+      if (!turn.go) return this.outcomes.missed(attempt, 'overlap', `skipped: overlap, fire ${turn.holder} in flight`, start - target);
+    } else if (overlap) await this.overlap.resume(def.timer, attempt);
+    // Measured after a buffered fire's wait for its turn: when the callback really starts.
+    const lateness = this.clock.now() - target;
     this.metrics.lateness.observe(Math.max(0, lateness) / 1000);
 
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
-    const result = await this.call(def, msg, attempt.redelivery !== null);
+    const result = await this.call(def, msg, attempt.redelivery !== null, target);
     this.metrics.callbackDuration.observe(result.costMs / 1000);
-    return this.outcomes.called(attempt, def.timer, result, lateness);
+    const outcome = await this.outcomes.called(attempt, def.timer, result, lateness, target);
+    if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
+    else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
+    return outcome;
   }
 
-  private call(def: TimerDefinition, msg: TaskMessage, redelivery: boolean): Promise<CallbackResult> {
+  private call(def: TimerDefinition, msg: TaskMessage, redelivery: boolean, jitteredAt: number): Promise<CallbackResult> {
     const p = def.timer.notifyHttpParam;
     const method = String(p?.method ?? '').toUpperCase() as CallbackMethod;
     if (!p || typeof p.url !== 'string' || !METHODS.includes(method)) {
@@ -69,7 +84,7 @@ export class FireDelivery {
     }
     return this.callback.deliver(
       { ...callbackPartsOf(def.timer, msg), method, timeoutMs: this.timeoutOf(p.timeoutMs) },
-      { timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}), ...(msg.backfill ? { backfill: true } : {}) },
+      { timerId: msg.timerId, runAt: msg.runAt, jitteredAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}), ...(msg.backfill ? { backfill: true } : {}) },
       def.signingSecret ?? undefined,
     );
   }
@@ -82,5 +97,15 @@ export class FireDelivery {
   private timeoutOf(ms: unknown): number | undefined {
     if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms <= 0) return undefined;
     return Math.min(ms, this.config.callbackTimeoutMaxMs);
+  }
+}
+
+/** Whether the timer's fire after `runAt` is due by `now` (`catchupPolicy: latest` then coalesces this one). */
+function nextFireDue(timer: TimerEntity, runAt: number, now: number): boolean {
+  try {
+    const [next] = nextFireTimes(specOf(timer), runAt, 1);
+    return next !== undefined && next <= now;
+  } catch {
+    return false; // a schedule that no longer evaluates has no next fire to prefer
   }
 }

@@ -4,8 +4,8 @@ import type { CallbackClient } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { BloomFilter, PausedApps, PauseState } from '@timer/redis';
-import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
+import type { BloomFilter, InFlightFires, PausedApps, PauseState } from '@timer/redis';
+import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { ClaimBatcher } from './claim-batcher.service';
@@ -16,7 +16,9 @@ import { FireClaimer } from './fire-claimer.service';
 import { FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireService } from './fire.service';
+import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
+import { OverlapGuard } from './overlap-guard.service';
 import { PauseWatch } from './pause-watch.service';
 import { SettledFires } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
@@ -47,17 +49,18 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const liveness = new FakeLiveness();
   const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config);
   const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
+  const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
   const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
   const pauses = new PauseWatch(reader, { registry: new Registry() } as MetricsService, clock);
   const service = new FireService(
     new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
-    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock),
+    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock)),
     metrics,
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight };
 }
 
 describe('FireService', () => {
@@ -70,7 +73,7 @@ describe('FireService', () => {
       s.fires.addRow('7', T0 - 30);
       expect(await s.service.handle(s.msg(T0 - 30))).toBe('succeeded');
       expect(s.callback.calls).toHaveLength(1);
-      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0 - 30, attempt: 1 });
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0 - 30, jitteredAt: T0 - 30, attempt: 1 });
       expect(s.callback.calls[0].req).toMatchObject({ url: 'http://127.0.0.1:1/hook', method: 'POST', body: '{"x":1}' });
       const row = s.fires.row('7', T0 - 30)!;
       expect(row).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1, httpStatus: 200, latenessMs: 30, output: 'ok', claimedUntil: null });
@@ -160,7 +163,7 @@ describe('FireService', () => {
       s.liveness.dead.add('exec-b');
       expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
       expect(s.callback.calls).toHaveLength(1);
-      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, attempt: 1, redelivery: true });
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, jitteredAt: T0, attempt: 1, redelivery: true });
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
       expect(s.fires.row('7', T0)!.claimedBy).toMatch(/^exec-a:/);
       expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(1);
@@ -170,7 +173,7 @@ describe('FireService', () => {
       const s = setup();
       s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:3', claimedUntil: T0 - 1 });
       expect(await s.service.handle(s.msg(T0), { 'x-timer-recheck': '1' })).toBe('succeeded');
-      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, attempt: 1, redelivery: true });
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, jitteredAt: T0, attempt: 1, redelivery: true });
       expect(await value(s.metrics.redeliveries, { reason: 'lease_expired' })).toBe(1);
     });
 
@@ -189,7 +192,7 @@ describe('FireService', () => {
       s.bloom.items.add(`7-${old}`);
       const replay = { 'replayed-from': 'persistent://t/n/timer-tasks-dlq' };
       expect(await s.service.handle(s.msg(old, 3), replay)).toBe('succeeded');
-      expect(s.callback.calls.map((c) => c.fire)).toEqual([{ timerId: '7', runAt: old, attempt: 1 }]);
+      expect(s.callback.calls.map((c) => c.fire)).toEqual([{ timerId: '7', runAt: old, jitteredAt: old, attempt: 1 }]);
       expect(s.fires.row('7', old)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
       // Replaying the same dead letter again finds the fire settled.
       expect(await s.service.handle(s.msg(old, 3), replay)).toBe('duplicate');
@@ -551,6 +554,166 @@ describe('FireService', () => {
       };
       expect((await s.cache.get('8'))?.timer.id).toBe('8');
       expect(loads).toBe(0);
+    });
+  });
+});
+
+describe('FireService fire policies', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']));
+  const prev = T0 - 1_000;
+
+  describe('overlap', () => {
+    it('skip: records a fire missed without a callback while the previous fire is in flight, and frees the marker when that one settles', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { overlapPolicy: 'skip' }));
+      s.fires.addRow('7', prev, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 60_000 });
+      s.inFlight.inFlight.set('7', `7-${prev}`);
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(s.callback.calls).toHaveLength(0);
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: `skipped: overlap, fire 7-${prev} in flight` });
+      expect(await value(s.metrics.missed, { reason: 'overlap' })).toBe(1);
+
+      s.fires.row('7', prev)!.status = TaskStatus.Succeeded; // settled, but its executor died before the release
+      s.fires.addRow('7', T0 + 1_000);
+      s.clock.current += 1_000;
+      expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('succeeded');
+      expect(s.inFlight.inFlight.has('7')).toBe(false);
+    });
+
+    it('buffer_one: one fire waits for its turn (its claim renewed), a further one is skipped', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { overlapPolicy: 'buffer_one' }));
+      s.fires.addRow('7', prev, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 60_000 });
+      s.inFlight.inFlight.set('7', `7-${prev}`);
+      s.fires.addRow('7', T0);
+      s.fires.addRow('7', T0 + 1);
+      const sleep = s.clock.sleep.bind(s.clock);
+      let polls = 0;
+      s.clock.sleep = async (ms) => {
+        await sleep(ms);
+        if (++polls === 120) {
+          expect(s.fires.row('7', T0)!.claimedUntil).toBeGreaterThan(T0 + LEASE); // renewed while it waits (24 s of polls)
+          // While the first waits: a third fire finds the waiting place taken.
+          expect(await s.service.handle(s.msg(T0 + 1))).toBe('missed');
+          s.fires.row('7', prev)!.status = TaskStatus.Succeeded;
+          await s.inFlight.release('7', `7-${prev}`);
+        }
+      };
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls.map((c) => c.fire.runAt)).toEqual([T0]);
+      expect(s.fires.row('7', T0 + 1)).toMatchObject({ status: TaskStatus.Missed, error: `skipped: overlap, fire 7-${prev} in flight` });
+      expect(s.fires.row('7', T0)!.latenessMs).toBeGreaterThan(20_000); // it waited for its turn
+      expect(s.inFlight.inFlight.has('7')).toBe(false);
+    });
+
+    it('keeps a retried fire in flight until its last attempt settles; run now is exempt', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { overlapPolicy: 'skip' }));
+      s.fires.addRow('7', T0);
+      s.callback.results.push({ ok: false, costMs: 1, error: 'HTTP 503', retryable: true, status: 503 });
+      expect(await s.service.handle(s.msg(T0))).toBe('retry');
+      expect(s.inFlight.inFlight.get('7')).toBe(`7-${T0}`);
+      s.fires.addRow('7', T0 + 1);
+      expect(await s.service.handle(s.msg(T0 + 1), { 'x-timer-run-now': '1' })).toBe('succeeded');
+      s.clock.current += 5_000;
+      expect(await s.service.handle(s.msg(T0, 2))).toBe('succeeded');
+      expect(s.inFlight.inFlight.has('7')).toBe(false);
+    });
+  });
+
+  describe('catch-up', () => {
+    const every10s = (catchupPolicy: string, catchupWindowMs: number | null = null) =>
+      timerDef('7', { cron: '*/10 * * * * *', catchupPolicy, catchupWindowMs });
+
+    it('latest: a late fire is coalesced when the next one is due already; the most recent late one is delivered', async () => {
+      const s = setup();
+      s.fires.defs.set('7', every10s('latest'));
+      s.clock.current = T0 + 25_000; // fires at T0, +10 s, +20 s are late
+      for (const at of [T0, T0 + 10_000, T0 + 20_000]) s.fires.addRow('7', at);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(await s.service.handle(s.msg(T0 + 10_000))).toBe('missed');
+      expect(await s.service.handle(s.msg(T0 + 20_000))).toBe('succeeded');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'coalesced' });
+      expect(await value(s.metrics.missed, { reason: 'coalesced' })).toBe(2);
+    });
+
+    it('none: records late fires missed, delivers on-time ones; all: delivers within catchupWindowMs only', async () => {
+      const s = setup();
+      s.fires.defs.set('7', every10s('none'));
+      s.clock.current = T0 + 6_000;
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(s.fires.row('7', T0)!.error).toBe('late by 6000 ms');
+      s.fires.addRow('7', T0 + 3_000);
+      expect(await s.service.handle(s.msg(T0 + 3_000))).toBe('succeeded');
+
+      s.fires.defs.set('7', every10s('all', 20_000));
+      await s.cache.get('7', true);
+      s.clock.current = T0 + 40_000;
+      s.fires.addRow('7', T0 + 10_000);
+      s.fires.addRow('7', T0 + 30_000);
+      expect(await s.service.handle(s.msg(T0 + 10_000))).toBe('missed');
+      expect(await s.service.handle(s.msg(T0 + 30_000))).toBe('succeeded');
+    });
+
+    it('without catchupPolicy, catchupWindowMs replaces the global window of fire_late', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { catchupWindowMs: 2_000 }));
+      s.clock.current = T0 + 2_500;
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+    });
+  });
+
+  describe('jitter', () => {
+    it('waits for run_at plus the fire id\'s jitter, judges lateness from there, and sends both times', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { jitterMs: 4_000 }));
+      const j = jitterOf(`7-${T0}`, 4_000);
+      s.fires.addRow('7', T0);
+      s.callback.results.push({ ok: false, costMs: 1, error: 'HTTP 503', retryable: true, status: 503 });
+      expect(await s.service.handle(s.msg(T0))).toBe('retry');
+      expect(s.clock.current).toBe(T0 + j);
+      expect(s.fires.row('7', T0)!.latenessMs).toBe(0);
+      s.clock.current += 10_000;
+      expect(await s.service.handle(s.msg(T0, 2))).toBe('succeeded');
+      expect(s.callback.calls.map((c) => c.fire.jitteredAt)).toEqual([T0 + j, T0 + j]);
+    });
+
+    it('hands a message back to the broker until just before its jittered time', async () => {
+      const s = setup();
+      s.fires.defs.set('7', timerDef('7', { jitterMs: 3_600_000 }));
+      const runAt = [...Array(50).keys()].map((i) => T0 + i * 1000).find((t) => jitterOf(`7-${t}`, 3_600_000) > 60_000)!;
+      s.fires.addRow('7', runAt);
+      s.clock.current = runAt;
+      expect(await s.service.handle(s.msg(runAt))).toBe('deferred-early');
+      expect(s.publisher.deferred[0].at).toBe(runAt + jitterOf(`7-${runAt}`, 3_600_000) - 1_000);
+      expect(s.fires.row('7', runAt)!.status).toBe(TaskStatus.Pending);
+    });
+  });
+
+  describe('adaptive delivery', () => {
+    it('retries a 503 not before its Retry-After, and records a fire due meanwhile as an attempt not sent (retry_after)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      s.fires.addRow('7', T0 + 1_000);
+      s.callback.results.push({ ok: false, status: 503, costMs: 2, error: 'HTTP 503', retryable: true, retryAfterMs: 10_000 });
+      expect(await s.service.handle(s.msg(T0))).toBe('retry');
+      expect(s.publisher.retries[0].at).toBeGreaterThanOrEqual(T0 + 10_000);
+
+      s.clock.current = T0 + 1_000;
+      expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('retry');
+      expect(s.callback.calls).toHaveLength(1);
+      const row = s.fires.row('7', T0 + 1_000)!;
+      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, httpStatus: null, costMs: 0 });
+      expect(row.error).toMatch(/^retry_after: http:\/\/127\.0\.0\.1:1 until /);
+      expect(s.publisher.retries[1]).toMatchObject({ message: { attempt: 2 }, at: T0 + 10_000 });
+
+      s.clock.current = T0 + 10_000;
+      expect(await s.service.handle(s.msg(T0 + 1_000, 2))).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(2);
     });
   });
 });

@@ -27,6 +27,8 @@ export interface FireIdentity extends FireRef {
   redelivery?: boolean;
   /** A fire of a backfill (a past instant delivered on request): sent as `X-Timer-Backfill: 1`. */
   backfill?: boolean;
+  /** The time the fire was due after its jitter (`jitterMs`), epoch ms: `X-Timer-Jittered-At`; default `runAt`. */
+  jitteredAt?: number;
 }
 
 export interface CallbackResult {
@@ -83,6 +85,7 @@ export class CallbackClient {
     headers['x-timer-id'] = fire.timerId;
     headers['x-timer-fire-id'] = fireId(fire.timerId, fire.runAt);
     headers['x-timer-scheduled-at'] = String(fire.runAt);
+    headers['x-timer-jittered-at'] = String(fire.jitteredAt ?? fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
     if (fire.redelivery) headers['x-timer-redelivery'] = '1';
     if (fire.backfill) headers['x-timer-backfill'] = '1';

@@ -9,6 +9,7 @@ import { SliceIndex, SliceIndexOptions } from './slice-index';
 import { SliceStore } from './slice-store';
 import { RescueMarks } from './rescue-marks';
 import { PausedApps } from './paused-apps';
+import { InFlightFires } from './in-flight-fires';
 
 /** The role's Redis client, lock, bloom filter, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
 @Global()
@@ -43,9 +44,10 @@ import { PausedApps } from './paused-apps';
     },
     { provide: RescueMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RescueMarks(r, p) },
     { provide: PausedApps, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new PausedApps(r, p) },
+    { provide: InFlightFires, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new InFlightFires(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

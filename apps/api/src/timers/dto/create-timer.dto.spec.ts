@@ -65,6 +65,12 @@ describe('CreateTimerDto', () => {
     ['startAt without an offset', { startAt: '2030-01-01T00:00:00' }, 'startAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset'],
     ['endAt impossible', { endAt: '2030-02-30T00:00:00Z' }, 'endAt "2030-02-30T00:00:00Z" is not a real date-time: day 30 does not exist in 2030-02'],
     ['endAt negative', { endAt: -1 }, 'endAt must be epoch milliseconds or an ISO 8601 date-time with Z or an offset'],
+    ['an unknown overlapPolicy', { overlapPolicy: 'forbid' }, /^overlapPolicy must be one of the following values: allow, skip, buffer_one/],
+    ['an unknown catchupPolicy', { catchupPolicy: 'first' }, /^catchupPolicy must be one of the following values: all, latest, none/],
+    ['catchupWindowMs negative', { catchupWindowMs: -1 }, 'catchupWindowMs must not be less than 0'],
+    ['catchupWindowMs over 7 days', { catchupWindowMs: 604_800_001 }, 'catchupWindowMs must not be greater than 604800000'],
+    ['jitterMs not an integer', { jitterMs: 1.5 }, 'jitterMs must be an integer number'],
+    ['jitterMs over an hour', { jitterMs: 3_600_001 }, 'jitterMs must not be greater than 3600000'],
   ])('refuses %s, naming the field', async (_why, over, message) => {
     const found = await problems(body({ cron: '* * * * *', ...over }));
     expect(found).toEqual(expect.arrayContaining([typeof message === 'string' ? message : expect.stringMatching(message)]));

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
+import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
@@ -203,4 +204,54 @@ export class CreateTimerDto {
   @IsOptional()
   @IsIn(MISFIRE_POLICIES)
   misfirePolicy?: MisfirePolicy;
+
+  @ApiPropertyOptional({
+    enum: OVERLAP_POLICIES,
+    default: 'allow',
+    description:
+      'Extension: what a fire does while the previous fire of this timer is still in flight (not yet succeeded, dead-lettered or ' +
+      'failed; retries included): `allow` runs it anyway, `skip` records it missed with the error `skipped: overlap ...`, ' +
+      '`buffer_one` lets one fire wait for the running one and skips further ones.',
+  })
+  @IsOptional()
+  @IsIn(OVERLAP_POLICIES)
+  overlapPolicy?: OverlapPolicy;
+
+  @ApiPropertyOptional({
+    enum: CATCHUP_POLICIES,
+    description:
+      'Extension: fires found more than 5 s late (after downtime): `all` delivers each one within `catchupWindowMs`, `latest` only the ' +
+      'most recent one (the others are recorded missed, error `coalesced`), `none` records them missed. Absent: `misfirePolicy` ' +
+      'decides (fire_late = all, skip = none). Run now and replays are exempt.',
+  })
+  @IsOptional()
+  @IsIn(CATCHUP_POLICIES)
+  catchupPolicy?: CatchupPolicy;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: CATCHUP_WINDOW_MAX_MS,
+    description: 'Extension: how late (ms after its time) a fire may still be delivered; later ones are recorded missed (`late by <ms>`). Absent: TIMER_MISFIRE_WINDOW_MS.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(CATCHUP_WINDOW_MAX_MS)
+  catchupWindowMs?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: JITTER_MAX_MS,
+    default: 0,
+    description:
+      'Extension: each fire is delayed by a fixed amount in [0, jitterMs) derived from its fire id (the same on every attempt); the ' +
+      'callback carries the nominal time in `X-Timer-Scheduled-At` and the delayed one in `X-Timer-Jittered-At`.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(JITTER_MAX_MS)
+  jitterMs?: number;
 }

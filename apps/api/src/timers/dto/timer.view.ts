@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Envelope, ErrorEnvelope } from '../../common/envelope';
-import { TIMER_CHANGES } from '@timer/dal';
+import { CATCHUP_POLICIES, OVERLAP_POLICIES, TIMER_CHANGES } from '@timer/dal';
 import { DST_GAPS, DST_OVERLAPS } from '@timer/schedule';
 import { CALLBACK_METHODS } from './notify-http-param.dto';
 import { MISFIRE_POLICIES } from './create-timer.dto';
@@ -76,6 +76,18 @@ export class TimerDefinitionView {
 
   @ApiProperty({ enum: MISFIRE_POLICIES })
   misfirePolicy!: string;
+
+  @ApiProperty({ enum: OVERLAP_POLICIES, description: 'what a fire does while the previous fire of the timer is in flight' })
+  overlapPolicy!: string;
+
+  @ApiProperty({ enum: CATCHUP_POLICIES, nullable: true, type: String, description: 'late fires: all, latest or none; null: misfirePolicy decides (fire_late = all, skip = none)' })
+  catchupPolicy!: string | null;
+
+  @ApiProperty({ nullable: true, type: Number, description: 'how late a fire may still be delivered (ms); null: TIMER_MISFIRE_WINDOW_MS' })
+  catchupWindowMs!: number | null;
+
+  @ApiProperty({ type: 'integer', example: 0, description: 'each fire is delayed by a fixed amount in [0, jitterMs) derived from its fire id' })
+  jitterMs!: number;
 }
 
 /** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */

@@ -80,4 +80,20 @@ export class TimerVersionEntity {
 
   @Column({ name: 'misfire_policy', type: 'varchar', length: 32 })
   misfirePolicy!: string;
+
+  /** `allow` (default), `skip` or `buffer_one` (docs/pipeline.md, "Fire policies"). */
+  @Column({ name: 'overlap_policy', type: 'varchar', length: 16 })
+  overlapPolicy!: string;
+
+  /** `all`, `latest` or `none`; null: `misfirePolicy` decides (fire_late = all, skip = none). */
+  @Column({ name: 'catchup_policy', type: 'varchar', length: 16, nullable: true })
+  catchupPolicy!: string | null;
+
+  /** How late a fire may still be delivered (ms); null: the executor's TIMER_MISFIRE_WINDOW_MS. */
+  @Column({ name: 'catchup_window_ms', type: 'bigint', nullable: true, transformer: bigintNumber })
+  catchupWindowMs!: number | null;
+
+  /** Each fire is delayed by a fixed amount in [0, jitterMs) derived from its id; 0 = none. */
+  @Column({ name: 'jitter_ms', type: 'int' })
+  jitterMs!: number;
 }

@@ -127,6 +127,19 @@ export class FireClaimRepository {
     return affectedRows(result) > 0;
   }
 
+  /**
+   * Moves the lease of a claim this executor holds (same token, running) to `untilMs`: for a fire
+   * that waits its turn under the overlap policy `buffer_one`. False when the claim passed on.
+   */
+  async extend(key: FireRef, token: string, untilMs: number): Promise<boolean> {
+    if (!isId(key.timerId) || !Number.isSafeInteger(key.runAt)) return false;
+    const result = await this.dataSource.query(
+      'UPDATE tasks SET claimed_until = ? WHERE timer_id = CAST(? AS UNSIGNED) AND run_at = ? AND status = ? AND claimed_by = ?',
+      [untilMs, key.timerId, key.runAt, TaskStatus.Running, token],
+    );
+    return affectedRows(result) > 0;
+  }
+
   /** The claim-relevant state of the fire, or null when it has no row. */
   state(key: FireRef): Promise<FireState | null> {
     return fireState(this.dataSource, key);

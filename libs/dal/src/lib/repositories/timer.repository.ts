@@ -27,6 +27,10 @@ export interface NewTimer {
   maxAttempts?: number;
   backoffMs?: number;
   misfirePolicy?: string;
+  overlapPolicy?: string;
+  catchupPolicy?: string | null;
+  catchupWindowMs?: number | null;
+  jitterMs?: number;
 }
 
 /** The fields an edit replaces (everything but the id, the app, the status and the bookkeeping). */
@@ -48,6 +52,11 @@ export interface TimerFields {
   maxAttempts: number;
   backoffMs: number;
   misfirePolicy: string;
+  /** Fire policies (docs/pipeline.md, "Fire policies"). */
+  overlapPolicy: string;
+  catchupPolicy: string | null;
+  catchupWindowMs: number | null;
+  jitterMs: number;
 }
 
 /** Where the completion sweep stands in `idx_status_final`. */
@@ -108,6 +117,10 @@ export class TimerRepository {
           ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
           ...(t.backoffMs !== undefined ? { backoffMs: t.backoffMs } : {}),
           ...(t.misfirePolicy !== undefined ? { misfirePolicy: t.misfirePolicy } : {}),
+          ...(t.overlapPolicy !== undefined ? { overlapPolicy: t.overlapPolicy } : {}),
+          catchupPolicy: t.catchupPolicy ?? null,
+          catchupWindowMs: t.catchupWindowMs ?? null,
+          ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
         })
         .updateEntity(false)
         .execute();
@@ -178,7 +191,8 @@ export class TimerRepository {
     try {
       const result = await managerOf(this.dataSource, manager).query(
         `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
-           notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?, version = version + 1
+           notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?,
+           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
           f.name,
@@ -197,6 +211,10 @@ export class TimerRepository {
           f.maxAttempts,
           f.backoffMs,
           f.misfirePolicy,
+          f.overlapPolicy,
+          f.catchupPolicy,
+          f.catchupWindowMs,
+          f.jitterMs,
           id,
           app,
         ],
