@@ -3,6 +3,9 @@ import { FireClaimRepository, FireOutcomeRepository, TimerDefinitionRepository }
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { RoleRuntimeModule } from '@timer/runtime';
 import { ExecutorConfig } from './config/executor.env';
+import { AppShareGate } from './delivery-control/app-share.gate';
+import { DeliveryControlMetrics } from './delivery-control/delivery-control.metrics';
+import { DeliveryControl } from './delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './fire/attempt-outcomes.service';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
 import { ClaimBatcher } from './fire/claim-batcher.service';
@@ -55,6 +58,9 @@ export class AppModule {
         OverlapGuard,
         FireDelivery,
         FireService,
+        DeliveryControlMetrics,
+        DeliveryControl,
+        AppShareGate,
       ],
     };
   }

@@ -231,6 +231,10 @@ export class FakePublisher {
   async deadLetter(message: TaskMessage, properties: Record<string, string>): Promise<void> {
     this.deadLetters.push({ message, properties });
   }
+  readonly handedBack: { message: TaskMessage; at: number; deferrals: number }[] = [];
+  async handBack(message: TaskMessage, at: number, deferrals: number): Promise<void> {
+    this.handedBack.push({ message, at, deferrals });
+  }
 }
 
 export class FakeBloom {

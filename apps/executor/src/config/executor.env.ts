@@ -55,6 +55,22 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /** Allow callbacks to loopback/private/link-local addresses (tests, local demos). */
   @EnvBoolean() @IsBoolean()
   TIMER_CALLBACK_ALLOW_PRIVATE: boolean = false;
+
+  /** Calls to one origin (scheme://host:port) at a time per executor; more wait (bounded), then are deferred (`origin_busy`). */
+  @IsInt() @Min(1) @Max(10_000)
+  TIMER_ORIGIN_CONCURRENCY: number = 256;
+
+  /** Consecutive failures (no answer, timeout, 5xx) of one origin that open its circuit. */
+  @IsInt() @Min(1) @Max(1_000)
+  TIMER_CIRCUIT_FAILURES: number = 5;
+
+  /** How long an open circuit sends nothing to its origin before one probe is let through. */
+  @IsInt() @Min(1_000) @Max(3_600_000)
+  TIMER_CIRCUIT_OPEN_MS: number = 30_000;
+
+  /** The longest `Retry-After` (429/503) honoured: a longer one is cut to this. */
+  @IsInt() @Min(0) @Max(86_400_000)
+  TIMER_RETRY_AFTER_MAX_MS: number = 600_000;
 }
 
 /** The executor's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -68,6 +84,12 @@ export const OUTCOME_WRITE_RETRY_BACKOFF_MS = 6_200;
 
 /** Room for the outcome write statements themselves (up to 3 of them, see above). */
 const OUTCOME_WRITE_MARGIN_MS = 5_000;
+
+/** The longest one held delivery may take: wait for run_at, the longest callback, the outcome's flush, write retries and writes. */
+function heldDeliveryMs(e: ExecutorEnv): number {
+  const longestCall = Math.max(e.TIMER_CALLBACK_TIMEOUT_MS, e.TIMER_CALLBACK_TIMEOUT_MAX_MS);
+  return e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + longestCall + e.TIMER_EXECUTOR_FLUSH_MS + OUTCOME_WRITE_RETRY_BACKOFF_MS + OUTCOME_WRITE_MARGIN_MS;
+}
 
 /** The validated executor settings, injectable by class. */
 export class ExecutorConfig {
@@ -84,7 +106,7 @@ export class ExecutorConfig {
     // failover (a dead holder's fires are taken over through its liveness key, not its lease).
     const longestCall = Math.max(e.TIMER_CALLBACK_TIMEOUT_MS, e.TIMER_CALLBACK_TIMEOUT_MAX_MS);
     const callName = e.TIMER_CALLBACK_TIMEOUT_MAX_MS >= e.TIMER_CALLBACK_TIMEOUT_MS ? 'TIMER_CALLBACK_TIMEOUT_MAX_MS' : 'TIMER_CALLBACK_TIMEOUT_MS';
-    const minLease = e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS + longestCall + e.TIMER_EXECUTOR_FLUSH_MS + OUTCOME_WRITE_RETRY_BACKOFF_MS + OUTCOME_WRITE_MARGIN_MS;
+    const minLease = heldDeliveryMs(e);
     if (e.TIMER_EXECUTOR_CLAIM_LEASE_MS < minLease) {
       throw new ConfigError([
         `TIMER_EXECUTOR_CLAIM_LEASE_MS: must be at least TIMER_EXECUTOR_MAX_EARLY_WAIT_MS (${e.TIMER_EXECUTOR_MAX_EARLY_WAIT_MS}) + ` +
@@ -131,5 +153,24 @@ export class ExecutorConfig {
   }
   get allowPrivate(): boolean {
     return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;
+  }
+  get originConcurrency(): number {
+    return this.env.TIMER_ORIGIN_CONCURRENCY;
+  }
+  get circuitFailures(): number {
+    return this.env.TIMER_CIRCUIT_FAILURES;
+  }
+  get circuitOpenMs(): number {
+    return this.env.TIMER_CIRCUIT_OPEN_MS;
+  }
+  get retryAfterMaxMs(): number {
+    return this.env.TIMER_RETRY_AFTER_MAX_MS;
+  }
+  /**
+   * How long a claimed fire may wait for a slot of its origin: at most 5 s, and never more than the
+   * lease has to spare beyond one held delivery (the boot check), so the wait cannot outlast the claim.
+   */
+  get originMaxWaitMs(): number {
+    return Math.max(0, Math.min(5_000, this.env.TIMER_EXECUTOR_CLAIM_LEASE_MS - heldDeliveryMs(this.env)));
   }
 }

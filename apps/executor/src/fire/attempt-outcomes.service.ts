@@ -29,8 +29,13 @@ export class AttemptOutcomes {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The callback's result: succeeded; failed with attempts left (retry); or failed for good (dead letter). */
-  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = msg.runAt): Promise<FireResult> {
+  /**
+   * The callback's result: succeeded; failed with attempts left (retry, not before `notBefore`: the
+   * origin's Retry-After or open circuit); or failed for good (dead letter). `sent` false: an attempt
+   * the origin's state refused (docs/pipeline.md, "Adaptive delivery"), retried at `notBefore` itself,
+   * with no backoff of its own (nothing failed).
+   */
+  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
     const base = {
       timerId: msg.timerId,
       runAt: msg.runAt,
@@ -56,7 +61,7 @@ export class AttemptOutcomes {
 
     const maxAttempts = Math.max(1, timer.maxAttempts);
     if (result.retryable && msg.attempt < maxAttempts) {
-      const retryAt = this.clock.now() + retryDelayMs(timer.backoffMs, msg.attempt);
+      const retryAt = Math.max(this.clock.now() + (sent ? retryDelayMs(timer.backoffMs, msg.attempt) : 0), notBefore);
       // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
       // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
       const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt + this.config.leaseMs });

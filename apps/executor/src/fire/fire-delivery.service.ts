@@ -5,6 +5,7 @@ import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
+import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
@@ -31,6 +32,7 @@ export class FireDelivery {
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly overlap: OverlapGuard,
+    private readonly control: DeliveryControl,
   ) {}
 
   /** Runs one claimed attempt to its recorded outcome. */
@@ -68,9 +70,12 @@ export class FireDelivery {
     this.metrics.lateness.observe(Math.max(0, lateness) / 1000);
 
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
-    const result = await this.call(def, msg, attempt.redelivery !== null, target);
-    this.metrics.callbackDuration.observe(result.costMs / 1000);
-    const outcome = await this.outcomes.called(attempt, def.timer, result, lateness, target);
+    // Adaptive delivery: the origin's circuit, Retry-After and concurrency; refused = an attempt deferred, not sent.
+    const gate = await this.control.enter(def.timer.notifyHttpParam?.url);
+    const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
+    if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
+    const notBefore = gate.go ? gate.done(result) : gate.until;
+    const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
     if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
     else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
     return outcome;

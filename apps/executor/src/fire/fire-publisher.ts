@@ -26,6 +26,11 @@ export class FirePublisher {
     await this.emit(TOPICS.retries, message, props, at);
   }
 
+  /** A message its app's share could not take now (fair delivery), back at `at`, counting the hand-backs. */
+  async handBack(message: TaskMessage, at: number, deferrals: number): Promise<void> {
+    await this.emit(TOPICS.retries, message, { [FIRE_ID_PROPERTY]: message.fireId, [MESSAGE_PROPERTIES.deferrals]: String(deferrals) }, at);
+  }
+
   /** A fire that failed for good, with why in the properties. */
   async deadLetter(message: TaskMessage, properties: Record<string, string>): Promise<void> {
     await this.emit(TOPICS.deadLetter, message, { ...properties, [FIRE_ID_PROPERTY]: message.fireId });

@@ -7,6 +7,9 @@ import type { MetricsService } from '@timer/platform';
 import type { BloomFilter, InFlightFires, PausedApps, PauseState } from '@timer/redis';
 import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
+import { AppShareGate } from '../delivery-control/app-share.gate';
+import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
+import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics } from './executor.metrics';
@@ -53,10 +56,13 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
   const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
   const pauses = new PauseWatch(reader, { registry: new Registry() } as MetricsService, clock);
+  const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
+  const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
     new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
-    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock)),
+    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control),
     metrics,
+    new AppShareGate(control, cache, pub, config, controlMetrics, clock),
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });

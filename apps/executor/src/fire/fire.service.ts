@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { parseTaskMessage } from '@timer/contracts';
+import { AppShareGate } from '../delivery-control/app-share.gate';
 import { ExecutorMetrics } from './executor.metrics';
 import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
@@ -19,6 +20,7 @@ export class FireService {
     private readonly admission: FireAdmission,
     private readonly delivery: FireDelivery,
     private readonly metrics: ExecutorMetrics,
+    private readonly shares: AppShareGate,
   ) {}
 
   async handle(raw: unknown, properties: Record<string, string> = {}): Promise<FireResult> {
@@ -28,8 +30,15 @@ export class FireService {
       this.logger.error(`dropping an invalid task message (${parsed.reason}): ${safeJson(raw)}`);
       return 'invalid';
     }
-    const admission = await this.admission.admit(parsed.value, properties);
-    return admission.admitted ? this.delivery.deliver(admission.attempt) : admission.result;
+    // Fair delivery: the app's share of the handlers is taken first and held until the outcome.
+    const share = await this.shares.enter(parsed.value, properties);
+    if (!share.entered) return 'deferred-share';
+    try {
+      const admission = await this.admission.admit(parsed.value, properties);
+      return admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result;
+    } finally {
+      share.leave();
+    }
   }
 }
 

@@ -5,6 +5,7 @@ export type FireResult =
   | 'invalid'
   | 'deferred-early'
   | 'deferred-held'
+  | 'deferred-share'
   | 'duplicate'
   | 'paused'
   | 'missed'

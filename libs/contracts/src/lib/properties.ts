@@ -14,6 +14,11 @@ export const MESSAGE_PROPERTIES = {
    * `x-timer-run-now: 1`): the row was reopened by the api, the claim fences it like any first attempt.
    */
   replay: 'x-timer-replay',
+  /**
+   * How many times an executor handed this task message back because its app held its share of the
+   * handlers (fair delivery): sets the next hand-back's delay; absent on the first delivery.
+   */
+  deferrals: 'x-timer-deferrals',
   /** Set by `ops replay` to the dead-letter topic a message came from. */
   replayedFrom: 'replayed-from',
   /** Dead letters: the last error, HTTP status, attempts made and why no further attempt is made. */

@@ -1,0 +1,66 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
+import { Clock, CLOCK } from '@timer/platform';
+import { ExecutorConfig } from '../config/executor.env';
+import { FirePublisher } from '../fire/fire-publisher';
+import { TimerCache } from '../fire/timer-cache.service';
+import { DeliveryControl } from './delivery-control.service';
+import { DeliveryControlMetrics } from './delivery-control.metrics';
+
+/** A message handed back this many times is taken over its app's share (about an hour of deferrals: nothing waits for ever). */
+export const MAX_SHARE_DEFERRALS = 120;
+/** The n-th hand-back waits 1 s * 2^n, at most this (+-20 %): an app far over its share is not re-read every second. */
+export const SHARE_DEFERRAL_MAX_MS = 30_000;
+
+export type ShareEntry = { entered: true; leave: () => void } | { entered: false };
+
+/** Properties of messages that are never handed back (see `enter`). */
+const ASKED_FOR = [MESSAGE_PROPERTIES.recheck, MESSAGE_PROPERTIES.runNow, MESSAGE_PROPERTIES.replayedFrom];
+
+const NOTHING_HELD: ShareEntry = { entered: true, leave: () => undefined };
+
+/** The delay of the n-th hand-back (0-based). */
+export function shareDeferralMs(n: number, random: () => number = Math.random): number {
+  return Math.round(Math.min(SHARE_DEFERRAL_MAX_MS, 1_000 * 2 ** Math.min(n, 15)) * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Fair delivery's door (docs/pipeline.md, "Fair delivery"): a task message takes one of its app's
+ * share of the handlers before it is admitted and gives it back once its outcome is written. Over the
+ * share, it is handed back to the broker before the claim (no write, no attempt used), to come back
+ * later on the retries topic with `x-timer-deferrals` counting the hand-backs; the misfire policy still
+ * judges it when it is finally taken.
+ */
+@Injectable()
+export class AppShareGate {
+  private readonly logger = new Logger(AppShareGate.name);
+
+  constructor(
+    private readonly control: DeliveryControl,
+    private readonly cache: TimerCache,
+    private readonly publisher: FirePublisher,
+    private readonly config: ExecutorConfig,
+    private readonly metrics: DeliveryControlMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async enter(msg: TaskMessage, properties: Record<string, string>): Promise<ShareEntry> {
+    // Far-ahead messages are handed back by the admission anyway; asked-for ones (run now, replays)
+    // and rechecks of claimed fires carry state a hand-back would drop: they count, never wait.
+    if (msg.runAt - this.clock.now() > this.config.maxEarlyWaitMs) return NOTHING_HELD;
+    const def = await this.cache.get(msg.timerId);
+    if (!def) return NOTHING_HELD;
+    const app = def.timer.app;
+    const deferrals = Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0;
+    const special = ASKED_FOR.some((p) => properties[p] !== undefined);
+    const now = this.clock.now();
+    if (this.control.shares.tryHold(app, now, special || deferrals >= MAX_SHARE_DEFERRALS)) {
+      return { entered: true, leave: () => this.control.shares.release(app, this.clock.now()) };
+    }
+    const at = now + shareDeferralMs(deferrals);
+    await this.publisher.handBack(msg, at, deferrals + 1);
+    this.metrics.deferred.inc({ reason: 'app_share' });
+    this.logger.debug(`fire ${msg.fireId}: app ${app} holds its share (${this.control.shares.held(app)}); back at ${at}`);
+    return { entered: false };
+  }
+}
