@@ -33,6 +33,8 @@ export interface Delivery {
 export interface Reply {
   status?: number;
   delayMs?: number;
+  /** Extra response headers (e.g. `retry-after`). */
+  headers?: Record<string, string>;
 }
 export type Responder = (d: Delivery) => Reply | undefined;
 
@@ -138,7 +140,7 @@ export class Receiver {
         return;
       }
       d.status = status;
-      res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.writeHead(status, { ...reply?.headers, 'content-type': 'text/plain', 'content-length': '2' });
       res.end(status < 300 ? 'ok' : 'no');
     };
     let settled = false;
