@@ -65,6 +65,8 @@ describe('@timer/client against the running api', () => {
     const timer = await client.getTimer(ref);
     expect(timer).toMatchObject({ id: created.id, name: 'round-trip', status: 1, version: 1, timeZone: 'Europe/Berlin', notifyHTTPParam: { method: 'POST' } });
     expect(timer.nextFireTimes?.length).toBeGreaterThan(0);
+    const preview = await client.previewFireTimes({ cron: timer.cron!, timeZone: timer.timeZone, count: 3 });
+    expect(preview.fires.map((f) => f.at)).toEqual(timer.nextFireTimes?.slice(0, 3));
 
     const bad = (await client.createTimer({ ...def, name: 'bad', notifyHTTPParam: { ...def.notifyHTTPParam, url: 'ftp://x' } }).catch((e: unknown) => e)) as TimerApiError;
     expect(bad).toBeInstanceOf(TimerApiError);

@@ -65,6 +65,15 @@ describe('timerctl output', () => {
     expect(formatPreview(timer({ nextFireTimes: [] }))).toBe('timer 7 (cron 30 2 * * *) has no fire to come');
   });
 
+  it('shows the preview route\'s DST flags with the wall time the cron named', () => {
+    const at = Date.parse('2026-03-29T01:00:00Z');
+    const out = formatPreview(timer(), [
+      { at: at - 86_400_000, utc: '', local: '' },
+      { at, utc: '', local: '', dst: 'shifted', nominal: '2026-03-29T02:30:00' },
+    ]);
+    expect(out.split('\n')[3]).toBe('2026-03-29 03:00:00 GMT+02:00  2026-03-29T01:00:00Z  shifted (2026-03-29 02:30:00), offset GMT+01:00 -> GMT+02:00');
+  });
+
   it('lists records with status names, and "-" for what did not happen', () => {
     const out = formatRecords(
       {

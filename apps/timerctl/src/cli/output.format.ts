@@ -1,4 +1,4 @@
-import type { DeadLetter, Page, TaskRecord, Timer } from '@timer/client';
+import type { DeadLetter, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
@@ -70,22 +70,29 @@ export function formatTimer(t: Timer): string {
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }
 
-/** The next fire times in the timer's zone and in UTC; a change of the zone's offset (DST) is marked. */
-export function formatPreview(t: Timer): string {
-  const times = t.nextFireTimes ?? [];
-  if (times.length === 0) return `timer ${t.id} (${schedule(t)}) has no fire to come`;
+/**
+ * The next fire times in the timer's zone and in UTC; a change of the zone's offset is marked, and so
+ * are the api's DST flags (a fire shifted out of a gap, the repeat of an overlap, a skipped wall time)
+ * when `fires` comes from the preview route. Without it, the GET's `nextFireTimes`.
+ */
+export function formatPreview(t: Timer, fires?: readonly PreviewFire[]): string {
+  const entries = fires ?? (t.nextFireTimes ?? []).map((at) => ({ at }) as PreviewFire);
+  if (entries.length === 0) return `timer ${t.id} (${schedule(t)}) has no fire to come`;
   let before: string | undefined;
-  const rows = times.map((ms) => {
-    const z = zoned(ms, t.timeZone);
-    const mark = before !== undefined && z.offset !== before ? `offset ${before} -> ${z.offset}` : '';
+  const rows = entries.map((f) => {
+    const z = zoned(f.at, t.timeZone);
+    const notes = [
+      ...(f.dst ? [`${f.dst}${f.nominal ? ` (${f.nominal.replace('T', ' ')})` : ''}`] : []),
+      ...(before !== undefined && z.offset !== before ? [`offset ${before} -> ${z.offset}`] : []),
+    ];
     before = z.offset;
-    return [z.text, instant(ms), mark];
+    return [z.text, instant(f.at), notes.join(', ')];
   });
   return `timer ${t.id} ${t.name}: ${schedule(t)} in ${t.timeZone} (${TIMER_STATUS_NAMES[t.status] ?? t.status})\n${table([t.timeZone, 'utc', ''], rows)}`;
 }
 
 const range = (page: Page<unknown>, pageIndex: number, pageSize: number) =>
-  `(${page.data.length ? `${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length}` : 'none'} of ${page.total})`;
+  page.data.length ? `(${(pageIndex - 1) * pageSize + 1}-${(pageIndex - 1) * pageSize + page.data.length} of ${page.total})` : page.total ? `(page ${pageIndex} is past the last; ${page.total} in all)` : '(none)';
 
 export function formatDeadLetters(page: Page<DeadLetter>, pageIndex: number, pageSize: number): string {
   const rows = page.data.map((d) => [d.fireId, instant(d.runAt), instant(d.failedAt), String(d.attempts), d.reason, d.httpStatus === null ? '-' : String(d.httpStatus), oneLine(d.error)]);

@@ -45,7 +45,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'timers run': { args: ['ID'], options: [], summary: 'one fire now' },
   'timers delete': { args: ['ID'], options: [], summary: 'delete (the name becomes reusable)' },
   records: { args: [], options: ['timer', 'fire', 'status', 'from', 'to', 'pending', ...PAGE], summary: 'fire records of the app, a timer (--timer) or a fire (--fire), latest first' },
-  preview: { args: ['ID'], options: [], summary: "the timer's next fire times in its zone and in UTC" },
+  preview: { args: ['ID'], options: ['count'], summary: "the timer's next fire times in its zone and in UTC, DST changes marked" },
   'dlq list': { args: [], options: [...PAGE], summary: 'dead letters of the app, latest first' },
   'dlq replay': { args: [], options: ['fire', 'timer', 'all'], summary: 'deliver dead letters once more: --fire ID (repeat), --timer ID or --all' },
 };
@@ -85,6 +85,7 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   pending: { type: 'boolean' },
+  count: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -179,6 +180,7 @@ timers create / edit:
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
 records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
+preview: --count N (default 10)
 lists: --page N (from 1) --page-size N (1-100)
 dlq replay: --fire FIRE_ID (repeat) | --timer ID | --all; at most 500 a request ("remaining" says how many are left)
 TIME: epoch ms or ISO 8601 with Z or an offset.

@@ -84,10 +84,8 @@ export class TimerctlService {
         return { data: { deleted: true, id: Number(this.id()) }, text: `deleted timer ${this.id()}` };
       case 'records':
         return this.records();
-      case 'preview': {
-        const t = await this.client.getTimer(this.ref());
-        return { data: { id: t.id, timeZone: t.timeZone, nextFireTimes: t.nextFireTimes ?? [] }, text: formatPreview(t) };
-      }
+      case 'preview':
+        return this.preview();
       case 'dlq list':
       case 'dlq replay':
         return this.deadLetters(command);
@@ -138,6 +136,19 @@ export class TimerctlService {
     };
     const page = await this.client.listRecords(q);
     return { data: page, text: formatRecords(page, paging.pageIndex, paging.pageSize) };
+  }
+
+  /** The timer's schedule through the preview route (DST flags, --count); the GET's next fire times from an api without it. */
+  private async preview(): Promise<CommandResult> {
+    const t = await this.client.getTimer(this.ref());
+    const schedule = defined({ cron: t.cron ?? undefined, runAt: t.runAt ?? undefined, every: t.every ?? undefined, timeZone: t.timeZone, startAt: t.startAt ?? undefined, endAt: t.endAt ?? undefined, dstGap: t.dstGap, dstOverlap: t.dstOverlap });
+    try {
+      const p = await this.client.previewFireTimes({ ...schedule, count: intFlag(this.inv.values, 'count') ?? 10 });
+      return { data: { id: t.id, ...p }, text: formatPreview(t, p.fires) };
+    } catch (e) {
+      if (!(e instanceof TimerApiError && e.code === ErrorCodes.ROUTE_NOT_FOUND)) throw e;
+      return { data: { id: t.id, timeZone: t.timeZone, fires: (t.nextFireTimes ?? []).map((at) => ({ at })) }, text: formatPreview(t) };
+    }
   }
 
   private oneFire(): string | undefined {

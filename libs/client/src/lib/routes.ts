@@ -14,6 +14,8 @@ export const ROUTES = {
   enableTimer: { method: 'POST', path: '/api/timer/v1/enable' },
   disableTimer: { method: 'POST', path: '/api/timer/v1/unable' },
   runTimer: { method: 'POST', path: '/api/timer/v1/run' },
+  previewFireTimes: { method: 'GET', path: '/api/timer/v1/preview' },
+  backfillTimer: { method: 'POST', path: '/api/timer/v1/backfill' },
   listRecords: { method: 'GET', path: '/api/task/v1/records' },
   createApp: { method: 'POST', path: '/api/app/v1/apps' },
   issueAppToken: { method: 'POST', path: '/api/app/v1/tokens' },

@@ -5,6 +5,8 @@ import type {
   Accounting,
   AccountingQuery,
   AppView,
+  BackfillRequest,
+  BackfillResult,
   CreateTimerOptions,
   CreateTimerRequest,
   CreateTimerResult,
@@ -23,6 +25,8 @@ import type {
   Page,
   PatchTimerRequest,
   PauseState,
+  PreviewQuery,
+  PreviewResult,
   ProjectedLoad,
   PurgeResult,
   QuotaState,
@@ -153,6 +157,16 @@ export class TimerClient {
   /** One fire now (an enabled timer only). */
   async runTimer(r: TimerRef): Promise<RunResult> {
     return parse<{ data: RunResult }>(await this.send('runTimer', { body: ref(r) })).data;
+  }
+
+  /** The fire times of a schedule (not of a stored timer: give its fields), with DST flags; nothing is created. */
+  async previewFireTimes(q: PreviewQuery): Promise<PreviewResult> {
+    return parse<{ data: PreviewResult }>(await this.send('previewFireTimes', { query: q })).data;
+  }
+
+  /** Creates and delivers the missing fires of a past range [from, to) of a timer's schedule. */
+  async backfillTimer(req: BackfillRequest): Promise<BackfillResult> {
+    return parse<{ data: BackfillResult }>(await this.send('backfillTimer', { body: req })).data;
   }
 
   /** Fire records of an app, a timer (`timerID`) or a fire (`fireID`), latest first. */

@@ -6,6 +6,10 @@ export type CallbackMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type MisfirePolicy = 'fire_late' | 'skip';
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one';
 export type CatchupPolicy = 'all' | 'latest' | 'none';
+/** A fixed-hour cron's wall times in a DST gap: at the gap's end, or not at all. */
+export type DstGap = 'shift' | 'skip';
+/** A fixed-hour cron's wall times in a DST overlap: the first occurrence, or both. */
+export type DstOverlap = 'first' | 'both';
 /** An instant: epoch milliseconds, or ISO 8601 with `Z` or an offset. Answers always carry epoch ms. */
 export type Instant = number | string;
 /** Timer ids are JSON numbers in answers; requests take a number or a digit string. */
@@ -56,6 +60,8 @@ export interface TimerDefinition {
   catchupPolicy?: CatchupPolicy;
   catchupWindowMs?: number;
   jitterMs?: number;
+  dstGap?: DstGap;
+  dstOverlap?: DstOverlap;
 }
 
 export interface TimerRef {
@@ -142,6 +148,8 @@ export interface TimerDefinitionView {
   catchupPolicy?: CatchupPolicy | null;
   catchupWindowMs?: number | null;
   jitterMs?: number;
+  dstGap?: DstGap;
+  dstOverlap?: DstOverlap;
 }
 
 export interface Timer extends TimerDefinitionView {
@@ -219,6 +227,45 @@ export interface TaskRecord {
   error: string | null;
   output: string | null;
   attempts?: Attempt[];
+  /** Created by a backfill. */
+  backfill?: boolean;
+}
+
+/** A schedule as create takes it, and how far to look; nothing is created. */
+export interface PreviewQuery extends Partial<Pick<TimerDefinition, 'cron' | 'runAt' | 'every' | 'timeZone' | 'startAt' | 'endAt' | 'dstGap' | 'dstOverlap'>> {
+  /** First instant looked at (default now). */
+  from?: Instant;
+  /** How many fires (default 10). */
+  count?: number;
+}
+
+export interface PreviewFire {
+  /** Epoch ms (for `skipped`: the instant of the gap, not a fire). */
+  at: number;
+  utc: string;
+  /** Wall time in the zone with its offset. */
+  local: string;
+  dst?: 'shifted' | 'repeated' | 'skipped';
+  /** shifted and skipped: the wall time the cron named, which did not exist. */
+  nominal?: string;
+}
+
+export interface PreviewResult {
+  timeZone: string;
+  fires: PreviewFire[];
+}
+
+export interface BackfillRequest extends TimerRef {
+  from: Instant;
+  /** Exclusive, at most now. */
+  to: Instant;
+}
+
+export interface BackfillResult {
+  fires: number;
+  created: number;
+  existing: number;
+  published: number;
 }
 
 export interface AppView {
