@@ -43,4 +43,29 @@ describe('ZoneClock', () => {
     for (let i = 1; i < pieces.length; i++) expect(pieces[i].from).toBe(pieces[i - 1].to);
     expect(new Set(pieces.map((p) => p.offset))).toEqual(new Set([5.5 * H]));
   });
+
+  it.each([
+    ['Africa/Casablanca', '2018-01-01', '2027-01-01'], // DST suspended each Ramadan: transitions about a month apart
+    ['America/Recife', '2000-01-01', '2001-01-01'], // two transitions 7 days apart (October 2000)
+    ['Asia/Gaza', '2040-01-01', '2041-01-01'],
+    ['Australia/Lord_Howe', '2025-01-01', '2027-01-01'], // half-hour DST
+    ['Asia/Manila', '1844-06-01', '1845-06-01'], // local mean time with seconds, and a skipped day
+  ])('gives the offsets Intl gives, day by day and around each transition (%s)', (zone, fromIso, toIso) => {
+    const fmt = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+    const intl = (t: number) => {
+      const m = /GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(fmt.format(t)) as RegExpExecArray;
+      return m[1] === undefined ? 0 : (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0)) * 1000;
+    };
+    const clock = new ZoneClock(zone);
+    let changes = 0;
+    for (const p of clock.pieces(utc(`${fromIso}T00:00:00Z`), utc(`${toIso}T00:00:00Z`))) {
+      expect([clock.offsetAt(p.from), intl(p.from), intl(p.to - 1000)]).toEqual([p.offset, p.offset, p.offset]);
+      if (p.start === p.from) {
+        changes++;
+        expect(intl(p.from - 1000)).toBe(p.prevOffset);
+      }
+    }
+    for (let t = utc(`${fromIso}T00:00:00Z`); t < utc(`${toIso}T00:00:00Z`); t += 86_400_000) expect(clock.offsetAt(t)).toBe(intl(t));
+    expect(changes).toBeGreaterThan(0);
+  });
 });
