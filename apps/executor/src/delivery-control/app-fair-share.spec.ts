@@ -1,4 +1,4 @@
-import { APP_ACTIVE_LINGER_MS, AppFairShare } from './app-fair-share';
+import { APP_ACTIVE_LINGER_MS, AppFairShare, HAND_BACK_MAX_MS } from './app-fair-share';
 
 describe('AppFairShare', () => {
   const T = 1_000_000;
@@ -44,5 +44,22 @@ describe('AppFairShare', () => {
     expect(s.tryHold('a', T)).toBe(true);
     expect(s.tryHold('a', T)).toBe(false);
     expect(s.tryHold('b', T)).toBe(true);
+  });
+
+  it('lines hand-backs up at the pace the app\'s share frees (share / average hold), from the floor, at most 10 min ahead', () => {
+    const s = new AppFairShare(10);
+    s.tryHold('a', T);
+    s.tryHold('b', T);
+    s.release('a', T + 5_000, T); // a's messages hold a handler 5 s: its share of 5 frees one every second
+    s.tryHold('a', T + 5_000);
+    const now = T + 5_000;
+    expect(s.handBackAt('a', now, 1_000)).toBe(now + 1_000);
+    expect(s.handBackAt('a', now, 1_000)).toBe(now + 2_000);
+    expect(s.handBackAt('a', now, 1_000)).toBe(now + 3_000);
+    expect(s.handBackAt('a', now, 10_000)).toBe(now + 10_000); // the floor wins over the line
+    expect(s.handBackAt('a', now, 1_000)).toBe(now + 11_000);
+    for (let i = 0; i < 1_000; i++) s.handBackAt('a', now, 1_000);
+    expect(s.handBackAt('a', now, 1_000)).toBe(now + HAND_BACK_MAX_MS);
+    expect(s.handBackAt('unknown', now, 1_000)).toBe(now + 1_000);
   });
 });

@@ -1,3 +1,5 @@
+/** The furthest ahead a message is handed back (it then comes back, and goes in line again if still over). */
+export const HAND_BACK_MAX_MS = 600_000;
 /** An app that held a fire within this long still counts as waiting for its share (its next second's fires are on their way). */
 export const APP_ACTIVE_LINGER_MS = 5_000;
 
@@ -12,7 +14,7 @@ export const APP_ACTIVE_LINGER_MS = 5_000;
  * broker for later, so messages keep flowing for the other apps. Memory: one small entry per active app.
  */
 export class AppFairShare {
-  private readonly apps = new Map<string, { held: number; lastSeen: number }>();
+  private readonly apps = new Map<string, AppEntry>();
   private prunedAt = 0;
 
   constructor(private readonly handlers: number) {}
@@ -42,7 +44,7 @@ export class AppFairShare {
   /** Takes a handler for `app` when it is under its share (or `force`); false: hand the message back. */
   tryHold(app: string, now: number, force = false): boolean {
     const share = this.shareOf(app, now);
-    const e = this.apps.get(app) ?? { held: 0, lastSeen: now };
+    const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0 };
     e.lastSeen = now;
     this.apps.set(app, e);
     if (!force && e.held >= share) return false;
@@ -50,10 +52,39 @@ export class AppFairShare {
     return true;
   }
 
-  release(app: string, now: number): void {
+  /** Gives back a handler taken at `heldSince` (its hold time feeds the app's pace). */
+  release(app: string, now: number, heldSince?: number): void {
     const e = this.apps.get(app);
     if (!e) return;
     e.held = Math.max(0, e.held - 1);
     e.lastSeen = now;
+    if (heldSince !== undefined) {
+      const d = Math.max(0, now - heldSince);
+      e.avgHoldMs = e.avgHoldMs === 0 ? d : 0.9 * e.avgHoldMs + 0.1 * d;
+    }
   }
+
+  /**
+   * When a message of `app` handed back now should come back: not before `floorMs`, and in line behind
+   * the app's earlier hand-backs at the pace its share frees (share / average hold), so that an app far
+   * over its share sees each excess message come back about once, when there may be room, instead of
+   * every few seconds (each hand-back costs a publish); at most {@link HAND_BACK_MAX_MS} ahead.
+   */
+  handBackAt(app: string, now: number, floorMs: number): number {
+    const e = this.apps.get(app);
+    const earliest = now + floorMs;
+    if (!e) return earliest;
+    const at = Math.min(Math.max(earliest, e.nextSlotAt), now + HAND_BACK_MAX_MS);
+    e.nextSlotAt = at + e.avgHoldMs / Math.max(1, this.shareOf(app, now));
+    return Math.round(at);
+  }
+}
+
+interface AppEntry {
+  held: number;
+  lastSeen: number;
+  /** Moving average of how long the app's messages hold a handler. */
+  avgHoldMs: number;
+  /** Where the app's next hand-back goes in line. */
+  nextSlotAt: number;
 }

@@ -55,9 +55,9 @@ export class AppShareGate {
     const special = ASKED_FOR.some((p) => properties[p] !== undefined);
     const now = this.clock.now();
     if (this.control.shares.tryHold(app, now, special || deferrals >= MAX_SHARE_DEFERRALS)) {
-      return { entered: true, leave: () => this.control.shares.release(app, this.clock.now()) };
+      return { entered: true, leave: () => this.control.shares.release(app, this.clock.now(), now) };
     }
-    const at = now + shareDeferralMs(deferrals);
+    const at = this.control.shares.handBackAt(app, now, shareDeferralMs(deferrals));
     await this.publisher.handBack(msg, at, deferrals + 1);
     this.metrics.deferred.inc({ reason: 'app_share' });
     this.logger.debug(`fire ${msg.fireId}: app ${app} holds its share (${this.control.shares.held(app)}); back at ${at}`);
