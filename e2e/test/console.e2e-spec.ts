@@ -126,6 +126,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await tab2.close();
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Someone else changed this timer').waitFor();
+  await page.getByRole('heading', { name: /^Definition/ }).scrollIntoViewIfNeeded();
   await shot(page, 'conflict');
   await page.getByRole('button', { name: 'Reload the current version' }).click();
   await page.getByText('Someone else changed this timer').waitFor({ state: 'detached' });

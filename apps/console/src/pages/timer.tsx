@@ -37,7 +37,7 @@ function LatenessChart({ records }: { records: TaskRecord[] }) {
   const w = 12;
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${shown.length * w} 60`} preserveAspectRatio="none" role="img" aria-label={`lateness of the ${shown.length} fires shown, up to ${max} ms`}>
+      <svg viewBox={`0 0 ${Math.max(shown.length, RECORDS_PAGE) * w} 60`} preserveAspectRatio="none" role="img" aria-label={`lateness of the ${shown.length} fires shown, up to ${max} ms`}>
         {shown.map((r, i) => {
           const h = Math.max(1, ((r.latenessMs ?? 0) / max) * 58);
           return (

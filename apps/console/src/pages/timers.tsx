@@ -16,7 +16,7 @@ export function scheduleOf(t: Timer) {
   );
 }
 
-/** The next fire (GET's preview) and the latest settled outcome of one timer, read per row. */
+/** The next fire (GET's preview) and the last outcome (latest settled record) of one timer, read per row. */
 function RowExtras({ api, timer }: { api: Api; timer: Timer }) {
   const [next, setNext] = useState<number | null>();
   const [last, setLast] = useState<string>();
@@ -26,9 +26,13 @@ function RowExtras({ api, timer }: { api: Api; timer: Timer }) {
       .getTimer(timer.id)
       .then((t) => live && setNext(timer.status === 2 ? (t.nextFireTimes?.[0] ?? null) : null))
       .catch(() => live && setNext(null));
+    // The latest settled fire of the last few (the latest one may still be pending or running).
     void api
-      .records({ timerID: timer.id, pageIndex: 1, pageSize: 1 })
-      .then((r) => live && setLast(r.data[0] ? TASK_STATUS[r.data[0].status] : 'none yet'))
+      .records({ timerID: timer.id, pageIndex: 1, pageSize: 5 })
+      .then((r) => {
+        const latest = r.data.find((t) => t.status >= 2) ?? r.data[0];
+        if (live) setLast(latest ? TASK_STATUS[latest.status] : 'none yet');
+      })
       .catch(() => live && setLast('?'));
     return () => {
       live = false;
