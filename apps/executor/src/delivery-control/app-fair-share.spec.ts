@@ -62,4 +62,12 @@ describe('AppFairShare', () => {
     expect(s.handBackAt('a', now, 1_000)).toBe(now + HAND_BACK_MAX_MS);
     expect(s.handBackAt('unknown', now, 1_000)).toBe(now + 1_000);
   });
+
+  it('paces a slow app by the age of its holds before the first one ends', () => {
+    const s = new AppFairShare(10);
+    s.tryHold('b', T);
+    for (let i = 0; i < 5; i++) s.tryHold('a', T);
+    expect(s.handBackAt('a', T + 2_000, 1_000)).toBe(T + 3_000);
+    expect(s.handBackAt('a', T + 2_000, 1_000)).toBe(T + 3_400); // 2 s held so far / share 5
+  });
 });

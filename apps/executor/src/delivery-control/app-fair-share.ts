@@ -44,10 +44,11 @@ export class AppFairShare {
   /** Takes a handler for `app` when it is under its share (or `force`); false: hand the message back. */
   tryHold(app: string, now: number, force = false): boolean {
     const share = this.shareOf(app, now);
-    const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0 };
+    const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0, busySince: now };
     e.lastSeen = now;
     this.apps.set(app, e);
     if (!force && e.held >= share) return false;
+    if (e.held === 0) e.busySince = now;
     e.held++;
     return true;
   }
@@ -75,7 +76,9 @@ export class AppFairShare {
     const earliest = now + floorMs;
     if (!e) return earliest;
     const at = Math.min(Math.max(earliest, e.nextSlotAt), now + HAND_BACK_MAX_MS);
-    e.nextSlotAt = at + e.avgHoldMs / Math.max(1, this.shareOf(app, now));
+    // Before the first hold ended, its age is what is known of the hold time (a slow app's first seconds).
+    const holdMs = e.avgHoldMs > 0 ? e.avgHoldMs : now - e.busySince;
+    e.nextSlotAt = at + holdMs / Math.max(1, this.shareOf(app, now));
     return Math.round(at);
   }
 }
@@ -87,4 +90,6 @@ interface AppEntry {
   avgHoldMs: number;
   /** Where the app's next hand-back goes in line. */
   nextSlotAt: number;
+  /** Since when it has held fires without a pause. */
+  busySince: number;
 }
