@@ -568,14 +568,19 @@ describe('FireService fire policies', () => {
   beforeAll(() => Logger.overrideLogger(false));
   afterAll(() => Logger.overrideLogger(['log', 'error', 'warn', 'debug', 'verbose']));
   const prev = T0 - 1_000;
+  /** A timer under `overlapPolicy` whose fire `prev` is in flight (held by another executor), and a pending fire at T0. */
+  function behindInFlight(overlapPolicy: string) {
+    const s = setup();
+    s.fires.defs.set('7', timerDef('7', { overlapPolicy }));
+    s.fires.addRow('7', prev, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 60_000 });
+    s.inFlight.inFlight.set('7', `7-${prev}`);
+    s.fires.addRow('7', T0);
+    return s;
+  }
 
   describe('overlap', () => {
     it('skip: records a fire missed without a callback while the previous fire is in flight, and frees the marker when that one settles', async () => {
-      const s = setup();
-      s.fires.defs.set('7', timerDef('7', { overlapPolicy: 'skip' }));
-      s.fires.addRow('7', prev, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 60_000 });
-      s.inFlight.inFlight.set('7', `7-${prev}`);
-      s.fires.addRow('7', T0);
+      const s = behindInFlight('skip');
       expect(await s.service.handle(s.msg(T0))).toBe('missed');
       expect(s.callback.calls).toHaveLength(0);
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: `skipped: overlap, fire 7-${prev} in flight` });
@@ -589,11 +594,7 @@ describe('FireService fire policies', () => {
     });
 
     it('buffer_one: one fire waits for its turn (its claim renewed), a further one is skipped', async () => {
-      const s = setup();
-      s.fires.defs.set('7', timerDef('7', { overlapPolicy: 'buffer_one' }));
-      s.fires.addRow('7', prev, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:1', claimedUntil: T0 + 60_000 });
-      s.inFlight.inFlight.set('7', `7-${prev}`);
-      s.fires.addRow('7', T0);
+      const s = behindInFlight('buffer_one');
       s.fires.addRow('7', T0 + 1);
       const sleep = s.clock.sleep.bind(s.clock);
       let polls = 0;
