@@ -27,6 +27,8 @@ export interface Delivery {
   aborted: boolean;
   /** `X-Timer-Redelivery: 1`: the service says an earlier delivery of this attempt may have reached us. */
   redelivery: boolean;
+  /** `X-Timer-Signature`, when the request was signed. */
+  signature?: string;
 }
 
 /** What to answer to one delivery: a status (default 200) after an optional delay. */
@@ -127,6 +129,7 @@ export class Receiver {
       status: 0,
       aborted: false,
       redelivery: h['x-timer-redelivery'] === '1',
+      signature: typeof h['x-timer-signature'] === 'string' ? h['x-timer-signature'] : undefined,
     };
     if (this.options.record !== false) this.deliveries.push(d);
     this.options.onDelivery?.(d);

@@ -14,10 +14,15 @@ import { RetentionService } from './migration/retention.service';
 import { ReconcilerLoop } from './reconcile/reconciler.loop';
 import { ReconcilerMetrics } from './reconcile/reconciler.metrics';
 import { ReconcilerService } from './reconcile/reconciler.service';
+import { FailureNotifierHandler } from './notifications/failure-notifier.handler';
+import { FailureNotifierMetrics } from './notifications/failure-notifier.metrics';
+import { DEFAULT_NOTIFIER_TIMING, FailureNotifier, NOTIFIER_TIMING } from './notifications/failure-notifier.service';
+import { UndiciWebhookPoster, WebhookPoster } from './notifications/webhook-poster';
 
 /**
  * The migrator role: expands enabled timers into task rows and the slice index, window by window;
- * large windows are split into ranges that every replica takes from `timer-migrate-ranges`.
+ * large windows are split into ranges that every replica takes from `timer-migrate-ranges`; dead
+ * letters are POSTed to their app's failure webhook (`failure-notifier` on `timer-tasks-dlq`).
  */
 @Module({})
 export class AppModule {
@@ -30,7 +35,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [RangeHandler],
+      controllers: [RangeHandler, FailureNotifierHandler],
       providers: [
         { provide: MigratorConfig, useValue: migrator },
         { provide: CLOCK, useValue: systemClock },
@@ -51,6 +56,10 @@ export class AppModule {
         ReconcilerLoop,
         CompletionService,
         CompletionLoop,
+        { provide: FailureNotifierMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new FailureNotifierMetrics(m.registry) },
+        { provide: WebhookPoster, useFactory: () => new UndiciWebhookPoster(migrator.allowPrivateWebhooks) },
+        { provide: NOTIFIER_TIMING, useValue: DEFAULT_NOTIFIER_TIMING },
+        FailureNotifier,
       ],
     };
   }

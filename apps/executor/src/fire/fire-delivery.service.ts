@@ -50,7 +50,9 @@ export class FireDelivery {
     const current = wait > 0 ? await this.cache.get(msg.timerId) : claimed;
     if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
     if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
-    if (current.timer.status !== TimerStatus.Enabled) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
+    // A completed timer's fire is delivered when asked for (a dead letter replayed after the timer's last fire).
+    const asked = onDemand && current.timer.status === TimerStatus.Completed;
+    if (current.timer.status !== TimerStatus.Enabled && !asked) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
     const def = claimed ?? current;
 
     const start = this.clock.now();

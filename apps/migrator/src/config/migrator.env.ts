@@ -1,6 +1,6 @@
 import { MINUTE_MS } from '@timer/contracts';
-import { WindowEnv, windowMsOf } from '@timer/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { EnvBoolean, WindowEnv, windowMsOf } from '@timer/platform';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 
 /**
  * Settings of the migrator role only (the shared ones are in `@timer/platform`). Validated at boot by
@@ -52,6 +52,10 @@ export class MigratorEnv extends WindowEnv {
   /** Most overdue fires one reconciler pass publishes (the catch-up is paced, on-time fires go first). */
   @IsInt() @Min(1) @Max(100_000)
   TIMER_RECONCILER_BATCH: number = 1_000;
+
+  /** Failure webhooks may reach loopback and private addresses (as callbacks may, in the executor and api). */
+  @EnvBoolean() @IsBoolean()
+  TIMER_CALLBACK_ALLOW_PRIVATE: boolean = false;
 }
 
 /** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -90,5 +94,8 @@ export class MigratorConfig {
   }
   get catchUpMs(): number {
     return this.env.TIMER_MIGRATOR_CATCHUP_MINUTES * MINUTE_MS;
+  }
+  get allowPrivateWebhooks(): boolean {
+    return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;
   }
 }

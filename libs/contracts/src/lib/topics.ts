@@ -29,6 +29,8 @@ export const SUBSCRIPTIONS = {
   migrator: 'migrator',
   /** Operators' view of the dead letters and undecodable messages (`npm run ops -- peek|replay`). */
   ops: 'ops',
+  /** The migrator's failure notifier: every dead letter, POSTed to its app's failure webhook. */
+  failureNotifier: 'failure-notifier',
 } as const;
 
 /**
@@ -42,7 +44,7 @@ export const TOPOLOGY: Readonly<Record<string, readonly string[]>> = {
   [TOPICS.tasks]: [SUBSCRIPTIONS.executor],
   [TOPICS.catchUp]: [SUBSCRIPTIONS.executor],
   [TOPICS.retries]: [SUBSCRIPTIONS.executor],
-  [TOPICS.deadLetter]: [SUBSCRIPTIONS.ops],
+  [TOPICS.deadLetter]: [SUBSCRIPTIONS.ops, SUBSCRIPTIONS.failureNotifier],
   [TOPICS.undecodable]: [SUBSCRIPTIONS.ops],
   [TOPICS.migrateRanges]: [SUBSCRIPTIONS.migrator],
 };
