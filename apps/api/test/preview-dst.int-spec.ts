@@ -126,4 +126,23 @@ describe('preview and DST choices (real api)', () => {
     expect(badCreate.body.msg).toMatch(/^dstOverlap/);
     expect((await h.db.query("SELECT COUNT(*) AS n FROM timers WHERE app = 'dst'"))[0].n).toBe(1);
   });
+
+  it('creates the fires each choice gives when a timer is enabled next to a DST change (Berlin overlap, New York gap)', async () => {
+    const runAts = async (id: number) =>
+      ((await h.db.query('SELECT run_at FROM tasks WHERE timer_id = ? ORDER BY run_at', [id])) as { run_at: number | string }[]).map((r) => new Date(Number(r.run_at)).toISOString());
+    const enabled = async (name: string, timeZone: string, extra: object) => {
+      const res = await h.as().post('/api/timer/v1/def', { app: 'dst', name, cron: '30 2 * * *', timeZone, ...extra, notifyHTTPParam: { url: HOOK, method: 'POST' } });
+      const id = res.body.id as number;
+      expect((await h.as().post('/api/timer/v1/enable', { app: 'dst', id })).body.code).toBe(0);
+      return runAts(id);
+    };
+    // 2027-10-31: Berlin's 02:00-03:00 happens twice (CEST until 01:00Z, then CET); enable pre-creates 3 h.
+    h.clock.set('2027-10-31T00:20:00Z');
+    expect(await enabled('overlap-first', 'Europe/Berlin', {})).toEqual(['2027-10-31T00:30:00.000Z']);
+    expect(await enabled('overlap-both', 'Europe/Berlin', { dstOverlap: 'both' })).toEqual(['2027-10-31T00:30:00.000Z', '2027-10-31T01:30:00.000Z']);
+    // 2027-03-14: New York's 02:00-03:00 does not exist (EST until 07:00Z, then EDT).
+    h.clock.set('2027-03-14T06:20:00Z');
+    expect(await enabled('gap-shift', 'America/New_York', {})).toEqual(['2027-03-14T07:00:00.000Z']);
+    expect(await enabled('gap-skip', 'America/New_York', { dstGap: 'skip' })).toEqual([]);
+  });
 });
