@@ -7,7 +7,7 @@ import { pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
 // The web console in a real headless Chromium (Debian's, via deploy/local/chromium.sh; playwright-core
 // never downloads one) against the built roles: sign in, a create refused with the API's message next
 // to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
-// run now, disable, delete, sign out. Any console error or page error fails the test; the browser's
+// run now, disable, delete, the overview, sign out. Any console error or page error fails the test; the browser's
 // own "Failed to load resource" lines may name only the two refusals the test provokes (400, 409).
 // TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
 jest.setTimeout(120_000);
@@ -164,6 +164,14 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('button', { name: 'Yes, delete' }).click();
   await page.getByText('No timers match.').waitFor();
+
+  // The overview of the last hour, from the app's records (a deleted timer's fires included).
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+  const succeeded = page.locator('.figure[data-figure="Succeeded"] strong');
+  await succeeded.waitFor();
+  expect(Number(await succeeded.textContent())).toBeGreaterThanOrEqual(2);
+  expect(await page.locator('.figure[data-figure="Lateness p99"] strong').textContent()).toMatch(/^\d+ ms$/);
+  await shot(page, 'overview');
 
   // Sign out: the token leaves the tab.
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { Api, Session } from './api';
 import { Link } from './components';
 import { CreateTimer } from './pages/create';
+import { Overview } from './pages/overview';
 import { SignIn } from './pages/sign-in';
 import { TimerPage } from './pages/timer';
 import { Timers } from './pages/timers';
@@ -35,6 +36,7 @@ function App() {
           <nav aria-label="Main">
             <Link href={hrefOf({ page: 'timers' })}>Timers</Link>
             <Link href={hrefOf({ page: 'new' })}>New timer</Link>
+            <Link href={hrefOf({ page: 'overview' })}>Overview</Link>
             <span className="who" title="the app this session looks at">
               app <strong>{session.app}</strong>
             </span>
@@ -56,6 +58,8 @@ function App() {
           <TimerPage key={route.id} api={api} id={route.id} />
         ) : route.page === 'new' ? (
           <CreateTimer api={api} />
+        ) : route.page === 'overview' ? (
+          <Overview api={api} />
         ) : (
           <Timers key={location.search} api={api} />
         )}

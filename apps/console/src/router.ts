@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** The console's pages, under /console/ (the api answers index.html for each). */
-export type Route = { page: 'timers' } | { page: 'new' } | { page: 'timer'; id: string };
+export type Route = { page: 'timers' } | { page: 'new' } | { page: 'overview' } | { page: 'timer'; id: string };
 
 export const BASE = '/console';
 
@@ -10,6 +10,7 @@ export function parseRoute(pathname: string): Route {
   const timer = /^\/timers\/(\d{1,20})\/?$/.exec(rest);
   if (timer) return { page: 'timer', id: timer[1] };
   if (/^\/new\/?$/.test(rest)) return { page: 'new' };
+  if (/^\/overview\/?$/.test(rest)) return { page: 'overview' };
   return { page: 'timers' };
 }
 
@@ -19,6 +20,8 @@ export function hrefOf(route: Route): string {
       return `${BASE}/timers/${route.id}`;
     case 'new':
       return `${BASE}/new`;
+    case 'overview':
+      return `${BASE}/overview`;
     default:
       return `${BASE}/timers`;
   }
