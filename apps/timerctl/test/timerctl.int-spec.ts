@@ -2,6 +2,8 @@ import { spawnSync } from 'child_process';
 import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+// The e2e Stack is what starts the built roles as processes; it lives in e2e/support, which is no lib.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ROOT_DIR, Stack } from '../../../e2e/support';
 import { run } from '../src/cli/run';
 

@@ -1,6 +1,8 @@
 import { createServer, IncomingHttpHeaders, Server } from 'http';
 import { AddressInfo } from 'net';
-import { ErrorCodes, RecordStatus, ROUTES, TimerApiError, TimerClient, verifyCallbackSignature } from '@timer/client';
+import { ErrorCodes, RecordStatus, ROUTES, TimerApiError, TimerClient, verifyCallbackSignature } from '../src';
+// The e2e Stack is what starts the built roles as processes; it lives in e2e/support, which is no lib.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { pollUntil, Stack } from '../../../e2e/support';
 
 // @timer/client against the built roles as processes (e2e Stack: real MariaDB, Redis, Pulsar): its route
