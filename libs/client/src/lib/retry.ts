@@ -4,7 +4,7 @@ export interface RetryOptions {
   maxRetries?: number;
   /** A `Retry-After` longer than this (ms) is not waited for: the error is thrown (default 30,000). */
   maxDelayMs?: number;
-  /** Wait when the answer has no usable `Retry-After` (ms, default 1,000). */
+  /** Wait when a 503 has no usable `Retry-After` (ms, default 1,000). */
   defaultDelayMs?: number;
 }
 
@@ -28,10 +28,12 @@ export function parseRetryAfter(value: string | null | undefined, nowMs = Date.n
 
 /**
  * How long to wait before retry number `retry` (1-based) of an answer with `status`, or undefined when
- * it is not retried: not a 429/503, the retries are used up, or the api asks for longer than the cap.
+ * it is not retried: not a 429/503, the retries are used up, the api asks for longer than the cap, or
+ * a 429 without `Retry-After` (a quota refusal, which waiting does not lift; the rate limits send one).
  */
 export function retryDelay(status: number, retryAfterMs: number | undefined, retry: number, options: Required<RetryOptions>): number | undefined {
   if (!RETRYABLE_STATUSES.has(status) || retry > options.maxRetries) return undefined;
+  if (status === 429 && retryAfterMs === undefined) return undefined;
   const delay = retryAfterMs ?? options.defaultDelayMs;
   return delay > options.maxDelayMs ? undefined : delay;
 }

@@ -108,12 +108,18 @@ describe('TimerClient against a stub server', () => {
     expect(waits[1]).toBeLessThanOrEqual(3_000);
   });
 
-  it('waits a second when Retry-After is missing, and gives up after maxRetries', async () => {
-    stub.reply(limited());
+  it('waits a second when a 503 has no Retry-After, and gives up after maxRetries', async () => {
+    stub.reply({ status: 503, body: { code: 50300, msg: 'redis down' } });
     const e = (await client.enableTimer({ id: 1, app: 'a' }).catch((x: unknown) => x)) as TimerApiError;
-    expect(e).toMatchObject({ status: 429, code: 42900 });
+    expect(e).toMatchObject({ status: 503, code: 50300 });
     expect(stub.seen).toHaveLength(3);
     expect(waits).toEqual([1_000, 1_000]);
+  });
+
+  it('does not retry a 429 without Retry-After (a quota refusal: waiting does not lift it)', async () => {
+    stub.reply({ status: 429, body: { code: 42902, msg: 'quota maxFiresPerMinute of app a is 10' } });
+    await expect(client.patchTimer({ id: 1, app: 'a', version: 1, cron: '* * * * * *' })).rejects.toMatchObject({ status: 429, code: 42902 });
+    expect(stub.seen).toHaveLength(1);
   });
 
   it('does not wait for a Retry-After beyond the cap: the error carries it', async () => {
