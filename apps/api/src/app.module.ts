@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository, LedgerRepository } from '@timer/dal';
+import { AppRepository, LedgerRepository, QuotaRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
@@ -20,6 +20,8 @@ import { TasksService } from './tasks/tasks.service';
 import { TimersController } from './timers/timers.controller';
 import { BackfillController } from './timers/backfill.controller';
 import { BackfillService } from './timers/backfill.service';
+import { QuotasController } from './quotas/quotas.controller';
+import { QuotaService } from './quotas/quota.service';
 import { PreviewController } from './timers/preview.controller';
 import { PreviewService } from './timers/preview.service';
 import { TimerEditService } from './timers/timer-edit.service';
@@ -42,7 +44,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, DeadLettersController],
+      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, DeadLettersController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -63,6 +65,8 @@ export class AppModule {
         TimersService,
         TimerEditService,
         BackfillService,
+        QuotaRepository,
+        QuotaService,
         PreviewService,
         TasksService,
         AppsService,

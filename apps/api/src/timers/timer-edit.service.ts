@@ -1,15 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedWindows } from '@timer/contracts';
-import { DuplicateTimerNameError, TimerChange, TimerFields, TimerRepository, TimerVersionRepository } from '@timer/dal';
+import { DuplicateTimerNameError, TimerChange, TimerFields, TimerRepository, TimerStatus, TimerVersionRepository } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { FireRegenerator, Regeneration } from '@timer/runtime';
 import { DataSource } from 'typeorm';
 import { assertTimerAccess, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
+import { QuotaService } from '../quotas/quota.service';
 import { PatchTimerDto, TimerVersionsQuery, UpdateTimerDto } from './dto/edit-timer.dto';
 import { EditResult, TimerVersionView } from './dto/timer.view';
-import { checkDefinition, fieldsOf, patchedFields, resolveSchedule, sameFields, scheduleChanged, storedFields } from './timer-definition';
+import { checkDefinition, fieldsOf, patchedFields, resolveSchedule, sameFields, scheduleChanged, scheduleSpecOf, storedFields } from './timer-definition';
 import { TimerRef } from './timer-ref';
 import { definitionView, TimersService } from './timers.service';
 
@@ -40,6 +41,7 @@ export class TimerEditService {
     private readonly versions: TimerVersionRepository,
     private readonly regenerator: FireRegenerator,
     private readonly timerService: TimersService,
+    private readonly quotas: QuotaService,
   ) {}
 
   replace(p: Principal, dto: UpdateTimerDto): Promise<EditResult> {
@@ -67,12 +69,15 @@ export class TimerEditService {
     let result: EditResult;
     try {
       result = await this.dataSource.transaction(async (m): Promise<EditResult> => {
+        // App row before timer row, as in every write that takes both (quotas).
+        const quota = await this.quotas.lock(m, e.ref.app);
         const locked = await this.timerService.lock(m, e.ref);
         if (locked.version !== e.version) throw staleVersion(e.version, locked.version);
         const stored = storedFields(locked);
         const fields = resolveSchedule(e.next(stored), now, stored);
         checkDefinition(fields, this.timerService.rules(now), e.scheduleGiven);
         if (sameFields(stored, fields)) return { id, version: locked.version, changed: false, superseded: 0, fires: 0 };
+        if (scheduleChanged(stored, fields)) await this.quotas.admit(m, quota, { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, isNew: false, writesFires: locked.status === TimerStatus.Enabled }, now);
         await this.timers.update(e.ref.app, e.ref.id, fields, m);
         await this.versions.snapshot(e.ref.id, e.change, now, m);
         const version = locked.version + 1;

@@ -21,11 +21,12 @@ import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
+import { QuotaService } from '../quotas/quota.service';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
 import { DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
-import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule } from './timer-definition';
+import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf } from './timer-definition';
 import { TimerRef } from './timer-ref';
 
 /** What a create answers: the new timer's id and version, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
@@ -57,6 +58,7 @@ export class TimersService {
     private readonly slices: SliceIndex,
     private readonly versions: TimerVersionRepository,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly quotas: QuotaService,
   ) {}
 
   /**
@@ -77,7 +79,10 @@ export class TimersService {
     if (isAdmin(p)) await this.ensureApp(dto.app);
     try {
       return await this.dataSource.transaction(async (m) => {
+        // The app's row lock first (quotas): concurrent creates of one app pass the maxTimers check one at a time.
+        const quota = await this.quotas.lock(m, dto.app);
         if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
+        await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false }, now);
         const id = await this.timers.insert({ app: dto.app, ...resolved }, m);
         await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
@@ -127,6 +132,8 @@ export class TimersService {
     const until = preparedWindows(now, this.config.windowMs).until;
     let due: FireRef[] = [];
     const result = await this.dataSource.transaction(async (m): Promise<EnableResult> => {
+      // App row before timer row, as in every write that takes both (quotas).
+      const quota = await this.quotas.lock(m, ref.app);
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until, version: locked.version };
       const spec = specOf(locked);
@@ -141,6 +148,7 @@ export class TimersService {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
+      await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true }, now);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);

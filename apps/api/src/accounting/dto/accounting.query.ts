@@ -7,7 +7,7 @@ import { MAX_EPOCH_MS } from '../../timers/dto/create-timer.dto';
 
 
 /** An optional epoch-ms query parameter; messages name `field`. */
-function OptionalEpochMs(field: string, description: string): PropertyDecorator {
+export function OptionalEpochMs(field: string, description: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ description }),
     IsOptional(),

@@ -29,6 +29,16 @@ export class AppEntity {
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
 
+  /** Quotas (docs/design.md, "Quotas and admission"); null = the configured default (TIMER_QUOTA_*). */
+  @Column({ name: 'max_timers', type: 'int', nullable: true })
+  maxTimers!: number | null;
+
+  @Column({ name: 'max_fires_per_minute', type: 'int', nullable: true })
+  maxFiresPerMinute!: number | null;
+
+  @Column({ name: 'min_interval_ms', type: 'bigint', nullable: true, transformer: bigintNumber })
+  minIntervalMs!: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;
 

@@ -1,0 +1,82 @@
+import { MINUTE_MS } from '@timer/contracts';
+import { nextFireTimes, ScheduleSpec } from '@timer/schedule';
+
+/** Fires a schedule may have in one second: cron has second precision and intervals are at least 1 s. */
+export const MAX_FIRES_PER_SECOND_PER_TIMER = 1;
+
+/** Fires looked at (within a day) for a cron's smallest gap when no cheaper bound decides. */
+export const GAP_SAMPLE_FIRES = 500;
+const DAY_MS = 86_400_000;
+
+/** Upper bound of a timer's fires per minute, without evaluating its schedule. */
+export function maxFiresPerMinuteBound(spec: ScheduleSpec): number {
+  if (spec.runAt !== undefined) return 1;
+  if (spec.every !== undefined) return Math.ceil(MINUTE_MS / spec.every);
+  return hasSecondsField(spec) ? 60 : 1;
+}
+
+/** Lower bound of the gap between two fires, without evaluating the schedule. */
+export function minGapBound(spec: ScheduleSpec): number {
+  if (spec.runAt !== undefined) return Infinity;
+  if (spec.every !== undefined) return spec.every;
+  return hasSecondsField(spec) ? 1_000 : MINUTE_MS;
+}
+
+/**
+ * The smallest gap between consecutive fires (ms) and where it starts, among the fires of the coming
+ * day after `now` (at most {@link GAP_SAMPLE_FIRES}); null when fewer than two fires. An interval's
+ * gap is its `every` (its bounds only remove fires).
+ */
+export function smallestGap(spec: ScheduleSpec, now: number): { gapMs: number; at: number } | null {
+  const times = nextFireTimes(spec, now - 1, GAP_SAMPLE_FIRES).filter((t) => t < now + DAY_MS);
+  let best: { gapMs: number; at: number } | null = null;
+  for (let i = 1; i < times.length; i++) {
+    const gap = times[i] - times[i - 1];
+    if (!best || gap < best.gapMs) best = { gapMs: gap, at: times[i - 1] };
+  }
+  return best;
+}
+
+/** Fires per bucket (bucket start -> count) of a list of instants. */
+export function histogramOf(times: readonly number[], bucketMs: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const t of times) {
+    const b = Math.floor(t / bucketMs) * bucketMs;
+    out.set(b, (out.get(b) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** A bucket's load once the candidate is added: what is there (`existing`) and what it adds. */
+export interface BucketLoad {
+  at: number;
+  existing: number;
+  added: number;
+  total: number;
+}
+
+/**
+ * The busiest bucket among those the candidate adds fires to, with `existing` (minus the candidate's
+ * own fires already stored, `own`) plus the candidate's; null when the candidate adds none.
+ */
+export function busiestWith(existing: ReadonlyMap<number, number>, added: ReadonlyMap<number, number>, own: ReadonlyMap<number, number> = new Map()): BucketLoad | null {
+  let best: BucketLoad | null = null;
+  for (const [at, n] of added) {
+    const there = Math.max(0, (existing.get(at) ?? 0) - (own.get(at) ?? 0));
+    const total = there + n;
+    if (!best || total > best.total || (total === best.total && at < best.at)) best = { at, existing: there, added: n, total };
+  }
+  return best;
+}
+
+/** The largest bucket of a histogram (earliest on a tie); null when empty. */
+export function peakOf(h: ReadonlyMap<number, number>): { at: number; fires: number } | null {
+  let best: { at: number; fires: number } | null = null;
+  for (const [at, fires] of h) if (!best || fires > best.fires || (fires === best.fires && at < best.at)) best = { at, fires };
+  return best;
+}
+
+function hasSecondsField(spec: ScheduleSpec): boolean {
+  const cron = (spec.cron ?? '').trim();
+  return cron.startsWith('@') || cron.split(/\s+/).length >= 6;
+}

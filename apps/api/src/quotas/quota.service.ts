@@ -1,0 +1,192 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MINUTE_MS, preparedWindows } from '@timer/contracts';
+import { FireHistogram, QuotaRepository, StoredQuota } from '@timer/dal';
+import { CLOCK, NowClock } from '@timer/platform';
+import { fireTimesBetween, ScheduleSpec } from '@timer/schedule';
+import { DataSource, EntityManager } from 'typeorm';
+import { assertAdmin, assertAppAccess, isAdmin, Principal } from '../auth/principal';
+import { ApiError, badRequest, ErrorCode, notFound } from '../common/errors';
+import { ApiConfig } from '../config/api.env';
+import { busiestWith, histogramOf, MAX_FIRES_PER_SECOND_PER_TIMER, maxFiresPerMinuteBound, minGapBound, peakOf, smallestGap } from './admission';
+import { LoadQuery, LoadView, PutQuotaDto, QuotaValues, QuotaView } from './dto/quota.dto';
+
+/** The quotas in force for an app: its own, else the configured defaults (0 = no limit). */
+export type Quota = QuotaValues;
+
+/** A definition asking to be admitted: its schedule, and the timer it replaces the fires of (edit, enable). */
+export interface Candidate {
+  app: string;
+  spec: ScheduleSpec;
+  /** The timer edited or enabled: its stored pending fires are not counted twice. */
+  timerId?: string;
+  /** A create: counts against maxTimers. */
+  isNew: boolean;
+  /** Its fires are written now (enable, edit of an enabled timer), not just allowed (a create makes a disabled timer). */
+  writesFires: boolean;
+}
+
+/** All apps' projected load as last read. */
+interface GlobalLoad {
+  readAt: number;
+  until: number;
+  perSecond: FireHistogram;
+}
+
+/** Widest `GET /api/app/v1/load` range (one hour of seconds). */
+export const LOAD_MAX_SPAN_MS = 3_600_000;
+/** How long the all-apps per-second load is reused before it is read again from the task rows. */
+export const GLOBAL_LOAD_TTL_MS = 5_000;
+/** Fires of one candidate evaluated at most (a 1-second schedule over 3 x 24 h windows is 259,200). */
+const MAX_CANDIDATE_FIRES = 300_000;
+
+/**
+ * Per-app quotas and admission by projected load (docs/design.md, "Quotas and admission"). A write
+ * that adds fires (create, edit, enable) calls {@link lock} first in its transaction (the app's row
+ * lock serialises the app's writes, so two concurrent creates cannot both take the last place), then
+ * {@link admit} with the definition. The projected load is read from the pending task rows of the
+ * prepared windows (MySQL is the source of truth: nothing to keep in step on the write paths).
+ */
+@Injectable()
+export class QuotaService {
+  private globalLoad?: GlobalLoad;
+
+  constructor(
+    private readonly config: ApiConfig,
+    @Inject(CLOCK) private readonly clock: NowClock,
+    private readonly dataSource: DataSource,
+    private readonly quotas: QuotaRepository,
+  ) {}
+
+  /** Locks the app's row until the transaction ends and returns its quotas in force (the defaults when the app has no row). */
+  async lock(m: EntityManager, app: string): Promise<Quota> {
+    return this.effective(await this.quotas.lockApp(app, m));
+  }
+
+  /**
+   * Refuses, with nothing written (the caller's transaction rolls back), a definition over a quota or
+   * the capacity: maxTimers (403), the smallest gap under minIntervalMs (403), the app's busiest
+   * coming minute over maxFiresPerMinute (429), a coming second over TIMER_CAPACITY_FIRES_PER_SEC (429).
+   * The load counts the timer as if enabled: a disabled timer is one enable away from it.
+   */
+  async admit(m: EntityManager, quota: Quota, c: Candidate, now: number): Promise<void> {
+    if (c.isNew && quota.maxTimers > 0) {
+      const timers = await this.quotas.liveTimers(c.app, m);
+      if (timers >= quota.maxTimers) {
+        throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${c.app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
+      }
+    }
+    if (quota.minIntervalMs > 0 && minGapBound(c.spec) < quota.minIntervalMs) {
+      const gap = smallestGap(c.spec, now);
+      if (gap && gap.gapMs < quota.minIntervalMs) {
+        throw new ApiError(
+          403,
+          ErrorCode.QUOTA_EXCEEDED,
+          `quota minIntervalMs of app ${c.app} is ${quota.minIntervalMs} ms; this schedule fires ${gap.gapMs} ms apart (at ${iso(gap.at)})`,
+        );
+      }
+    }
+    const capacity = this.config.capacityFiresPerSec;
+    if (quota.maxFiresPerMinute === 0 && capacity === 0) return;
+    const until = preparedWindows(now, this.config.windowMs).until;
+    let fires: number[] | undefined;
+    const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
+    if (quota.maxFiresPerMinute > 0) {
+      const existing = await this.quotas.pendingHistogram({ app: c.app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, exceptTimerId: c.timerId }, m);
+      // Cheap first: the busiest minute plus the most this schedule can add to any minute.
+      if ((peakOf(existing)?.fires ?? 0) + maxFiresPerMinuteBound(c.spec) > quota.maxFiresPerMinute) {
+        const busiest = busiestWith(existing, histogramOf(firesOf(), MINUTE_MS));
+        if (busiest && busiest.total > quota.maxFiresPerMinute) {
+          throw new ApiError(
+            429,
+            ErrorCode.QUOTA_RATE_EXCEEDED,
+            `quota maxFiresPerMinute of app ${c.app} is ${quota.maxFiresPerMinute}; its busiest coming minute (${iso(busiest.at)}) would have ${busiest.total} fires ` +
+              `(${busiest.existing} scheduled + ${busiest.added} of this timer)`,
+          );
+        }
+      }
+    }
+    if (capacity > 0) {
+      const load = await this.globalPerSecond(now, until);
+      // Cheap first: the busiest second plus the one fire this timer can add to a second.
+      if ((peakOf(load)?.fires ?? 0) + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
+        const own = c.timerId === undefined ? new Map<number, number>() : await this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m);
+        const busiest = busiestWith(load, histogramOf(firesOf(), 1_000), own);
+        if (busiest && busiest.total > capacity) {
+          throw new ApiError(
+            429,
+            ErrorCode.OVER_CAPACITY,
+            `admission: the second ${iso(busiest.at)} would have ${busiest.total} fires (${busiest.existing} scheduled + ${busiest.added} of this timer), ` +
+              `over the capacity of ${capacity} fires/s (TIMER_CAPACITY_FIRES_PER_SEC)`,
+          );
+        }
+      }
+      // Counted at once, so this process's next admissions see these fires before the load is read again.
+      if (c.writesFires) for (const [at, n] of histogramOf(firesOf(), 1_000)) load.set(at, (load.get(at) ?? 0) + n);
+    }
+  }
+
+  /** `PUT /api/app/v1/quota` (admin): the app's quotas; a field left out or null is the default. */
+  async put(p: Principal, dto: PutQuotaDto): Promise<QuotaView> {
+    assertAdmin(p, 'setting a quota');
+    const stored: StoredQuota = { maxTimers: dto.maxTimers ?? null, maxFiresPerMinute: dto.maxFiresPerMinute ?? null, minIntervalMs: dto.minIntervalMs ?? null };
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.quotas.lockApp(dto.app, m))) throw notFound(`app ${dto.app} not found`);
+      await this.quotas.set(dto.app, stored, m);
+    });
+    return this.get(p, dto.app);
+  }
+
+  /** `GET /api/app/v1/quota`: the quotas in force, what was set, and the usage they are checked against. */
+  async get(p: Principal, app: string): Promise<QuotaView> {
+    assertAppAccess(p, app);
+    const stored = await this.quotas.find(app);
+    if (!stored) throw notFound(`app ${app} not found`);
+    const now = this.clock.now();
+    const until = preparedWindows(now, this.config.windowMs).until;
+    const perMinute = await this.quotas.pendingHistogram({ app, fromMs: now, toMs: until, bucketMs: MINUTE_MS });
+    const peak = peakOf(perMinute);
+    return {
+      app,
+      quota: this.effective(stored),
+      set: stored,
+      usage: { timers: await this.quotas.liveTimers(app), firesPerMinute: peak?.fires ?? 0, busiestMinute: peak ? peak.at : null, until },
+    };
+  }
+
+  /** `GET /api/app/v1/load`: pending fires per second in [from, to) of the app (an app token, or an admin naming it) or of all apps. */
+  async load(p: Principal, q: LoadQuery): Promise<LoadView> {
+    if (q.app !== undefined) assertAppAccess(p, q.app);
+    const app = q.app ?? (isAdmin(p) ? undefined : (p as { app: string }).app);
+    const now = this.clock.now();
+    const from = Math.floor((q.from ?? now) / 1000) * 1000;
+    const to = Math.ceil((q.to ?? from + MINUTE_MS) / 1000) * 1000;
+    if (to <= from) throw badRequest('to must be after from');
+    if (to - from > LOAD_MAX_SPAN_MS) throw badRequest(`to: the range [from, to) is at most ${LOAD_MAX_SPAN_MS / 1000} s (got ${(to - from) / 1000} s)`);
+    const h = await this.quotas.pendingHistogram({ app, fromMs: from, toMs: to, bucketMs: 1_000 });
+    const perSecond = Array.from({ length: (to - from) / 1000 }, (_, i) => h.get(from + i * 1000) ?? 0);
+    return { app: app ?? null, from, to, capacityPerSec: this.config.capacityFiresPerSec, peak: peakOf(h), perSecond };
+  }
+
+  /**
+   * All apps' pending fires per second in [now, until), read again after {@link GLOBAL_LOAD_TTL_MS}
+   * (one covering-index scan); the fires this process writes meanwhile are added to it by {@link admit}.
+   */
+  private async globalPerSecond(now: number, until: number): Promise<FireHistogram> {
+    const g = this.globalLoad;
+    if (g && now >= g.readAt && now - g.readAt < GLOBAL_LOAD_TTL_MS && until <= g.until) return g.perSecond;
+    const perSecond = await this.quotas.pendingHistogram({ fromMs: now, toMs: until, bucketMs: 1_000 });
+    this.globalLoad = { readAt: now, until, perSecond };
+    return perSecond;
+  }
+
+  private effective(stored: StoredQuota | null): Quota {
+    const d = this.config.quotaDefaults;
+    return {
+      maxTimers: stored?.maxTimers ?? d.maxTimers,
+      maxFiresPerMinute: stored?.maxFiresPerMinute ?? d.maxFiresPerMinute,
+      minIntervalMs: stored?.minIntervalMs ?? d.minIntervalMs,
+    };
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
