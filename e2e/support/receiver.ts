@@ -17,6 +17,10 @@ export interface Delivery {
   path: string;
   /** Only when the receiver was started with `keepBodies`. */
   body?: string;
+  /** Every request header (lower-case names), only with `keepBodies`. */
+  headers?: Record<string, string | string[] | undefined>;
+  /** `X-Timer-Backfill: 1`: a fire of a backfill. */
+  backfill: boolean;
   /** Status the receiver answered (0 until it answered). */
   status: number;
   /**
@@ -129,6 +133,8 @@ export class Receiver {
       status: 0,
       aborted: false,
       redelivery: h['x-timer-redelivery'] === '1',
+      backfill: h['x-timer-backfill'] === '1',
+      ...(this.options.keepBodies ? { headers: { ...h } } : {}),
       signature: typeof h['x-timer-signature'] === 'string' ? h['x-timer-signature'] : undefined,
     };
     if (this.options.record !== false) this.deliveries.push(d);
