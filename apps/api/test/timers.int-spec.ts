@@ -524,6 +524,9 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           'POST /api/app/v1/pause',
           'POST /api/app/v1/resume',
           'GET /api/app/v1/accounting',
+          'PUT /api/app/v1/quota',
+          'GET /api/app/v1/quota',
+          'GET /api/app/v1/load',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
