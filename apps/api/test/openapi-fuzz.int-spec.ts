@@ -49,6 +49,8 @@ const ORDER = (op: Op) => (op.method === 'delete' ? 2 : /^(pause|resume)/.test(o
  * needs one of several (the preview: cron, runAt or every), which a document cannot state.
  */
 const BASELINE_QUERY: Record<string, string[]> = { previewFireTimes: ['cron'] };
+/** The same for body fields: a dead-letter replay or purge needs exactly one selector (fireIds, timerId or all). */
+const BASELINE_BODY: Record<string, string[]> = { replayDeadLetters: ['all'], purgeDeadLetters: ['all'] };
 
 describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaDB, Redis, Pulsar)', () => {
   const h = new ApiHarness();
@@ -126,6 +128,10 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
     }
     const body = bodySchema(op);
     if (body) req.body = startObject(body);
+    const props = body ? resolve(doc, body).properties : undefined;
+    for (const name of BASELINE_BODY[op.operationId] ?? []) {
+      if (req.body && props?.[name]) req.body[name] = startValue(name, props[name] as Schema);
+    }
     return req;
   }
 

@@ -22,7 +22,10 @@ const FIRE_ID_EXAMPLE = '42-1767225600000';
 /** `{app, fireIds? | timerId? | all}`: exactly one selector (the service refuses none or several, naming them). */
 export class DeadLetterSelectionDto extends AppNameDto {
   @ApiPropertyOptional({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', pattern: '^[0-9]{1,20}-[0-9]{1,16}$' },
+    minItems: 1,
+    maxItems: REPLAY_MAX,
     example: [FIRE_ID_EXAMPLE],
     description: `These fires (\`<timerId>-<runAtMs>\`, as in X-Timer-Fire-Id), 1 to ${REPLAY_MAX}. One that is not a dead letter of this app is listed in \`notFound\`.`,
   })
