@@ -7,6 +7,7 @@ import type {
   AppView,
   BackfillRequest,
   BackfillResult,
+  CreateMaintenanceRequest,
   CreateTimerOptions,
   CreateTimerRequest,
   CreateTimerResult,
@@ -22,6 +23,7 @@ import type {
   IssuedToken,
   ListTimersQuery,
   LoadQuery,
+  MaintenanceWindow,
   Page,
   PatchTimerRequest,
   PauseState,
@@ -237,6 +239,19 @@ export class TimerClient {
   /** Where the app's dead-lettered fires are POSTed; null removes it. */
   async setFailureWebhook(req: { app: string; failureWebhook: FailureWebhook | null }): Promise<FailureWebhookState> {
     return parse<{ data: FailureWebhookState }>(await this.send('setFailureWebhook', { body: req })).data;
+  }
+
+  async createMaintenanceWindow(req: CreateMaintenanceRequest): Promise<MaintenanceWindow> {
+    return parse<{ data: MaintenanceWindow }>(await this.send('createMaintenanceWindow', { body: req })).data;
+  }
+
+  async listMaintenanceWindows(q: { app: string }): Promise<MaintenanceWindow[]> {
+    return parse<{ data: MaintenanceWindow[] }>(await this.send('listMaintenanceWindows', { query: q })).data;
+  }
+
+  /** The id and app go in the query string. */
+  async deleteMaintenanceWindow(q: { app: string; id: TimerId }): Promise<void> {
+    await this.send('deleteMaintenanceWindow', { query: q });
   }
 
   /** Readiness: `ok` false (not an error) when a dependency is down (503). */

@@ -159,6 +159,44 @@ export interface Timer extends TimerDefinitionView {
   createdAt: number;
   /** GET only: the next fire times (epoch ms, ascending) after now. */
   nextFireTimes?: number[];
+  /** GET only: those of `nextFireTimes` a maintenance window covers; absent when none is. */
+  maintenance?: CoveredFire[];
+}
+
+export type MaintenancePolicy = 'skip' | 'defer';
+
+export interface CoveredFire {
+  at: number;
+  windowId: string;
+  policy: MaintenancePolicy;
+  /** The end of the window's occurrence: where a deferred fire goes. */
+  until: number;
+}
+
+/** A fixed window (`from`, `to`) or a recurring one (`cron`, `durationMs`), for the whole app or some timers. */
+export interface CreateMaintenanceRequest {
+  app: string;
+  timerIds?: TimerId[];
+  from?: Instant;
+  to?: Instant;
+  cron?: string;
+  durationMs?: number;
+  policy: MaintenancePolicy;
+}
+
+export interface MaintenanceWindow {
+  id: string;
+  app: string;
+  /** null: every timer of the app. */
+  timerIds: string[] | null;
+  from: number | null;
+  to: number | null;
+  cron: string | null;
+  durationMs: number | null;
+  policy: MaintenancePolicy;
+  /** A recurring window's next start; null for a fixed one. */
+  nextStart: number | null;
+  createdAt: number;
 }
 
 export interface TimerVersion extends TimerDefinitionView {
