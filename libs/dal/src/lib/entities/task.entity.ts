@@ -81,8 +81,12 @@ export class TaskEntity {
   @Column({ name: 'dlq_purged_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   dlqPurgedAt!: number | null;
 
-  /** run_at while the fire is a dead letter (failed, not purged), else null: computed by MariaDB, indexed with the app. */
-  @Column({ name: 'dead_letter_at', type: 'bigint', nullable: true, transformer: bigintNumber, generatedType: 'VIRTUAL', asExpression: 'IF(status = 3 AND dlq_purged_at IS NULL, run_at, NULL)', insert: false, update: false })
+  /**
+   * run_at while the fire is a dead letter (failed, not purged), else null: a VIRTUAL column MariaDB
+   * computes (migration 1764900000000), indexed with the app; never written. Not declared generated
+   * here: TypeORM would then keep a `typeorm_metadata` table for it, and the schema is the migrations'.
+   */
+  @Column({ name: 'dead_letter_at', type: 'bigint', nullable: true, transformer: bigintNumber, insert: false, update: false })
   deadLetterAt!: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
