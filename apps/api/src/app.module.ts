@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository, LedgerRepository, QuotaRepository } from '@timer/dal';
+import { AppRepository, LedgerRepository, MaintenanceWindowRepository, QuotaRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
@@ -29,6 +29,8 @@ import { TimersService } from './timers/timers.service';
 import { AccountingController } from './accounting/accounting.controller';
 import { AccountingService } from './accounting/accounting.service';
 import { ApiMetrics } from './metrics/api.metrics';
+import { MaintenanceController } from './maintenance/maintenance.controller';
+import { MaintenanceService } from './maintenance/maintenance.service';
 import { DeadLettersController } from './dlq/dlq.controller';
 import { DeadLettersService } from './dlq/dlq.service';
 
@@ -44,7 +46,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, DeadLettersController],
+      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -73,6 +75,8 @@ export class AppModule {
         LedgerRepository,
         AccountingService,
         DeadLettersService,
+        MaintenanceWindowRepository,
+        MaintenanceService,
       ],
     };
   }

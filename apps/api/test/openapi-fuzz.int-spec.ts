@@ -211,6 +211,8 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
       version: timer.version,
       tokenId: token.data?.id,
       cron: '0 */5 * * * *',
+      // A maintenance window's baseline takes the cron fixture, which needs its length.
+      durationMs: 60_000,
     });
   });
   afterAll(() => h.stop());

@@ -527,6 +527,9 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           'PUT /api/app/v1/quota',
           'GET /api/app/v1/quota',
           'GET /api/app/v1/load',
+          'POST /api/app/v1/maintenance',
+          'GET /api/app/v1/maintenance',
+          'DELETE /api/app/v1/maintenance',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

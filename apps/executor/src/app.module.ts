@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { FireClaimRepository, FireOutcomeRepository, TimerDefinitionRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { ExecutorConfig } from './config/executor.env';
 import { AppShareGate } from './delivery-control/app-share.gate';
 import { DeliveryControlMetrics } from './delivery-control/delivery-control.metrics';
@@ -19,6 +19,8 @@ import { FirePublisher } from './fire/fire-publisher';
 import { FireService } from './fire/fire.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
+import { MaintenanceWatch } from './fire/maintenance-watch.service';
+import { MaintenanceGate } from './fire/maintenance-gate.service';
 import { SettledFires } from './fire/settled-fires.service';
 import { TaskHandler } from './fire/task.handler';
 import { TimerCache } from './fire/timer-cache.service';
@@ -52,6 +54,10 @@ export class AppModule {
         SettledFires,
         ExecutorLiveness,
         PauseWatch,
+        MaintenanceWatch,
+        MaintenanceGate,
+        TaskPublisher,
+        FireWriter,
         FireClaimer,
         FireAdmission,
         AttemptOutcomes,

@@ -29,3 +29,4 @@ export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './l
 export { FireHistogram, QuotaRepository, StoredQuota } from './lib/repositories/quota.repository';
 export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PURGE_BATCH, ReopenedFire } from './lib/repositories/dead-letter.repository';
 export { BackfilledFires, BackfillRepository } from './lib/repositories/backfill.repository';
+export { MaintenanceWindowRepository, NewMaintenanceWindow, StoredMaintenanceWindow } from './lib/repositories/maintenance-window.repository';

@@ -6,6 +6,7 @@ export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
 export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, pausedAppsKey, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
+export { MAINTENANCE_REFRESH_MS, MaintenanceWindows, maintenanceWindowsKey } from './lib/maintenance-windows';
 export { RedisHealthCheck } from './lib/redis-health.check';
 export { RedisModule } from './lib/redis.module';
 export {

@@ -29,3 +29,15 @@ export {
 } from './lib/schedule';
 export { isKnownTimeZone, ZoneClock } from './lib/zone-clock';
 export { previousFireTime } from './lib/previous-fire';
+export {
+  coveringWindow,
+  MAINTENANCE_MAX_DURATION_MS,
+  MAINTENANCE_MIN_DURATION_MS,
+  MAINTENANCE_POLICIES,
+  MaintenancePolicy,
+  MaintenanceWindow,
+  nextWindowStart,
+  windowAt,
+  WindowHit,
+  windowLasts,
+} from './lib/maintenance-window';

@@ -21,6 +21,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
+import { MaintenanceService } from '../maintenance/maintenance.service';
 import { QuotaService } from '../quotas/quota.service';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
@@ -58,6 +59,7 @@ export class TimersService {
     private readonly slices: SliceIndex,
     private readonly versions: TimerVersionRepository,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly maintenance: MaintenanceService,
     private readonly quotas: QuotaService,
   ) {}
 
@@ -111,7 +113,9 @@ export class TimersService {
   async get(p: Principal, ref: TimerRef): Promise<TimerView> {
     const timer = await this.find(p, ref);
     const now = this.clock.now();
-    return { ...toView(timer), nextFireTimes: asBadRequest(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount)) };
+    const nextFireTimes = asBadRequest(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount));
+    const covered = await this.maintenance.covered(timer.app, timer.id, nextFireTimes);
+    return { ...toView(timer), nextFireTimes, ...(covered.length > 0 ? { maintenance: covered } : {}) };
   }
 
   async list(p: Principal, q: ListTimersQuery): Promise<{ data: TimerView[]; total: number }> {

@@ -4,7 +4,7 @@ import { MetricsService } from '@timer/platform';
 
 export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed';
 export type DuplicateReason = 'settled' | 'in_flight' | 'stale';
-const MISSED_REASONS = ['late', 'coalesced', 'overlap', 'timer_disabled', 'timer_deleted', 'timer_not_found'] as const;
+const MISSED_REASONS = ['late', 'coalesced', 'overlap', 'maintenance', 'timer_disabled', 'timer_deleted', 'timer_not_found'] as const;
 export type MissedReason = (typeof MISSED_REASONS)[number];
 
 /** The executor's Prometheus metrics (registered on the role's registry, served at /metrics). */

@@ -11,6 +11,7 @@ import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { jitterOf } from './jitter';
+import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
 import { TimerCache } from './timer-cache.service';
@@ -33,6 +34,7 @@ export class FireDelivery {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly overlap: OverlapGuard,
     private readonly control: DeliveryControl,
+    private readonly maintenance: MaintenanceGate,
   ) {}
 
   /** Runs one claimed attempt to its recorded outcome. */
@@ -54,6 +56,11 @@ export class FireDelivery {
     const asked = onDemand && current.timer.status === TimerStatus.Completed;
     if (current.timer.status !== TimerStatus.Enabled && !asked) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
     const def = claimed ?? current;
+    // A scheduled fire in a maintenance window of its timer: skipped or deferred to the window's end.
+    if (msg.attempt === 1 && !onDemand && !msg.backfill) {
+      const held = await this.maintenance.apply(attempt, current.timer);
+      if (held) return held;
+    }
 
     const start = this.clock.now();
     // Retries are late by design (their backoff); the catch-up policy judges the first attempt.

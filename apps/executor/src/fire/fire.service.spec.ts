@@ -4,7 +4,9 @@ import type { CallbackClient } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { BloomFilter, InFlightFires, PausedApps, PauseState } from '@timer/redis';
+import type { BloomFilter, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
+import { FireWriter } from '@timer/runtime';
+import type { MaintenanceWindow } from '@timer/schedule';
 import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AppShareGate } from '../delivery-control/app-share.gate';
@@ -22,6 +24,8 @@ import { FireService } from './fire.service';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
+import { MaintenanceGate } from './maintenance-gate.service';
+import { MaintenanceWatch } from './maintenance-watch.service';
 import { PauseWatch } from './pause-watch.service';
 import { SettledFires } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
@@ -56,17 +60,22 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
   const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
   const pauses = new PauseWatch(reader, { registry: new Registry() } as MetricsService, clock);
+  const windows = new Map<string, MaintenanceWindow[]>();
+  const maintenance = new MaintenanceWatch({ read: async () => new Map(windows) } as unknown as MaintenanceWindows, clock);
+  const indexed: { timerId: string; runAt: number }[] = [];
+  const taskMessages: { timerId: string; runAt: number }[] = [];
+  const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t) }, clock);
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
     new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
-    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control),
+    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes)),
     metrics,
     new AppShareGate(control, cache, pub, config, controlMetrics, clock),
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages };
 }
 
 describe('FireService', () => {
@@ -335,6 +344,62 @@ describe('FireService', () => {
       expect(s.publisher.deferred).toEqual([{ message: s.msg(T0 + 60_000), at: T0 + 59_000, recheck: false }]);
       expect(s.fires.claims).toBe(0);
       expect(s.callback.calls).toHaveLength(0);
+    });
+  });
+
+  describe('maintenance windows', () => {
+    const fixed = (policy: 'skip' | 'defer', over: Partial<MaintenanceWindow> = {}): MaintenanceWindow =>
+      ({ id: '1', app: 'app', timerIds: null, fromMs: T0 - 1_000, toMs: T0 + 4_000, cron: null, durationMs: null, policy, ...over });
+    async function inWindow(w: MaintenanceWindow) {
+      const s = setup();
+      s.windows.set('app', [w]);
+      await s.maintenance.refresh();
+      return s;
+    }
+
+    it('skip: a fire inside the window is recorded missed without a callback; fires at its end and of other timers are delivered', async () => {
+      const s = await inWindow(fixed('skip', { timerIds: ['7'] }));
+      s.fires.defs.set('8', timerDef('8'));
+      for (const [id, t] of [['7', T0], ['7', T0 + 4_000], ['8', T0]] as const) s.fires.addRow(id, t);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'skipped: maintenance' });
+      expect(await value(s.metrics.missed, { reason: 'maintenance' })).toBe(1);
+      expect(await s.service.handle({ timerId: '8', runAt: T0, fireId: `8-${T0}`, attempt: 1 })).toBe('succeeded');
+      s.clock.current = T0 + 4_000;
+      expect(await s.service.handle(s.msg(T0 + 4_000))).toBe('succeeded');
+      expect(s.callback.calls.map((c) => [c.fire.timerId, c.fire.runAt])).toEqual([['8', T0], ['7', T0 + 4_000]]);
+    });
+
+    it('defer: fires inside the window leave one pending fire at its end, published when near', async () => {
+      const s = await inWindow(fixed('defer'));
+      s.fires.addRow('7', T0);
+      s.fires.addRow('7', T0 + 1_000);
+      expect(await s.service.handle(s.msg(T0))).toBe('missed');
+      s.clock.current = T0 + 1_000;
+      expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('missed');
+      expect(s.fires.row('7', T0 + 1_000)).toMatchObject({ status: TaskStatus.Missed, error: `deferred: maintenance, to ${T0 + 4_000}` });
+      expect(s.fires.row('7', T0 + 4_000)).toMatchObject({ status: TaskStatus.Pending });
+      expect([...s.fires.rows.values()].filter((r) => r.runAt === T0 + 4_000)).toHaveLength(1);
+      expect([...s.indexed, ...s.taskMessages].every((f) => f.runAt === T0 + 4_000)).toBe(true);
+      expect(s.callback.calls).toHaveLength(0);
+    });
+
+    it('a recurring window covers each occurrence of its cron for durationMs', async () => {
+      // every minute at :00 for 10 s
+      const s = await inWindow(fixed('skip', { fromMs: null, toMs: null, cron: '0 * * * * *', durationMs: 10_000 }));
+      const minute = Math.ceil(T0 / 60_000) * 60_000;
+      for (const t of [minute + 9_999, minute + 10_000]) s.fires.addRow('7', t);
+      s.clock.current = minute + 10_000;
+      expect(await s.service.handle(s.msg(minute + 9_999))).toBe('missed');
+      expect(await s.service.handle(s.msg(minute + 10_000))).toBe('succeeded');
+    });
+
+    it('run now and backfill fires are exempt', async () => {
+      const s = await inWindow(fixed('skip'));
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0), { 'x-timer-run-now': '1' })).toBe('succeeded');
+      s.fires.addRow('7', T0 + 500);
+      expect(await s.service.handle({ ...s.msg(T0 + 500), backfill: true })).toBe('succeeded');
     });
   });
 

@@ -10,6 +10,7 @@ import { SliceStore } from './slice-store';
 import { RescueMarks } from './rescue-marks';
 import { PausedApps } from './paused-apps';
 import { InFlightFires } from './in-flight-fires';
+import { MaintenanceWindows } from './maintenance-windows';
 
 /** The role's Redis client, lock, bloom filter, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
 @Global()
@@ -44,10 +45,11 @@ import { InFlightFires } from './in-flight-fires';
     },
     { provide: RescueMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RescueMarks(r, p) },
     { provide: PausedApps, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new PausedApps(r, p) },
+    { provide: MaintenanceWindows, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new MaintenanceWindows(r, p) },
     { provide: InFlightFires, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new InFlightFires(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -91,6 +91,21 @@ export class TimerDefinitionView {
 }
 
 /** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */
+/** A next fire time a maintenance window covers (the timer's GET). */
+export class CoveredFireView {
+  @ApiProperty({ example: 1767225600000, description: 'the fire time (one of nextFireTimes)' })
+  at!: number;
+
+  @ApiProperty({ example: '3', description: 'the covering window (GET /api/app/v1/maintenance)' })
+  windowId!: string;
+
+  @ApiProperty({ enum: ['skip', 'defer'] })
+  policy!: 'skip' | 'defer';
+
+  @ApiProperty({ example: 1767227400000, description: "the end of the window's occurrence: where a deferred fire goes" })
+  until!: number;
+}
+
 export class TimerView extends TimerDefinitionView {
   @ApiProperty({ example: 42 })
   id!: number;
@@ -112,6 +127,12 @@ export class TimerView extends TimerDefinitionView {
     description: 'GET only: the next fire times (epoch ms, ascending) after now, whatever the status; at most TIMER_PREVIEW_COUNT.',
   })
   nextFireTimes?: number[];
+
+  @ApiPropertyOptional({
+    type: [CoveredFireView],
+    description: 'GET only: those of nextFireTimes that a maintenance window of the app covers (skipped, or deferred to `until`); left out when none is.',
+  })
+  maintenance?: CoveredFireView[];
 }
 
 export class CreateTimerResponse extends Envelope {
