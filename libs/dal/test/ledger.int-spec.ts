@@ -46,7 +46,7 @@ describe('LedgerRepository against a real MariaDB', () => {
   it('lists the fires past their time that no live claim covers, oldest first', async () => {
     const overdue = await ledger.overdue(NOW - 30_000, NOW, 100);
     expect(overdue.map((f) => `${f.timerId}@${f.runAt - W0}`)).toEqual(['4@5000', '10@9000', '5@3660000', '7@3680000']);
-    expect(overdue.find((f) => f.timerId === '5')).toEqual({ timerId: '5', runAt: W0 + H + 60_000, status: TaskStatus.Running, attempt: 1, claimedBy: 'exec:1' });
+    expect(overdue.find((f) => f.timerId === '5')).toEqual({ timerId: '5', runAt: W0 + H + 60_000, status: TaskStatus.Running, attempt: 1, claimedBy: 'exec:1', backfill: false });
     expect(overdue.find((f) => f.timerId === '7')?.claimedBy).toBeNull();
     expect((await ledger.overdue(NOW - 30_000, NOW, 2)).map((f) => f.timerId)).toEqual(['4', '10']);
   });
