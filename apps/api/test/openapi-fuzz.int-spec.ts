@@ -42,6 +42,16 @@ const MEANINGFUL: Record<string, (now: number, config: ApiConfig) => { values: u
   timeoutMs: (_now, config) => ({ values: [1_000, config.callbackTimeoutMaxMs] }),
 };
 
+type Meaningful = (now: number, config: ApiConfig) => { values: unknown[]; drop?: string[] };
+/** The same per operation, where one field name means something else there: a backfill covers a past range. */
+const MEANINGFUL_IN: Record<string, Record<string, Meaningful>> = {
+  backfillTimer: {
+    from: (now) => ({ values: [now - 120_000, new Date(now - 120_000).toISOString()] }),
+    to: (now) => ({ values: [now - 60_000, new Date(now - 60_000).toISOString()] }),
+  },
+};
+const meaningfulOf = (operationId: string, leaf: string): Meaningful | undefined => MEANINGFUL_IN[operationId]?.[leaf] ?? MEANINGFUL[leaf];
+
 const ORDER = (op: Op) => (op.method === 'delete' ? 2 : /^(pause|resume)/.test(op.operationId) ? 1 : 0);
 
 /**
@@ -131,6 +141,9 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
     const props = body ? resolve(doc, body).properties : undefined;
     for (const name of BASELINE_BODY[op.operationId] ?? []) {
       if (req.body && props?.[name]) req.body[name] = startValue(name, props[name] as Schema);
+    }
+    for (const [name, m] of Object.entries(MEANINGFUL_IN[op.operationId] ?? {})) {
+      if (req.body && props?.[name]) req.body[name] = m(h.clock.now(), h.app.get(ApiConfig)).values[0];
     }
     return req;
   }
@@ -238,7 +251,7 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
 
       for (const f of all) {
         const leaf = f.path.split('.').pop() as string;
-        const meaningful = MEANINGFUL[leaf]?.(h.clock.now(), h.app.get(ApiConfig));
+        const meaningful = meaningfulOf(op.operationId, leaf)?.(h.clock.now(), h.app.get(ApiConfig));
         const valid = meaningful ? meaningful.values : validValues(doc, f.schema);
         for (const v of valid) {
           const req = await fresh(f.set(start, v), f.path);

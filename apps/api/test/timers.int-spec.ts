@@ -530,6 +530,12 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           'POST /api/app/v1/maintenance',
           'GET /api/app/v1/maintenance',
           'DELETE /api/app/v1/maintenance',
+          'GET /api/timer/v1/preview',
+          'POST /api/timer/v1/backfill',
+          'GET /api/app/v1/dlq',
+          'POST /api/app/v1/dlq/replay',
+          'POST /api/app/v1/dlq/purge',
+          'PUT /api/app/v1/failure-webhook',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -104,7 +104,10 @@ export class CreateTimerDto {
 
   @ApiPropertyOptional({
     description: 'Extension: one-shot fire time instead of `cron`, epoch ms or ISO 8601 with `Z`/offset. Must be in the future.',
-    oneOf: [{ type: 'integer', example: 1767225600000 }, { type: 'string', format: 'date-time', example: '2026-01-01T00:00:00Z' }],
+    oneOf: [
+      { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
+      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+    ],
   })
   @IsOptional()
   @Transform(parseRunAt)
