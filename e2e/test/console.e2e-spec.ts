@@ -148,6 +148,8 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('main').getByRole('link', { name: '← Timers' }).click();
   const row = page.locator('table.list tr', { hasText: 'heartbeat-edited' });
   await row.locator('.s-succeeded').waitFor();
+  // The next fire comes from each row's own GET, which may answer after the last outcome.
+  await row.locator('td[data-label="Next fire"] time').waitFor();
   expect(await row.locator('td[data-label="Next fire"] time').count()).toBe(1);
   await shot(page, 'timers');
   await row.getByRole('link', { name: 'heartbeat-edited' }).click();
