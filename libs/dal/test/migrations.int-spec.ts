@@ -26,7 +26,7 @@ describe('schema migrations against a real MariaDB', () => {
     expect(await runMigrations(url)).toEqual(MIGRATIONS.map((m) => m.name));
     expect(await runMigrations(url)).toEqual([]);
     const tables = (await admin.query(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?`, [db])) as { t: string }[];
-    expect(tables.map((r) => r.t).sort()).toEqual(['app_tokens', 'apps', 'idempotency_keys', 'migrator_windows', 'schema_migrations', 'tasks', 'timer_versions', 'timers']);
+    expect(tables.map((r) => r.t).sort()).toEqual(['app_tokens', 'apps', 'idempotency_keys', 'maintenance_windows', 'migrator_windows', 'schema_migrations', 'tasks', 'timer_versions', 'timers']);
   });
 
   it('enforces one fire per (timer_id, run_at) and reuse of a deleted timer name', async () => {
