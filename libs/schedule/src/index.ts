@@ -20,6 +20,7 @@ export {
   PREVIEW_HORIZON_MS,
   PreviewFire,
   previewFireTimes,
+  warmUpSchedules,
   ScheduleError,
   ScheduleField,
   ScheduleSpec,

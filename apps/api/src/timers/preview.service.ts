@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { parseInterval, PreviewFire, previewFireTimes, ScheduleSpec } from '@timer/schedule';
+import { parseInterval, PreviewFire, previewFireTimes, ScheduleSpec, warmUpSchedules } from '@timer/schedule';
 import { PreviewFireView, PreviewQuery, PreviewResult } from './dto/preview.query';
 import { asBadRequest } from './timer-definition';
 
@@ -8,8 +8,13 @@ const DEFAULT_PREVIEW_COUNT = 10;
 
 /** Fire times of a schedule that is not stored: what a create with these fields would fire. */
 @Injectable()
-export class PreviewService {
+export class PreviewService implements OnApplicationBootstrap {
   constructor(@Inject(CLOCK) private readonly clock: NowClock) {}
+
+  /** The first preview of a process would otherwise pay the schedule code's compilation (~27 ms). */
+  onApplicationBootstrap(): void {
+    warmUpSchedules(this.clock.now());
+  }
 
   preview(q: PreviewQuery): PreviewResult {
     const from = q.from ?? this.clock.now();
