@@ -2,12 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
+import { nextSecond, pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
 
 // The web console in a real headless Chromium (Debian's, via deploy/local/chromium.sh; playwright-core
 // never downloads one) against the built roles: sign in, a create refused with the API's message next
 // to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
-// run now, disable, delete, the overview, sign out. Any console error or page error fails the test; the browser's
+// run now, disable, delete, the overview, a dead letter replayed once its receiver recovered, an app and
+// a token made on the admin page, sign out. Any console error or page error fails the test; the browser's
 // own "Failed to load resource" lines may name only the two refusals the test provokes (400, 409).
 // TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
 jest.setTimeout(120_000);
@@ -74,7 +75,7 @@ afterAll(async () => {
   await Promise.all([stack?.stop(), receiver?.close()]);
 });
 
-it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now and signs out', async () => {
+it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, replays a dead letter, makes an app and a token, and signs out', async () => {
   const base = `http://127.0.0.1:${stack.port('api')}/console`;
   const page = await newPage();
 
@@ -167,6 +168,12 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('button', { name: 'Yes, delete' }).click();
   await page.getByText('No timers match.').waitFor();
 
+  // A one-shot fire whose receiver answers 500, one attempt only: a dead letter (read while the overview shows).
+  const runAt = nextSecond(2_000);
+  const failing = await stack.api.createEnabled({ app: APP, name: 'dead-letter', runAt, notifyHTTPParam: { url: receiver.url('/dlq'), method: 'POST' }, retryPolicy: { maxAttempts: 1 } });
+  const letter = `${failing}-${runAt}`;
+  const recover = receiver.failTimer(failing, 500);
+
   // The overview of the last hour, from the app's records (a deleted timer's fires included).
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
   const succeeded = page.locator('.figure[data-figure="Succeeded"] strong');
@@ -174,6 +181,44 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   expect(Number(await succeeded.textContent())).toBeGreaterThanOrEqual(2);
   expect(await page.locator('.figure[data-figure="Lateness p99"] strong').textContent()).toMatch(/^\d+ ms$/);
   await shot(page, 'overview');
+
+  // Dead letters: the failed fire listed; replayed (confirmed) after the receiver recovered, it arrives
+  // once more, exactly that fire, and leaves the list.
+  const dead = async () => (await stack.api.call<{ data: { fireId: string }[] }>('GET', `/api/app/v1/dlq?app=${APP}`)).data;
+  expect(await pollUntil(async () => (await dead()).some((l) => l.fireId === letter), 20_000)).toBe(true);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dead letters' }).click();
+  const letterRow = page.locator(`table.letters tr[data-fire-id="${letter}"]`);
+  await letterRow.waitFor();
+  expect(await letterRow.locator('td[data-label="Last error"]').textContent()).toContain('HTTP 500');
+  expect(await letterRow.locator('td[data-label="Run time"] time').getAttribute('title')).toMatch(/ UTC$/);
+  await letterRow.getByRole('checkbox', { name: `Select fire ${letter}` }).check();
+  await shot(page, 'dead-letters');
+  recover();
+  await page.getByRole('button', { name: 'Replay selected' }).click();
+  await page.getByRole('button', { name: 'Yes, replay selected' }).click();
+  await page.getByText(`Replayed 1 (${letter}).`).waitFor();
+  await letterRow.waitFor({ state: 'detached' });
+  await page.getByText('No dead letters.').waitFor();
+  expect(await pollUntil(() => receiver.forTimer(failing).some((d) => d.status === 200), 15_000)).toBe(true);
+  const got = receiver.forTimer(failing).map((d) => `${d.fireId} ${d.status}`);
+  expect(got).toEqual([`${letter} 500`, `${letter} 200`]);
+  expect(await dead()).toEqual([]);
+
+  // Apps and tokens (the admin token signed in): a new app and a token for it, shown once, that works.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps and tokens' }).click();
+  const createApp = page.getByRole('region', { name: 'Create an app' });
+  await createApp.getByLabel('App', { exact: true }).fill('console-e2e-made');
+  await createApp.getByRole('button', { name: 'Create app' }).click();
+  await createApp.getByText('App "console-e2e-made" created.').waitFor();
+  const issue = page.getByRole('region', { name: 'Issue a token' });
+  await issue.getByLabel('App', { exact: true }).fill('console-e2e-made');
+  await issue.getByLabel('Label').fill('browser test');
+  await issue.getByRole('button', { name: 'Issue token' }).click();
+  const issued = (await issue.locator('code.secret').textContent()) ?? '';
+  expect(issued).toMatch(/^tmr_/);
+  await shot(page, 'admin');
+  const withIssued = await fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=console-e2e-made`, { headers: { Authorization: `Bearer ${issued}` } });
+  expect(withIssued.status).toBe(200);
 
   // Sign out: the token leaves the tab.
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,7 +1,9 @@
-import { CreateTimerRequest, PatchTimerRequest, RecordsQuery, RecordStatus, TaskRecord, Timer, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
+import { CreateTimerRequest, DeadLetter, IssuedToken, PatchTimerRequest, PurgeResult, ReplayResult, RecordsQuery, RecordStatus, TaskRecord, Timer, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import { fieldErrors } from './field-errors';
 
-export type { TaskRecord, Timer };
+export type { DeadLetter, IssuedToken, PurgeResult, ReplayResult, TaskRecord, Timer };
+/** Which dead letters a replay or purge acts on. */
+export type LetterSelection = { fireIds: string[] } | { timerId: string } | { all: true };
 /** What a create form sends (the app comes from the session). */
 export type TimerInput = Omit<CreateTimerRequest, 'app'>;
 /** What an edit sends: only the fields changed. */
@@ -42,6 +44,11 @@ export class Api {
     return this.session.app;
   }
 
+  /** Issued app tokens are always `tmr_...` (apps/api README); anything else signed in is the admin token. */
+  get isAdmin(): boolean {
+    return !this.session.token.startsWith('tmr_');
+  }
+
   listTimers(q: { name?: string; status?: number; pageIndex: number; pageSize: number }) {
     return this.client.listTimers({ app: this.app, ...q, status: q.status as TimerStatus | undefined });
   }
@@ -76,5 +83,34 @@ export class Api {
 
   records(q: Omit<RecordsQuery, 'app' | 'status'> & { status?: number }): Promise<{ data: TaskRecord[]; total: number }> {
     return this.client.listRecords({ app: this.app, ...q, status: q.status as RecordStatus | undefined });
+  }
+
+  deadLetters(q: { pageIndex: number; pageSize: number }): Promise<{ data: DeadLetter[]; total: number }> {
+    return this.client.listDeadLetters({ app: this.app, ...q });
+  }
+
+  replayDeadLetters(sel: LetterSelection): Promise<ReplayResult> {
+    return this.client.replayDeadLetters({ app: this.app, ...sel });
+  }
+
+  purgeDeadLetters(sel: LetterSelection): Promise<PurgeResult> {
+    return this.client.purgeDeadLetters({ app: this.app, ...sel });
+  }
+
+  // Admin: these name their app themselves (any app, not only the session's).
+  async createApp(app: string): Promise<void> {
+    await this.client.createApp({ app });
+  }
+
+  issueToken(app: string, label?: string): Promise<IssuedToken> {
+    return this.client.issueAppToken({ app, label });
+  }
+
+  revokeToken(app: string, tokenId: string): Promise<void> {
+    return this.client.revokeAppToken({ app, tokenId });
+  }
+
+  async rotateSecret(app: string): Promise<string> {
+    return (await this.client.rotateAppSecret({ app })).secret;
   }
 }

@@ -2,7 +2,9 @@ import { StrictMode, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Api, Session } from './api';
 import { Link } from './components';
+import { Admin } from './pages/admin';
 import { CreateTimer } from './pages/create';
+import { DeadLetters } from './pages/dead-letters';
 import { Overview } from './pages/overview';
 import { SignIn } from './pages/sign-in';
 import { TimerPage } from './pages/timer';
@@ -37,6 +39,8 @@ function App() {
             <Link href={hrefOf({ page: 'timers' })}>Timers</Link>
             <Link href={hrefOf({ page: 'new' })}>New timer</Link>
             <Link href={hrefOf({ page: 'overview' })}>Overview</Link>
+            <Link href={hrefOf({ page: 'dead-letters' })}>Dead letters</Link>
+            {api?.isAdmin && <Link href={hrefOf({ page: 'admin' })}>Apps and tokens</Link>}
             <span className="who" title="the app this session looks at">
               app <strong>{session.app}</strong>
             </span>
@@ -60,6 +64,10 @@ function App() {
           <CreateTimer api={api} />
         ) : route.page === 'overview' ? (
           <Overview api={api} />
+        ) : route.page === 'dead-letters' ? (
+          <DeadLetters api={api} />
+        ) : route.page === 'admin' ? (
+          <Admin api={api} />
         ) : (
           <Timers key={location.search} api={api} />
         )}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** The console's pages, under /console/ (the api answers index.html for each). */
-export type Route = { page: 'timers' } | { page: 'new' } | { page: 'overview' } | { page: 'timer'; id: string };
+export type Route = { page: 'timers' } | { page: 'new' } | { page: 'overview' } | { page: 'dead-letters' } | { page: 'admin' } | { page: 'timer'; id: string };
 
 export const BASE = '/console';
 
@@ -11,6 +11,8 @@ export function parseRoute(pathname: string): Route {
   if (timer) return { page: 'timer', id: timer[1] };
   if (/^\/new\/?$/.test(rest)) return { page: 'new' };
   if (/^\/overview\/?$/.test(rest)) return { page: 'overview' };
+  if (/^\/dead-letters\/?$/.test(rest)) return { page: 'dead-letters' };
+  if (/^\/admin\/?$/.test(rest)) return { page: 'admin' };
   return { page: 'timers' };
 }
 
@@ -22,6 +24,10 @@ export function hrefOf(route: Route): string {
       return `${BASE}/new`;
     case 'overview':
       return `${BASE}/overview`;
+    case 'dead-letters':
+      return `${BASE}/dead-letters`;
+    case 'admin':
+      return `${BASE}/admin`;
     default:
       return `${BASE}/timers`;
   }
