@@ -183,4 +183,48 @@ describe('api dead letters and failure webhook (real MariaDB, Redis, Pulsar)', (
     expect((await put({ app: 'alpha', failureWebhook: null })).body.data).toEqual({ app: 'alpha', failureWebhook: null });
     expect(await stored()).toBeNull();
   });
+
+  it("a timer's own failureWebhook: the app's rules on create, PUT and PATCH (null removes it), shown by GET and the versions", async () => {
+    const def = '/api/timer/v1/def';
+    const body = (over: Record<string, unknown> = {}) => ({ app: 'alpha', name: 'own-hook', cron: '0 0 1 1 *', notifyHTTPParam: { url: HOOK, method: 'POST' }, ...over });
+    const get = async (id: number) => (await h.as().get(`${def}?id=${id}&app=alpha`)).body.data as Record<string, unknown>;
+    const timers = () => h.count("SELECT COUNT(*) AS n FROM timers WHERE app = 'alpha'");
+    const before = await timers();
+    const bad: [unknown, RegExp][] = [
+      [{ url: 'http://127.0.0.1/x' }, /^failureWebhook\.url points to a loopback or private address/],
+      [{ url: 'ftp://x' }, /failureWebhook\.url/],
+      [{ url: HOOK, headers: { 'X-Timer-Signature': 'x' } }, /failureWebhook\.headers/],
+      [{ headers: {} }, /failureWebhook\.url/],
+    ];
+    for (const [failureWebhook, message] of bad) {
+      const res = await h.as().post(def, body({ failureWebhook }));
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toMatch(message);
+    }
+    expect(await timers()).toBe(before);
+
+    const hook = { url: `${HOOK}/own`, headers: { Authorization: 'Bearer own' } };
+    const created = await h.as().post(def, body({ failureWebhook: hook }));
+    expect(created.body.code).toBe(0);
+    const id = created.body.id as number;
+    expect((await get(id)).failureWebhook).toEqual({ url: hook.url, headers: { Authorization: ['Bearer own'] } });
+
+    const refused = await h.as().patch(def, { id, app: 'alpha', version: 1, failureWebhook: { url: 'http://10.0.0.1/' } });
+    expect(refused.status).toBe(400);
+    expect((await get(id)).version).toBe(1);
+    expect((await h.as().patch(def, { id, app: 'alpha', version: 1, name: 'own-hook-2' })).body.code).toBe(0);
+    expect((await get(id)).failureWebhook).toEqual({ url: hook.url, headers: { Authorization: ['Bearer own'] } });
+    expect((await h.as().patch(def, { id, app: 'alpha', version: 2, failureWebhook: null })).body.code).toBe(0);
+    expect((await get(id)).failureWebhook).toBeNull();
+    expect((await h.as().put(def, { ...body({ failureWebhook: { url: `${HOOK}/put` } }), id, version: 3 })).body.code).toBe(0);
+    expect((await get(id)).failureWebhook).toEqual({ url: `${HOOK}/put` });
+
+    const versions = (await h.as().get(`${def}/versions?id=${id}&app=alpha`)).body.data as { version: number; failureWebhook: { url: string } | null }[];
+    expect(versions.map((v) => [v.version, v.failureWebhook?.url ?? null])).toEqual([
+      [4, `${HOOK}/put`],
+      [3, null],
+      [2, hook.url],
+      [1, hook.url],
+    ]);
+  });
 });

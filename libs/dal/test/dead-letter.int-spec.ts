@@ -1,4 +1,4 @@
-import { AppRepository, DeadLetterRepository, PURGE_BATCH, TaskStatus } from '../src';
+import { AppRepository, DeadLetterRepository, PURGE_BATCH, TaskStatus, TimerRepository } from '../src';
 import { FreshDatabase, freshDatabase } from './fresh-database';
 
 describe('dead letters in MySQL against a real MariaDB', () => {
@@ -82,5 +82,19 @@ describe('dead letters in MySQL against a real MariaDB', () => {
     expect(targets.get(`2-${T + 2}`)).toEqual({ app: 'a', webhook: { url: 'https://hooks.example.com/f', headers: { Authorization: 'Bearer x' } }, signingSecret: 's' });
     expect(targets.get(`3-${T}`)).toEqual({ app: 'b', webhook: null, signingSecret: null });
     expect(targets.size).toBe(2);
+  });
+
+  it("takes a timer's own failure webhook over its app's, and the app's when the timer has none", async () => {
+    const timers = new TimerRepository(db.dataSource);
+    const own = { url: 'https://hooks.example.com/timer', headers: { 'X-Team': ['pay'] } };
+    const withHook = await timers.insert({ app: 'a', name: 'own-hook', runAt: T, notifyHttpParam: { url: 'https://cb.example/x', method: 'POST' }, failureWebhook: own });
+    const without = await timers.insert({ app: 'a', name: 'app-hook', runAt: T, notifyHttpParam: { url: 'https://cb.example/x', method: 'POST' } });
+    // Run times no earlier test used: the bare timer ids above may be these timers' ids.
+    const at = T + 600_000;
+    await insert('a', withHook, at, TaskStatus.Failed);
+    await insert('a', without, at, TaskStatus.Failed);
+    const targets = await letters.targetsOf([{ timerId: withHook, runAt: at }, { timerId: without, runAt: at }]);
+    expect(targets.get(`${withHook}-${at}`)).toEqual({ app: 'a', webhook: own, signingSecret: 's' });
+    expect(targets.get(`${without}-${at}`)?.webhook).toEqual({ url: 'https://hooks.example.com/f', headers: { Authorization: 'Bearer x' } });
   });
 });

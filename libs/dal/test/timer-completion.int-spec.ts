@@ -37,11 +37,14 @@ describe('timer bounds and completion against a real MariaDB', () => {
     const oneShot = await timers.create({ app: 'a', name: 'once', runAt: NOW + 7, notifyHttpParam: callback });
     expect(oneShot).toMatchObject({ runAt: NOW + 7, finalAt: NOW + 7, everyMs: null });
 
+    const hook = { url: 'https://hooks.example/t', headers: { Authorization: ['Bearer x'] } };
     const fields = { name: 'every', cron: '* * * * *', runAt: null, everyMs: null, timeZone: 'UTC', dstGap: 'skip', dstOverlap: 'both', startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 };
-    await timers.update('a', t.id, { ...fields, notifyHttpParam: callback, maxAttempts: 3, backoffMs: 1000, misfirePolicy: 'fire_late', overlapPolicy: 'allow', catchupPolicy: null, catchupWindowMs: null, jitterMs: 0 });
+    await timers.update('a', t.id, { ...fields, notifyHttpParam: callback, maxAttempts: 3, backoffMs: 1000, misfirePolicy: 'fire_late', overlapPolicy: 'allow', catchupPolicy: null, catchupWindowMs: null, jitterMs: 0, failureWebhook: hook });
     await versions.snapshot(t.id, 'update', NOW);
     const [latest] = (await versions.list(t.id, { page: 1, size: 1 })).items;
     expect(await timers.findLive('a', t.id)).toMatchObject({ dstGap: 'skip', dstOverlap: 'both' });
+    expect(latest).toMatchObject({ failureWebhook: hook });
+    expect(await timers.findLive('a', t.id)).toMatchObject({ failureWebhook: hook });
     expect(latest).toMatchObject({ change: 'update', cron: '* * * * *', dstGap: 'skip', dstOverlap: 'both', everyMs: null, startAt: NOW + 1, endAt: null, maxFires: 2, finalAt: NOW + 120_000 });
   });
 

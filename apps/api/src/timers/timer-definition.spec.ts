@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { TimerFields } from '@timer/dal';
 import { ApiError } from '../common/errors';
 import { CreateTimerDto } from './dto/create-timer.dto';
@@ -26,6 +27,7 @@ const stored: TimerFields = {
   catchupPolicy: null,
   catchupWindowMs: null,
   jitterMs: 0,
+  failureWebhook: null,
 };
 const patch = (over: Partial<PatchTimerDto>) => ({ id: '1', app: 'a', version: 1, ...over }) as PatchTimerDto;
 
@@ -62,11 +64,28 @@ describe('fieldsOf (create, PUT)', () => {
       catchupPolicy: null,
       catchupWindowMs: null,
       jitterMs: 0,
+      failureWebhook: null,
     });
+  });
+
+  it("stores a failureWebhook with its header values as lists; the hash of a create without one is the one it had before the field", () => {
+    const dto = { app: 'a', name: 'n', cron: '* * * * *', notifyHTTPParam: { url: 'https://h/', method: 'GET' }, failureWebhook: { url: 'https://hooks.example/f', headers: { Authorization: 'Bearer x' } } } as unknown as CreateTimerDto;
+    expect(fieldsOf(dto).failureWebhook).toEqual({ url: 'https://hooks.example/f', headers: { Authorization: ['Bearer x'] } });
+    const { failureWebhook: _none, ...before } = stored;
+    expect(requestHash('a', stored)).toBe(createHash('sha256').update(canonicalJson({ app: 'a', ...before })).digest('hex'));
+    expect(requestHash('a', { ...stored, failureWebhook: { url: 'https://hooks.example/f' } })).not.toBe(requestHash('a', stored));
   });
 });
 
 describe('patchedFields (PATCH)', () => {
+  it('replaces failureWebhook whole when given and removes it with null', () => {
+    const hook = { url: 'https://hooks.example/t', headers: { 'X-K': 'v' } };
+    const withHook = patchedFields(stored, patch({ failureWebhook: hook }));
+    expect(withHook).toEqual({ ...stored, failureWebhook: { url: hook.url, headers: { 'X-K': ['v'] } } });
+    expect(patchedFields(withHook, patch({ name: 'x' })).failureWebhook).toEqual(withHook.failureWebhook);
+    expect(patchedFields(withHook, patch({ failureWebhook: null }))).toEqual(stored);
+  });
+
   it('changes only the fields given', () => {
     expect(patchedFields(stored, patch({ name: 'renamed' }))).toEqual({ ...stored, name: 'renamed' });
     expect(patchedFields(stored, patch({ timeZone: 'UTC' }))).toEqual({ ...stored, timeZone: 'UTC' });
@@ -111,6 +130,7 @@ describe('checkDefinition', () => {
     ['a runAt in the past', { cron: null, runAt: NOW - 1 }, true, /^400 runAt .* is not in the future/],
     ['a private callback host', { notifyHttpParam: { url: 'http://10.0.0.1/', method: 'POST' } }, true, /^400 notifyHTTPParam\.url points to a loopback or private address/],
     ['a body over the limit', { notifyHttpParam: { url: 'https://h/', method: 'POST', body: 'x'.repeat(17) } }, true, /^400 notifyHTTPParam\.body is larger than 16 bytes/],
+    ['a private failure webhook host', { failureWebhook: { url: 'http://127.0.0.1:9/f' } }, true, /^400 failureWebhook\.url points to a loopback or private address/],
   ])('refuses %s, naming the field', (_why, over, runAtGiven, message) => {
     expect(refusal(() => checkDefinition({ ...stored, ...over } as TimerFields, RULES, runAtGiven))).toMatch(message);
   });

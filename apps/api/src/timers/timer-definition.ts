@@ -1,8 +1,9 @@
 import { createHash } from 'crypto';
-import { TimerEntity, TimerFields } from '@timer/dal';
+import { FailureWebhook, TimerEntity, TimerFields } from '@timer/dal';
 import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
 import { DstGap, DstOverlap, nextFireTimes, nthFireTime, parseInterval, ScheduleError, ScheduleSpec, validateSchedule } from '@timer/schedule';
 import { ApiError, badRequest } from '../common/errors';
+import { FailureWebhookDto } from '../dlq/dto/dlq.dto';
 import { normalizeHeaderMap } from '../common/validators';
 import { isPrivateLiteralHost } from './callback-policy';
 import { checkCallbackTemplate } from './callback-template';
@@ -53,6 +54,7 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     catchupPolicy: dto.catchupPolicy ?? null,
     catchupWindowMs: dto.catchupWindowMs ?? null,
     jitterMs: dto.jitterMs ?? 0,
+    failureWebhook: dto.failureWebhook ? webhookOf(dto.failureWebhook) : null,
   };
 }
 
@@ -78,6 +80,7 @@ export function storedFields(t: TimerEntity): TimerFields {
     catchupPolicy: t.catchupPolicy ?? null,
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
+    failureWebhook: t.failureWebhook ?? null,
   };
 }
 
@@ -87,7 +90,7 @@ export function storedFields(t: TimerEntity): TimerFields {
  * which a one-shot does not have); `startAt`, `endAt` or `maxFires` set to null removes the bound;
  * `notifyHTTPParam` and `retryPolicy` are patched field by field, and `notifyHTTPParam.header` or
  * `.body` set to null removes them; `catchupPolicy` or `catchupWindowMs` set to null restores its
- * default. Any other null counts as not given, as in create. The stored `startAt` (an interval's
+ * default; `failureWebhook` is replaced whole, null removes it (the app's applies). Any other null counts as not given, as in create. The stored `startAt` (an interval's
  * anchor) is kept unless given.
  */
 export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFields {
@@ -129,6 +132,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
   if (dto.misfirePolicy != null) out.misfirePolicy = dto.misfirePolicy;
   if (dto.overlapPolicy != null) out.overlapPolicy = dto.overlapPolicy;
   if (dto.jitterMs != null) out.jitterMs = dto.jitterMs;
+  if (dto.failureWebhook === null) out.failureWebhook = null;
+  else if (dto.failureWebhook !== undefined) out.failureWebhook = webhookOf(dto.failureWebhook);
   // null puts them back to their defaults (misfirePolicy decides; the global window).
   if (dto.catchupPolicy !== undefined) out.catchupPolicy = dto.catchupPolicy ?? null;
   if (dto.catchupWindowMs !== undefined) out.catchupWindowMs = dto.catchupWindowMs ?? null;
@@ -201,6 +206,14 @@ export function checkDefinition(f: TimerFields, rules: DefinitionRules, schedule
     throw badRequest(`notifyHTTPParam.timeoutMs must be from ${CALLBACK_TIMEOUT_MIN_MS} to ${rules.callbackTimeoutMaxMs} ms (TIMER_CALLBACK_TIMEOUT_MAX_MS); got ${n.timeoutMs}`);
   }
   checkCallbackTemplate(n, rules.allowPrivateCallbacks);
+  if (f.failureWebhook && !rules.allowPrivateCallbacks && isPrivateLiteralHost(f.failureWebhook.url)) {
+    throw badRequest('failureWebhook.url points to a loopback or private address; refused unless TIMER_CALLBACK_ALLOW_PRIVATE=true');
+  }
+}
+
+/** The stored form of a `failureWebhook` (header names normalised as a callback's). */
+function webhookOf(w: FailureWebhookDto): FailureWebhook {
+  return { url: w.url, ...(w.headers ? { headers: normalizeHeaderMap(w.headers) } : {}) };
 }
 
 /** Whether two definitions are the same (header order and the like aside). */
@@ -210,7 +223,8 @@ export function sameFields(a: TimerFields, b: TimerFields): boolean {
 
 /** SHA-256 (hex) of a create's normalised request: what an Idempotency-Key is held to. */
 export function requestHash(app: string, f: TimerFields): string {
-  return createHash('sha256').update(canonicalJson({ app, ...f })).digest('hex');
+  // No webhook hashes as before the field existed: a key's stored hash still matches its retry.
+  return createHash('sha256').update(canonicalJson({ app, ...f, failureWebhook: f.failureWebhook ?? undefined })).digest('hex');
 }
 
 /** The 400 for a bounded definition with no fire at or after now, naming the bound that ends it. */

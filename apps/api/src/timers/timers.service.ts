@@ -298,5 +298,6 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     catchupPolicy: t.catchupPolicy ?? null,
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
+    failureWebhook: t.failureWebhook ?? null,
   };
 }

@@ -5,6 +5,7 @@ import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, 
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
+import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
 
@@ -257,4 +258,15 @@ export class CreateTimerDto {
   @Min(0)
   @Max(JITTER_MAX_MS)
   jitterMs?: number;
+  @ApiPropertyOptional({
+    type: FailureWebhookDto,
+    nullable: true,
+    description:
+      "Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same " +
+      "rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it.",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FailureWebhookDto)
+  failureWebhook?: FailureWebhookDto | null;
 }

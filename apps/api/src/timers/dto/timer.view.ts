@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Envelope, ErrorEnvelope } from '../../common/envelope';
 import { CATCHUP_POLICIES, OVERLAP_POLICIES, TIMER_CHANGES } from '@timer/dal';
 import { DST_GAPS, DST_OVERLAPS } from '@timer/schedule';
+import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { CALLBACK_METHODS } from './notify-http-param.dto';
 import { MISFIRE_POLICIES } from './create-timer.dto';
 
@@ -88,6 +89,8 @@ export class TimerDefinitionView {
 
   @ApiProperty({ type: 'integer', example: 0, description: 'each fire is delayed by a fixed amount in [0, jitterMs) derived from its fire id' })
   jitterMs!: number;
+  @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook)" })
+  failureWebhook!: FailureWebhookDto | null;
 }
 
 /** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { FailureWebhook } from './app.entity';
 import { NotifyHttpParam, TimerStatusValue } from './timer.entity';
 import { bigintNumber, bigintString } from './transformers';
 
@@ -96,4 +97,8 @@ export class TimerVersionEntity {
   /** Each fire is delayed by a fixed amount in [0, jitterMs) derived from its id; 0 = none. */
   @Column({ name: 'jitter_ms', type: 'int' })
   jitterMs!: number;
+
+  /** Where this timer's failure notifications go; null = the app's (`AppEntity.failureWebhook`). */
+  @Column({ name: 'failure_webhook', type: 'json', nullable: true })
+  failureWebhook!: FailureWebhook | null;
 }

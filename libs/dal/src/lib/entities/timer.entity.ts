@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { FailureWebhook } from './app.entity';
 import { bigintNumber, bigintString } from './transformers';
 
 /**
@@ -111,6 +112,10 @@ export class TimerEntity {
   /** Each fire is delayed by a fixed amount in [0, jitterMs) derived from its id; 0 = none. */
   @Column({ name: 'jitter_ms', type: 'int', default: 0 })
   jitterMs!: number;
+
+  /** Where this timer's failure notifications go; null = the app's (`AppEntity.failureWebhook`). */
+  @Column({ name: 'failure_webhook', type: 'json', nullable: true })
+  failureWebhook!: FailureWebhook | null;
 
   /** Bumped on every change (status, delete); caches compare it. */
   @Column({ type: 'int', default: 1 })

@@ -156,7 +156,8 @@ export class DeadLetterRepository {
     const out = new Map<string, FailureTarget>();
     if (valid.length === 0) return out;
     const rows = (await this.dataSource.query(
-      `SELECT k.timer_id, k.run_at, a.app, a.failure_webhook, a.signing_secret FROM tasks k JOIN apps a ON a.app = k.app
+      `SELECT k.timer_id, k.run_at, a.app, COALESCE(t.failure_webhook, a.failure_webhook) AS failure_webhook, a.signing_secret
+       FROM tasks k JOIN apps a ON a.app = k.app LEFT JOIN timers t ON t.id = k.timer_id
        WHERE (k.timer_id, k.run_at) IN (${valid.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,
       valid.flatMap((f) => [f.timerId, f.runAt]),
     )) as { timer_id: string | number; run_at: string | number; app: string; failure_webhook: FailureWebhook | string | null; signing_secret: string | null }[];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TaskStatus } from '../entities/task.entity';
+import { FailureWebhook } from '../entities/app.entity';
 import { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from '../entities/timer.entity';
 import { DuplicateTimerNameError, isDuplicateKeyError } from '../errors';
 import { affectedRows, checkEpochMs, isId, likeContains, managerOf, pageOffset } from './query-helpers';
@@ -31,6 +32,7 @@ export interface NewTimer {
   catchupPolicy?: string | null;
   catchupWindowMs?: number | null;
   jitterMs?: number;
+  failureWebhook?: FailureWebhook | null;
 }
 
 /** The fields an edit replaces (everything but the id, the app, the status and the bookkeeping). */
@@ -57,6 +59,8 @@ export interface TimerFields {
   catchupPolicy: string | null;
   catchupWindowMs: number | null;
   jitterMs: number;
+  /** The timer's own failure webhook; null = the app's. */
+  failureWebhook: FailureWebhook | null;
 }
 
 /** Where the completion sweep stands in `idx_status_final`. */
@@ -121,6 +125,7 @@ export class TimerRepository {
           catchupPolicy: t.catchupPolicy ?? null,
           catchupWindowMs: t.catchupWindowMs ?? null,
           ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
+          failureWebhook: t.failureWebhook ?? null,
         })
         .updateEntity(false)
         .execute();
@@ -192,7 +197,7 @@ export class TimerRepository {
       const result = await managerOf(this.dataSource, manager).query(
         `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
            notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?,
-           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, version = version + 1
+           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
           f.name,
@@ -215,6 +220,7 @@ export class TimerRepository {
           f.catchupPolicy,
           f.catchupWindowMs,
           f.jitterMs,
+          f.failureWebhook === null ? null : JSON.stringify(f.failureWebhook),
           id,
           app,
         ],
