@@ -235,6 +235,10 @@ export class FakePublisher {
   async handBack(message: TaskMessage, at: number, deferrals: number): Promise<void> {
     this.handedBack.push({ message, at, deferrals });
   }
+  readonly missedNotices: { message: TaskMessage; reason: string }[] = [];
+  async missed(message: TaskMessage, reason: string): Promise<void> {
+    this.missedNotices.push({ message, reason });
+  }
 }
 
 export class FakeBloom {

@@ -14,4 +14,4 @@ export {
 export { FireRef, fireId, fireIdPrefix, formatFireId, isTimerId, parseFireId } from './lib/fire-ref';
 export { MESSAGE_PROPERTIES } from './lib/properties';
 export { DEFAULT_WINDOW_MINUTES, isMinuteStart, MINUTE_MS, minuteOf, NEAR_NOW_MS, preparedWindows, Window, windowOf, WINDOWS_AHEAD } from './lib/time';
-export { FAILURE_NOTIFICATIONS_PER_POST, FailureNotification, FailureNotificationBatch } from './lib/failure-notification';
+export { FAILURE_NOTIFICATIONS_PER_POST, FailureNotification, FailureNotificationBatch, FailureNotificationKind, MISSED_REASONS_NOTIFIED } from './lib/failure-notification';

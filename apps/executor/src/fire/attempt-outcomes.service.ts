@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackResult } from '@timer/callback';
-import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, MISSED_REASONS_NOTIFIED, TaskMessage } from '@timer/contracts';
 import { TaskStatus, TimerEntity } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { retryDelayMs } from './backoff';
@@ -90,8 +90,13 @@ export class AttemptOutcomes {
     return 'failed';
   }
 
-  /** Not called: the timer is gone, disabled or deleted, or the misfire policy skips a late fire. */
+  /**
+   * Not called: the timer is gone, disabled or deleted, or the misfire policy skips a late fire. A
+   * reason the owner did not ask for (`MISSED_REASONS_NOTIFIED`) is published for the failure
+   * notifier first, as a dead letter is: a crash before the record redelivers and publishes again.
+   */
   async missed({ msg, token }: ClaimedAttempt, reason: MissedReason, text: string, latenessMs: number | null = null): Promise<FireResult> {
+    if (MISSED_REASONS_NOTIFIED.includes(reason)) await this.publisher.missed(msg, text.slice(0, 512));
     const applied = await this.recorder.record({
       timerId: msg.timerId,
       runAt: msg.runAt,

@@ -36,6 +36,11 @@ export class FirePublisher {
     await this.emit(TOPICS.deadLetter, message, { ...properties, [FIRE_ID_PROPERTY]: message.fireId });
   }
 
+  /** A missed fire its app's failure webhook is told of (`MISSED_REASONS_NOTIFIED`), with the record's reason. */
+  async missed(message: TaskMessage, reason: string): Promise<void> {
+    await this.emit(TOPICS.missedFires, message, { [MESSAGE_PROPERTIES.reason]: reason, [FIRE_ID_PROPERTY]: message.fireId });
+  }
+
   private async emit(topic: string, message: TaskMessage, properties: Record<string, string>, deliverAt?: number): Promise<void> {
     const b = new PulsarRecordBuilder<TaskMessage>(message).setKey(message.timerId).setProperties(properties);
     if (deliverAt !== undefined) b.setDeliverAt(deliverAt);

@@ -259,6 +259,8 @@ describe('FireService', () => {
       s.fires.addRow('7', T0);
       expect(await s.service.handle(s.msg(T0))).toBe('missed');
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'timer deleted' });
+      // The owner's own act: no failure notification.
+      expect(s.publisher.missedNotices).toHaveLength(0);
     });
 
     it('fire_late: delivers within the window, records a fire 2 h late missed with the lateness', async () => {
@@ -269,6 +271,8 @@ describe('FireService', () => {
       expect(await s.service.handle(s.msg(T0 - 7_200_000))).toBe('missed');
       expect(s.fires.row('7', T0 - 7_200_000)).toMatchObject({ status: TaskStatus.Missed, error: 'late by 7200000 ms', latenessMs: 7_200_000 });
       expect(s.callback.calls).toHaveLength(1);
+      // Late is not what the owner asked for: published for the failure notifier, with the record's reason.
+      expect(s.publisher.missedNotices).toEqual([{ message: s.msg(T0 - 7_200_000), reason: 'late by 7200000 ms' }]);
     });
 
     it('skip: records a fire more than 5 s late missed', async () => {
@@ -709,6 +713,7 @@ describe('FireService fire policies', () => {
       expect(await s.service.handle(s.msg(T0 + 20_000))).toBe('succeeded');
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'coalesced' });
       expect(await value(s.metrics.missed, { reason: 'coalesced' })).toBe(2);
+      expect(s.publisher.missedNotices).toHaveLength(0);
     });
 
     it('none: records late fires missed, delivers on-time ones; all: delivers within catchupWindowMs only', async () => {

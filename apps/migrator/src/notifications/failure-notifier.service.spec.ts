@@ -10,15 +10,15 @@ const HOOK: FailureWebhook = { url: 'https://hooks.example.com/failures' };
 const TIMING: NotifierTiming = { flushMs: 20, retryDelaysMs: [5, 5], minPostIntervalMs: 10, maxAgeMs: 60_000 };
 
 class FakePoster extends WebhookPoster {
-  readonly posts: { body: { notifications: FailureNotification[] }; secret: string | null; at: number }[] = [];
+  readonly posts: { url: string; body: { notifications: FailureNotification[] }; secret: string | null; at: number }[] = [];
   inFlight = 0;
   maxInFlight = 0;
   answers: PostResult[] = [];
 
-  async post(_w: FailureWebhook, body: string, secret: string | null): Promise<PostResult> {
+  async post(w: FailureWebhook, body: string, secret: string | null): Promise<PostResult> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    this.posts.push({ body: JSON.parse(body) as { notifications: FailureNotification[] }, secret, at: Date.now() });
+    this.posts.push({ url: w.url, body: JSON.parse(body) as { notifications: FailureNotification[] }, secret, at: Date.now() });
     await new Promise((r) => setTimeout(r, 2));
     this.inFlight--;
     return this.answers.shift() ?? { ok: true, status: 204 };
@@ -30,7 +30,12 @@ function letter(timerId: string, runAt: number, publishTime = NOW): DeadLetterMe
     task: { timerId, runAt, fireId: `${timerId}-${runAt}`, attempt: 3 },
     properties: { [MESSAGE_PROPERTIES.error]: 'HTTP 500', [MESSAGE_PROPERTIES.httpStatus]: '500', [MESSAGE_PROPERTIES.attempts]: '3', [MESSAGE_PROPERTIES.reason]: 'attempts exhausted' },
     publishTime,
+    kind: 'dead_letter',
   };
+}
+
+function missed(timerId: string, runAt: number): DeadLetterMessage {
+  return { task: { timerId, runAt, fireId: `${timerId}-${runAt}`, attempt: 1 }, properties: { [MESSAGE_PROPERTIES.reason]: 'late by 61000 ms' }, publishTime: NOW, kind: 'missed' };
 }
 
 function setup(targets: Record<string, FailureTarget>) {
@@ -57,7 +62,7 @@ describe('FailureNotifier', () => {
     expect(poster.posts).toHaveLength(1);
     expect(poster.posts[0].secret).toBe('s3cret');
     expect(poster.posts[0].body.notifications).toEqual([
-      { fireId: '1-1000', timerId: '1', app: 'alpha', runAt: 1000, event: 'dead-lettered', reason: 'attempts exhausted', error: 'HTTP 500', httpStatus: 500, attempts: 3, failedAt: NOW },
+      { fireId: '1-1000', timerId: '1', app: 'alpha', runAt: 1000, kind: 'dead_letter', event: 'dead-lettered', reason: 'attempts exhausted', error: 'HTTP 500', httpStatus: 500, attempts: 3, failedAt: NOW },
       expect.objectContaining({ fireId: '2-2000', failedAt: NOW - 5 }),
     ]);
     expect(await count('sent')).toBe(2);
@@ -104,6 +109,27 @@ describe('FailureNotifier', () => {
     await notifier.notify(letter('1', 2, NOW - TIMING.maxAgeMs - 1));
     expect(poster.posts).toHaveLength(1);
     expect(await count('expired')).toBe(1);
+  });
+
+  it('notifies a missed fire in the same batch as dead letters, with its reason and no attempt', async () => {
+    const { poster, notifier } = setup({ '1': alpha, '2': alpha });
+    await Promise.all([notifier.notify(letter('1', 1000)), notifier.notify(missed('2', 2000))]);
+    expect(poster.posts).toHaveLength(1);
+    expect(poster.posts[0].body.notifications[1]).toEqual({
+      fireId: '2-2000', timerId: '2', app: 'alpha', runAt: 2000, kind: 'missed', event: 'missed', reason: 'late by 61000 ms', error: null, httpStatus: null, attempts: 0, failedAt: NOW,
+    });
+  });
+
+  it("posts a timer's letters to its own webhook and the others' to the app's, one POST at a time for the app, signed with the app's secret", async () => {
+    const own: FailureTarget = { ...alpha, webhook: { url: 'https://hooks.example.com/timer-2' } };
+    const { poster, notifier } = setup({ '1': alpha, '2': own, '3': alpha });
+    await Promise.all([notifier.notify(letter('1', 1)), notifier.notify(letter('2', 1)), notifier.notify(letter('3', 1))]);
+    expect(poster.posts.map((p) => [p.url, p.body.notifications.map((n) => n.timerId)])).toEqual([
+      [HOOK.url, ['1', '3']],
+      ['https://hooks.example.com/timer-2', ['2']],
+    ]);
+    expect(poster.posts.every((p) => p.secret === 's3cret')).toBe(true);
+    expect(poster.maxInFlight).toBe(1);
   });
 
   it('hands a batch back when the lookup fails', async () => {

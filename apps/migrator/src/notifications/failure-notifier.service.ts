@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { FAILURE_NOTIFICATIONS_PER_POST, FailureNotification, MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
+import { FAILURE_NOTIFICATIONS_PER_POST, FailureNotification, FailureNotificationKind, MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { DeadLetterRepository, FailureTarget } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { FailureNotifierMetrics } from './failure-notifier.metrics';
@@ -26,12 +26,13 @@ export const DEFAULT_NOTIFIER_TIMING: NotifierTiming = {
   maxAgeMs: 24 * 3_600_000,
 };
 
-/** One dead letter as it came from `timer-tasks-dlq`. */
+/** One dead letter as it came from `timer-tasks-dlq`, or one missed fire from `timer-fires-missed`. */
 export interface DeadLetterMessage {
   task: TaskMessage;
   properties: Record<string, string>;
-  /** When the executor dead-lettered it (the message's publish time, epoch ms). */
+  /** When the executor dead-lettered it or recorded it missed (the message's publish time, epoch ms). */
   publishTime: number;
+  kind: FailureNotificationKind;
 }
 
 interface Waiting extends DeadLetterMessage {
@@ -43,7 +44,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Failure notifications (docs/pipeline.md, "Failure notifications"): each dead letter consumed from
- * `timer-tasks-dlq` (subscription `failure-notifier`) is POSTed to its app's failure webhook, up to
+ * `timer-tasks-dlq` and each missed fire from `timer-fires-missed` (subscription `failure-notifier`)
+ * is POSTed to its timer's failure webhook, else its app's, up to
  * 100 in one signed POST gathered within `flushMs`, at most one POST per app at a time and
  * `minPostIntervalMs` apart, retried after each of `retryDelaysMs`. `notify` resolves once the letter
  * is delivered or needs no delivery (the message is then acked) and rejects when the tries ran out
@@ -96,6 +98,7 @@ export class FailureNotifier implements BeforeApplicationShutdown {
 
   private async deliver(batch: Waiting[]): Promise<void> {
     const targets = await this.letters.targetsOf(batch.map((w) => w.task));
+    // One group per app and webhook (a timer's own or its app's); one lane, so one rate limit, per app.
     const byApp = new Map<string, { target: FailureTarget; waiting: Waiting[] }>();
     for (const w of batch) {
       const target = targets.get(w.task.fireId);
@@ -104,9 +107,10 @@ export class FailureNotifier implements BeforeApplicationShutdown {
         w.resolve();
         continue;
       }
-      const group = byApp.get(target.app) ?? { target, waiting: [] };
+      const key = `${target.app}\n${JSON.stringify(target.webhook)}`;
+      const group = byApp.get(key) ?? { target, waiting: [] };
       group.waiting.push(w);
-      byApp.set(target.app, group);
+      byApp.set(key, group);
     }
     await Promise.all([...byApp.values()].map(({ target, waiting }) => this.inLane(target.app, () => this.send(target, waiting))));
   }
@@ -162,20 +166,21 @@ export class FailureNotifier implements BeforeApplicationShutdown {
   }
 }
 
-/** The wire form of one dead letter (libs/contracts `FailureNotification`). */
-export function notificationOf(app: string, { task, properties, publishTime }: DeadLetterMessage): FailureNotification {
+/** The wire form of one dead letter or missed fire (libs/contracts `FailureNotification`). */
+export function notificationOf(app: string, { task, properties, publishTime, kind }: DeadLetterMessage): FailureNotification {
+  const common = { fireId: task.fireId, timerId: task.timerId, app, runAt: task.runAt, failedAt: publishTime };
+  if (kind === 'missed') {
+    return { ...common, kind, event: 'missed', reason: properties[MESSAGE_PROPERTIES.reason] || 'late', error: null, httpStatus: null, attempts: 0 };
+  }
   const status = Number(properties[MESSAGE_PROPERTIES.httpStatus]);
   const attempts = Number(properties[MESSAGE_PROPERTIES.attempts]);
   return {
-    fireId: task.fireId,
-    timerId: task.timerId,
-    app,
-    runAt: task.runAt,
+    ...common,
+    kind,
     event: 'dead-lettered',
     reason: properties[MESSAGE_PROPERTIES.reason] || 'attempts exhausted',
     error: properties[MESSAGE_PROPERTIES.error] || null,
     httpStatus: Number.isInteger(status) && status > 0 ? status : null,
     attempts: Number.isInteger(attempts) && attempts > 0 ? attempts : task.attempt,
-    failedAt: publishTime,
   };
 }

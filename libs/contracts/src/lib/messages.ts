@@ -51,6 +51,7 @@ export interface TopicPayloads {
   [TOPICS.catchUp]: TaskMessage;
   [TOPICS.retries]: TaskMessage;
   [TOPICS.deadLetter]: TaskMessage;
+  [TOPICS.missedFires]: TaskMessage;
   [TOPICS.migrateRanges]: MigrateRangeMessage;
 }
 

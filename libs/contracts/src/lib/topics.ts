@@ -17,6 +17,11 @@ export const TOPICS = {
   retries: 'timer-task-retries',
   /** fires that exhausted their attempts. */
   deadLetter: 'timer-tasks-dlq',
+  /**
+   * executor -> failure notifier: fires recorded missed that their owner did not ask to miss (late
+   * past their catch-up window), to notify like dead letters. Properties: reason (the record's text).
+   */
+  missedFires: 'timer-fires-missed',
   /** any consumer -> operators: messages of any topic that could not be decoded (not JSON), as they came. */
   undecodable: 'timer-undecodable',
   /** migrator -> migrator: ranges of a large window split across replicas. */
@@ -29,7 +34,7 @@ export const SUBSCRIPTIONS = {
   migrator: 'migrator',
   /** Operators' view of the dead letters and undecodable messages (`npm run ops -- peek|replay`). */
   ops: 'ops',
-  /** The migrator's failure notifier: every dead letter, POSTed to its app's failure webhook. */
+  /** The migrator's failure notifier: every dead letter and notified missed fire, POSTed to its failure webhook. */
   failureNotifier: 'failure-notifier',
 } as const;
 
@@ -45,6 +50,7 @@ export const TOPOLOGY: Readonly<Record<string, readonly string[]>> = {
   [TOPICS.catchUp]: [SUBSCRIPTIONS.executor],
   [TOPICS.retries]: [SUBSCRIPTIONS.executor],
   [TOPICS.deadLetter]: [SUBSCRIPTIONS.ops, SUBSCRIPTIONS.failureNotifier],
+  [TOPICS.missedFires]: [SUBSCRIPTIONS.failureNotifier],
   [TOPICS.undecodable]: [SUBSCRIPTIONS.ops],
   [TOPICS.migrateRanges]: [SUBSCRIPTIONS.migrator],
 };
