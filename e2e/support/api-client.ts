@@ -30,6 +30,8 @@ export interface NewTimer {
   catchupPolicy?: 'all' | 'latest' | 'none';
   catchupWindowMs?: number;
   jitterMs?: number;
+  /** The timer's own failure webhook (else the app's). */
+  failureWebhook?: { url: string; headers?: Record<string, string | string[]> };
 }
 
 /** The answer of PUT and PATCH /api/timer/v1/def. */

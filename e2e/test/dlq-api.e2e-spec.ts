@@ -3,8 +3,9 @@ import { ApiClient, Delivery, Receiver, Stack, TaskRecord, nextSecond, pollUntil
 
 // Dead letters through the API and failure notifications over the built roles: a timer whose callback
 // always fails (maxAttempts 2) ends in its app's DLQ list, invisible to another app; the failure
-// webhook gets one signed notification per dead letter; a replay by fire id re-delivers exactly that
-// fire once the receiver is fixed; purge empties the list and keeps the failed record.
+// webhook gets one signed notification per dead letter (a timer with its own failureWebhook: there,
+// not the app's), and one for a fire missed late (misfirePolicy skip); a replay by fire id re-delivers
+// exactly that fire once the receiver is fixed; purge empties the list and keeps the failed record.
 jest.setTimeout(60_000);
 
 const ADMIN = 'e2e-dlq-admin-token-0123456789abcdef';
@@ -32,6 +33,7 @@ interface Notification {
   timerId: string;
   app: string;
   runAt: number;
+  kind: string;
   event: string;
   reason: string;
   error: string | null;
@@ -66,9 +68,19 @@ it('lists, notifies, replays exactly one fire and purges, for its own app only',
   await a.call('PUT', '/api/app/v1/failure-webhook', { app: A, failureWebhook: { url: receiver.url('/failures'), headers: { Authorization: 'Bearer hook' } } });
 
   const runAt = nextSecond(3_000);
-  const timer = (name: string) => a.createEnabled({ app: A, name, runAt, notifyHTTPParam: { url: receiver.url('/hook'), method: 'POST' }, retryPolicy: { maxAttempts: 2, backoffMs: 500 } });
-  const [t1, t2] = await Promise.all([timer('dlq-one'), timer('dlq-two')]);
+  const timer = (name: string, failureWebhook?: { url: string; headers?: Record<string, string> }) =>
+    a.createEnabled({ app: A, name, runAt, notifyHTTPParam: { url: receiver.url('/hook'), method: 'POST' }, retryPolicy: { maxAttempts: 2, backoffMs: 500 }, failureWebhook });
+  const own = { url: receiver.url('/timer-failures'), headers: { 'X-Team': 'two' } };
+  const [t1, t2] = await Promise.all([timer('dlq-one'), timer('dlq-two', own)]);
   const [f1, f2] = [`${t1}-${runAt}`, `${t2}-${runAt}`];
+  expect((await a.getTimer(A, t2)).failureWebhook).toEqual({ url: own.url, headers: { 'X-Team': ['two'] } });
+
+  // A fire left 45 s past due (as a downtime leaves it: a pending row the reconciler re-publishes) of a
+  // misfirePolicy skip timer is recorded missed, late: its app's webhook is told.
+  const late = nextSecond() - 45_000;
+  const tm = await a.createEnabled({ app: A, name: 'dlq-missed', every: '1h', startAt: late, misfirePolicy: 'skip', notifyHTTPParam: { url: receiver.url('/ok'), method: 'POST' } });
+  await stack.sql('INSERT IGNORE INTO tasks (app, timer_id, run_at) VALUES (?, ?, ?)', [A, tm, late]);
+  const fm = `${tm}-${late}`;
 
   // Both fires fail twice and end in A's dead letters, newest run time first (same run time: by row).
   const list = (client: ApiClient, app: string) => client.call<{ data: Letter[]; total: number }>('GET', `/api/app/v1/dlq?app=${app}&pageSize=100`);
@@ -82,14 +94,19 @@ it('lists, notifies, replays exactly one fire and purges, for its own app only',
   await expect(list(b, A)).rejects.toMatchObject({ httpStatus: 403 });
   await expect(b.call('POST', '/api/app/v1/dlq/replay', { app: A, fireIds: [f1] })).rejects.toMatchObject({ httpStatus: 403 });
 
-  // One signed notification per dead letter.
-  const posts = () => receiver.deliveries.filter((d) => d.path === '/failures');
+  // One signed notification per dead letter, t2's at its own webhook (with its header), and one for the missed fire.
+  const posts = (path = '/failures') => receiver.deliveries.filter((d) => d.path === path);
   const notified = (ps: Delivery[]) => ps.flatMap((p) => (JSON.parse(p.body ?? '{}') as { notifications?: Notification[] }).notifications ?? []);
-  await pollUntil(async () => notified(posts()).length >= 2 || undefined, 10_000);
+  await pollUntil(async () => (notified(posts()).length >= 2 && notified(posts('/timer-failures')).length >= 1) || undefined, 20_000);
   await sleep(1_500); // a duplicate would come within the notifier's 1 s batching
-  expect(notified(posts()).map((n) => n.fireId).sort()).toEqual([f1, f2].sort());
-  expect(notified(posts()).find((n) => n.fireId === f1)).toMatchObject({ timerId: t1, app: A, runAt, event: 'dead-lettered', reason: 'attempts exhausted', error: 'HTTP 500', httpStatus: 500, attempts: 2 });
-  for (const p of posts()) {
+  expect(notified(posts()).map((n) => n.fireId).sort()).toEqual([f1, fm].sort());
+  expect(notified(posts('/timer-failures')).map((n) => n.fireId)).toEqual([f2]);
+  expect(posts('/timer-failures')[0].headers?.['x-team']).toBe('two');
+  expect(notified(posts()).find((n) => n.fireId === f1)).toMatchObject({ timerId: t1, app: A, runAt, kind: 'dead_letter', event: 'dead-lettered', reason: 'attempts exhausted', error: 'HTTP 500', httpStatus: 500, attempts: 2 });
+  expect(notified(posts()).find((n) => n.fireId === fm)).toMatchObject({ timerId: tm, app: A, runAt: late, kind: 'missed', event: 'missed', error: null, httpStatus: null, attempts: 0 });
+  expect(notified(posts()).find((n) => n.fireId === fm)?.reason).toMatch(/^late by \d+ ms$/);
+  expect(receiver.forTimer(tm)).toHaveLength(0);
+  for (const p of [...posts(), ...posts('/timer-failures')]) {
     expect(p.method).toBe('POST');
     expect(signedBy(secret, p.signature ?? '', p.body ?? '')).toBe(true);
     expect(signedBy('not-the-secret', p.signature ?? '', p.body ?? '')).toBe(false);
@@ -118,5 +135,6 @@ it('lists, notifies, replays exactly one fire and purges, for its own app only',
   expect((await list(a, A)).total).toBe(0);
   expect(await record(f2)).toMatchObject({ status: 3, attempt: 2 });
   expect(notified(posts())).toHaveLength(2);
+  expect(notified(posts('/timer-failures'))).toHaveLength(1);
   expect(receiver.forTimer(t1)).toHaveLength(3);
 });
