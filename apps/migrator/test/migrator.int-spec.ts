@@ -89,10 +89,15 @@ describe('migrator against MariaDB and Redis', () => {
     return new FireRegenerator(new TaskRepository(db), new FireWriter(new TaskRepository(db), index, dueFires, { now: () => NOW }), index, new TimerRepository(db), db);
   }
 
-  async function enabled(name: string, schedule: { cron?: string; runAt?: number }): Promise<string> {
-    const t = await new TimerRepository(db).create({ app: 'mig-app', name, ...schedule, notifyHttpParam: CALLBACK, status: TimerStatus.Enabled });
+  /** An enabled timer whose fires before `nextFireAt` exist (default: none yet from the first window on). */
+  async function enabled(name: string, schedule: { cron?: string; runAt?: number }, nextFireAt = T0): Promise<string> {
+    const timers = new TimerRepository(db);
+    const t = await timers.create({ app: 'mig-app', name, ...schedule, notifyHttpParam: CALLBACK, status: TimerStatus.Enabled });
+    await timers.setNextFireAt(t.id, nextFireAt);
     return t.id;
   }
+
+  const nextFireOf = async (id: string) => Number((await new TimerRepository(db).findLive('mig-app', id))!.nextFireAt);
 
   async function rows(): Promise<string[]> {
     const r: { timer_id: string | number; run_at: string | number; status: number }[] = await db.query('SELECT timer_id, run_at, status FROM tasks');
@@ -165,23 +170,30 @@ describe('migrator against MariaDB and Redis', () => {
 
     // Same time again (a restart, another tick): nothing to do, nothing added.
     expect(await migrator().tick()).toEqual([]);
-    // Even a forced re-run of a completed window's work inserts nothing new.
+    // A forced re-run of a completed window reads no timer (each moved past it) and inserts nothing.
     await db.query('DELETE FROM migrator_windows WHERE window_start = ?', [T0 + W]);
     const rerun = await migrator().tick();
-    expect(rerun).toEqual([expect.objectContaining({ status: 'completed', inserted: 0, fires: 60 + 10 + 1 })]);
+    expect(rerun).toEqual([expect.objectContaining({ status: 'completed', inserted: 0, timers: 0 })]);
+    // Read again from an earlier next fire (the value an edit or a resolve may leave), it writes nothing twice.
+    await db.query('UPDATE timers SET next_fire_at = ? WHERE id IN (?, ?)', [T0, sec, min]);
+    await db.query('DELETE FROM migrator_windows WHERE window_start = ?', [T0 + 2 * W]);
+    expect(await migrator().tick()).toEqual([expect.objectContaining({ status: 'completed', inserted: 0, timers: 2, fires: 3 * 60 + 3 * 10 })]);
     expect(await rows()).toEqual(expected);
     await expectStored(expected);
   });
 
-  it('skips a window recorded as completed', async () => {
+  it('skips a window recorded as completed; a timer whose next fire lies in it still gets those fires', async () => {
     const min = await enabled('every-minute', { cron: '* * * * *' });
+    const after = await enabled('every-minute-after', { cron: '* * * * *' }, T0 + 2 * W); // its fires before exist
     await new MigratorWindowRepository(db).markCompleted(T0 + W, T0 + 2 * W);
     const outcomes = await migrator().tick();
     expect(statuses(outcomes)).toEqual([
       [0, 'completed'],
       [2, 'completed'],
     ]);
-    const expected = [...expectedFires({ [min]: '* * * * *' }, T0, T0 + W), ...expectedFires({ [min]: '* * * * *' }, T0 + 2 * W, T0 + 3 * W)].sort();
+    // A window completed by another replica before this one reached the timer (out of order) must not
+    // lose its fires: the next window reads the timer from its next fire, whatever window that is in.
+    const expected = [...expectedFires({ [min]: '* * * * *' }, T0, T0 + 3 * W), ...expectedFires({ [after]: '* * * * *' }, T0 + 2 * W, T0 + 3 * W)].sort();
     expect(await rows()).toEqual(expected);
     await expectStored(expected);
   });
@@ -213,7 +225,8 @@ describe('migrator against MariaDB and Redis', () => {
       [2, 'completed'],
     ]);
     const expected = expectedFires(crons, T0, T0 + 3 * W);
-    expect(restarted[0]).toMatchObject({ fires: 60 + 10 + 10, inserted: 20 });
+    // The first timer moved past the window once its fires were written: only the other two are read again.
+    expect(restarted[0]).toMatchObject({ timers: 2, fires: 10 + 10, inserted: 20 });
     expect(await rows()).toEqual(expected);
     const [{ n, d }]: { n: number | string; d: number | string }[] = await db.query('SELECT COUNT(*) AS n, COUNT(DISTINCT timer_id, run_at) AS d FROM tasks');
     expect(Number(n)).toBe(expected.length);
@@ -244,8 +257,8 @@ describe('migrator against MariaDB and Redis', () => {
     // The timer was enabled (updated_at) now, in real time; a migrator whose clock is in that same window
     // creates its fires only from then on.
     const realNow = Date.now();
-    const sec = await enabled('late-window', { cron: '* * * * * *' });
     const windowStart = Math.floor(realNow / W) * W;
+    const sec = await enabled('late-window', { cron: '* * * * * *' }, windowStart);
     const outcome = await migrator({ now: realNow + 1000 }).migrateWindow({ start: windowStart, end: windowStart + W });
     expect(outcome.status).toBe('completed');
     const fires = (await rows()).map((r) => Number(r.split('-')[1]));
@@ -260,8 +273,10 @@ describe('migrator against MariaDB and Redis', () => {
     let edited = false;
     // The edit commits right after the migrator read the page (old definition): as the api does it.
     const racing: TimerSource = {
-      enabledPage: async (after, limit, upTo) => {
-        const page = await timers.enabledPage(after, limit, upTo);
+      advanceNextFire: (a) => timers.advanceNextFire(a),
+      resolveUnknownNextFire: (from, limit) => timers.resolveUnknownNextFire(from, limit),
+      duePage: async (before, after, limit, ids) => {
+        const page = await timers.duePage(before, after, limit, ids);
         if (!edited && page.some((t) => t.id === id)) {
           edited = true;
           const regen = regenerator(redis);
@@ -289,5 +304,21 @@ describe('migrator against MariaDB and Redis', () => {
     // The index holds the new definition's fires only.
     const indexed = (await members()).map((m) => m.split('|')[1]).filter((f) => f.startsWith(`${id}-`));
     expect(indexed.sort()).toEqual(pending.filter((t) => t > NOW + NEAR_NOW_MS).map((t) => `${id}-${t}`).sort());
+    // The edit's next fire (after what it created), not the migrator's advance of the old definition.
+    expect(await nextFireOf(id)).toBe(T0 + 3 * W);
+  });
+
+  it('reads in each window only the timers with a fire in it, and moves each to its next fire', async () => {
+    const often = await enabled('often', { cron: '0 */5 * * * *' });
+    const daily = await enabled('daily', { cron: '0 5 10 * * *' }); // 10:05 UTC, in the first window only
+    const later = await enabled('later', { cron: '0 5 10 * * *' }, T0 + 86_400_000 + 5 * 60_000); // its fires before tomorrow exist
+    const outcomes = await migrator().tick();
+    expect(outcomes.map((o) => (o.status === 'completed' ? [o.timers, o.fires] : o.status))).toEqual([
+      [2, 3],
+      [1, 2],
+      [1, 2],
+    ]);
+    expect(await rows()).toEqual([...expectedFires({ [often]: '0 */5 * * * *' }, T0, T0 + 3 * W), `${daily}-${T0 + 5 * 60_000}`].sort());
+    expect([await nextFireOf(often), await nextFireOf(daily), await nextFireOf(later)]).toEqual([T0 + 3 * W, T0 + 86_400_000 + 5 * 60_000, T0 + 86_400_000 + 5 * 60_000]);
   });
 });

@@ -164,39 +164,65 @@ describe('repositories against a real MariaDB', () => {
       await expect(timers.list(app, { page: 1, size: 10_000 })).rejects.toThrow(RangeError);
     });
 
-    it('pages through enabled live timers by id for the migrator', async () => {
-      const app = 'app-keyset';
+    it('reads only the enabled live timers with a fire before the window end, in (next_fire_at, id) order, and advances them', async () => {
+      const app = 'app-due';
+      const W = 4_000_000_000_000;
+      const at = [W - 10, 0, W + 5, W - 10, null, W - 20, W - 30]; // 0: not known, null: no fire left
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) {
-        const t = await timers.create(newTimer(app, `k${i}`, { status: TimerStatus.Enabled }));
-        ids.push(t.id);
+      for (let i = 0; i < at.length; i++) {
+        const id = (await timers.create(newTimer(app, `d${i}`, { status: TimerStatus.Enabled }))).id;
+        if (at[i] !== 0) await timers.setNextFireAt(id, at[i]);
+        ids.push(id);
       }
-      await timers.setStatus(app, ids[1], TimerStatus.Disabled);
-      await timers.softDelete(app, ids[3]);
-      const seen: string[] = [];
-      let after: string | null = null;
-      for (;;) {
-        const page: Awaited<ReturnType<TimerRepository['enabledPage']>> = await timers.enabledPage(after, 2);
-        if (page.length === 0) break;
-        seen.push(...page.map((t) => t.id));
-        after = page[page.length - 1].id;
-      }
-      const mine = seen.filter((id) => ids.includes(id));
-      expect(mine).toEqual([ids[0], ids[2], ids[4]]);
-      expect([...seen].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))).toEqual(seen); // ascending
+      await timers.setStatus(app, ids[5], TimerStatus.Disabled);
+      await timers.softDelete(app, ids[6]);
+      const due = async (after: { nextFireAt: number; id: string } | null, limit: number, range?: { afterId: string | null; upToId?: string }) =>
+        (await timers.duePage(W, after, limit, range)).filter((t) => t.app === app).map((t) => t.id);
+      // 0 (not known), past the window, no fire left, disabled and deleted are not read.
+      expect(await due(null, 100)).toEqual([ids[0], ids[3]]);
+      expect(await due({ nextFireAt: W - 10, id: ids[0] }, 100)).toEqual([ids[3]]);
+      expect(await due(null, 1)).toEqual([ids[0]]);
+      expect(await due(null, 100, { afterId: ids[0], upToId: ids[3] })).toEqual([ids[3]]);
+      expect(await timers.dueBoundaries(W, 1, 100)).toEqual(await due(null, 100).then((d) => [d[0]]));
+
+      // Advances apply only at the version read and only forward; an unknown one is resolved.
+      const [t0, t3] = await Promise.all([timers.findLive(app, ids[0]), timers.findLive(app, ids[3])]);
+      const before = (await timers.findLive(app, ids[0]))!.updatedAt;
+      expect(
+        await timers.advanceNextFire([
+          { id: ids[0], version: t0!.version, nextFireAt: W + 60_000 },
+          { id: ids[3], version: t3!.version - 1, nextFireAt: W + 60_000 }, // edited since: left alone
+          { id: ids[2], version: 1, nextFireAt: W - 1 }, // backwards: left alone
+        ]),
+      ).toBe(1);
+      expect(await due(null, 100)).toEqual([ids[3]]);
+      const advanced = (await timers.findLive(app, ids[0]))!;
+      expect(advanced).toMatchObject({ nextFireAt: W + 60_000, version: t0!.version });
+      expect(advanced.updatedAt).toEqual(before); // the executor's definition cache does not see it
+      expect(await timers.advanceNextFire([{ id: ids[3], version: t3!.version, nextFireAt: null }])).toBe(1);
+      expect((await timers.findLive(app, ids[3]))!.nextFireAt).toBeNull();
+      while ((await timers.resolveUnknownNextFire(W - 5, 1000)) === 1000);
+      expect((await timers.findLive(app, ids[1]))!.nextFireAt).toBe(W - 5);
+      expect(await due(null, 100)).toEqual([ids[1]]);
     });
 
-    it('cuts the enabled timers into ranges of n by id (numeric order) and pages within a range', async () => {
-      for (let i = 0; i < 12; i++) await timers.create(newTimer('app-ranges', `r${i}`, { status: TimerStatus.Enabled }));
-      const all = ((await db.dataSource.query('SELECT CAST(id AS CHAR) AS v FROM timers WHERE status = 2 ORDER BY id')) as { v: string }[]).map((r) => r.v);
-      expect(all.length).toBeGreaterThan(12);
+    it('cuts the due timers into ranges of n by id (numeric order)', async () => {
+      const W = 4_100_000_000_000;
+      for (let i = 0; i < 12; i++) {
+        const t = await timers.create(newTimer('app-ranges', `r${i}`, { status: TimerStatus.Enabled }));
+        await timers.setNextFireAt(t.id, W - 1 - (i % 3)); // not in id order
+      }
+      const all = ((await db.dataSource.query('SELECT CAST(id AS CHAR) AS v FROM timers WHERE status = 2 AND next_fire_at > 0 AND next_fire_at < ? ORDER BY id', [W])) as { v: string }[]).map(
+        (r) => r.v,
+      );
+      expect(all.length).toBeGreaterThanOrEqual(12);
       const expected: string[] = [];
       for (let i = 4; i < all.length - 1; i += 5) expected.push(all[i]);
-      expect(await timers.enabledBoundaries(5, 1_000)).toEqual(expected);
-      expect(await timers.enabledBoundaries(5, 1)).toEqual(expected.slice(0, 1));
-      expect(await timers.enabledBoundaries(all.length, 1_000)).toEqual([]); // all fit one range
-      const inRange = await timers.enabledPage(expected[0], 100, expected[1]);
-      expect(inRange.map((t) => t.id)).toEqual(all.slice(5, 10));
+      expect(await timers.dueBoundaries(W, 5, 1_000)).toEqual(expected);
+      expect(await timers.dueBoundaries(W, 5, 1)).toEqual(expected.slice(0, 1));
+      expect(await timers.dueBoundaries(W, all.length, 1_000)).toEqual([]); // all fit one range
+      const inRange = await timers.duePage(W, null, 100, { afterId: expected[0], upToId: expected[1] });
+      expect(inRange.map((t) => t.id).sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))).toEqual(all.slice(5, 10));
     });
   });
 

@@ -158,6 +158,8 @@ export class TimersService {
       await this.versions.snapshot(ref.id, 'enable', now, m);
       // Inside the transaction: if Redis fails it rolls back and the client retries.
       due = (await this.fires.write(fires, m)).due;
+      // Every fire before `until` now exists: the migrator reads this timer again from its next one.
+      await this.timers.setNextFireAt(ref.id, FireWriter.nextFireAt(locked, until), m);
       return { changed: true, fires: fires.length, until, version: locked.version + 1 };
     });
     // After the commit (a message must name a committed row): fires due within seconds, which the

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { FireRef, MigrateRangeMessage, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
-import { NewTask, TimerEntity } from '@timer/dal';
+import { DueCursor, NewTask, NextFireAdvance, TimerEntity } from '@timer/dal';
 import { HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
@@ -14,8 +14,8 @@ class FakeRanges implements RangeCoordination {
   published: MigrateRangeMessage[] = [];
   readonly doneMap = new Map<string, ExpandCounts>();
   constructor(private readonly timers: TimerEntity[]) {}
-  async boundaries(size: number) {
-    const ids = this.timers.map((t) => t.id);
+  async boundaries(size: number, beforeMs: number) {
+    const ids = this.timers.filter((t) => Number(t.nextFireAt) > 0 && Number(t.nextFireAt) < beforeMs).map((t) => t.id);
     const out: string[] = [];
     for (let i = size - 1; i < ids.length - 1; i += size) out.push(ids[i]);
     return out;
@@ -53,12 +53,43 @@ class FakeWindows implements WindowStore {
   }
 }
 
+/** The timers table: next_fire_at selection, advances at the version read, 0 resolved. Reads return copies, as rows do. */
 class FakeTimers implements TimerSource {
   pages: (string | null)[] = [];
-  constructor(public timers: TimerEntity[]) {}
-  async enabledPage(after: string | null, limit: number, upTo?: string) {
-    this.pages.push(after);
-    return this.timers.filter((t) => (after === null || BigInt(t.id) > BigInt(after)) && (upTo === undefined || BigInt(t.id) <= BigInt(upTo))).slice(0, limit);
+  timers: TimerEntity[];
+  constructor(timers: TimerEntity[]) {
+    this.timers = timers.map((t) => ({ ...t }));
+  }
+  async duePage(beforeMs: number, after: DueCursor | null, limit: number, ids?: { afterId: string | null; upToId?: string }) {
+    this.pages.push(after?.id ?? null);
+    const key = (t: { nextFireAt: number | null; id: string }) => [Number(t.nextFireAt), BigInt(t.id)] as const;
+    const before = (a: readonly [number, bigint], b: readonly [number, bigint]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+    return this.timers
+      .filter((t) => t.nextFireAt !== null && t.nextFireAt > 0 && t.nextFireAt < beforeMs)
+      .filter((t) => after === null || before(key(after), key(t)))
+      .filter((t) => (ids?.afterId == null || BigInt(t.id) > BigInt(ids.afterId)) && (ids?.upToId === undefined || BigInt(t.id) <= BigInt(ids.upToId)))
+      .sort((a, b) => (before(key(a), key(b)) ? -1 : 1))
+      .slice(0, limit)
+      .map((t) => ({ ...t }));
+  }
+  async advanceNextFire(advances: NextFireAdvance[]) {
+    let n = 0;
+    for (const a of advances) {
+      const t = this.timers.find((x) => x.id === a.id)!;
+      if (t.version === a.version && (a.nextFireAt === null || (t.nextFireAt !== null && t.nextFireAt < a.nextFireAt))) {
+        t.nextFireAt = a.nextFireAt;
+        n++;
+      }
+    }
+    return n;
+  }
+  async resolveUnknownNextFire(fromMs: number, limit: number) {
+    const unknown = this.timers.filter((t) => t.nextFireAt === 0).slice(0, limit);
+    for (const t of unknown) t.nextFireAt = fromMs;
+    return unknown.length;
+  }
+  nextFireOf(id: string) {
+    return this.timers.find((t) => t.id === id)!.nextFireAt;
   }
 }
 
@@ -121,7 +152,7 @@ class FakeLocks implements Locks {
 }
 
 function timer(id: string, fields: Partial<TimerEntity>): TimerEntity {
-  return { id, app: 'a', cron: null, runAt: null, timeZone: 'UTC', updatedAt: new Date(T0 - 24 * H), ...fields } as TimerEntity;
+  return { id, app: 'a', cron: null, runAt: null, timeZone: 'UTC', updatedAt: new Date(T0 - 24 * H), version: 1, nextFireAt: 0, ...fields } as TimerEntity;
 }
 
 function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {}) {
@@ -145,7 +176,7 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
   beforeAll(() => Logger.overrideLogger(false));
   afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
 
-  const every10Min = Array.from({ length: 7 }, (_, i) => timer(String(i + 1), { cron: '0 */10 * * * *' }));
+  const every10Min = Array.from({ length: 7 }, (_, i) => timer(String(i + 1), { cron: '0 */10 * * * *', nextFireAt: T0 }));
 
   function replicas(timers: TimerEntity[]) {
     const shared = { windows: new FakeWindows(), timers: new FakeTimers(timers), tasks: new FakeTasks(), index: new FakeIndex(), ranges: new FakeRanges(timers), publisher: new FakePublisher() };
@@ -255,7 +286,13 @@ describe('MigratorService (fakes, fixed clock)', () => {
       { ids: ['3', '4'], from: T0 + 20 * 60_000, to: T0 + H },
       { ids: ['5'], from: T0 + 20 * 60_000, to: T0 + H },
     ]);
-    expect(s.changed.calls[3]).toEqual({ ids: ['1', '2'], from: T0 + H, to: T0 + 2 * H });
+    // The next window reads only the timers with a fire in it, by next fire: 5 (broken, never advanced), 1, 3, 2.
+    expect(s.changed.calls[3]).toEqual({ ids: ['5', '1'], from: T0 + H, to: T0 + 2 * H });
+    expect(s.changed.calls[4]).toEqual({ ids: ['3', '2'], from: T0 + H, to: T0 + 2 * H });
+    // The third window: the one-shot is done.
+    expect(s.changed.calls.slice(5).map((c) => c.ids)).toEqual([['5', '1'], ['2']]);
+    // Each advanced to its first fire after the last window; the past one-shot has none left.
+    expect(['1', '2', '3', '4', '5'].map((id) => s.timers.nextFireOf(id))).toEqual([T0 + 3 * H, T0 + 3 * H + 30 * 60_000, null, null, T0]);
   });
 
   it('a second tick adds nothing; the next window is added when the clock moves on', async () => {
@@ -280,11 +317,49 @@ describe('MigratorService (fakes, fixed clock)', () => {
   });
 
   it('does not create fires before a timer was enabled mid-window', async () => {
-    const s = setup([timer('7', { cron: '0 * * * * *', updatedAt: new Date(T0 + 30 * 60_000) })], T0 + 40 * 60_000);
+    const s = setup([timer('7', { cron: '0 * * * * *', updatedAt: new Date(T0 + 30 * 60_000), nextFireAt: T0 })], T0 + 40 * 60_000);
     await s.service.migrateWindow({ start: T0, end: T0 + H });
     const runAts = [...s.tasks.rows].map((k) => Number(k.split('-')[1]));
     expect(runAts.length).toBe(30);
     expect(Math.min(...runAts)).toBe(T0 + 30 * 60_000);
+  });
+
+  it('reads only the timers with a fire before the window end and moves each to its first fire after it', async () => {
+    const D = Date.UTC(2030, 0, 2);
+    const s = setup(
+      [
+        timer('1', { cron: '0 0 * * * *', nextFireAt: T0 }), // hourly: fires in the window
+        timer('2', { cron: '0 0 0 * * *', nextFireAt: D }), // daily: its next fire is tomorrow, not read
+        timer('3', { cron: '0 30 * * * *', nextFireAt: T0 - 30 * 60_000 }), // the window before was not expanded for it
+        timer('4', { cron: '0 0 * * * *', nextFireAt: null }), // no fire left
+      ],
+      T0 - 2 * H,
+    );
+    expect(await s.service.migrateWindow({ start: T0, end: T0 + H })).toMatchObject({ status: 'completed', timers: 2, fires: 3 });
+    expect(s.tasks.rows).toEqual(new Set([`1-${T0}`, `3-${T0 - 30 * 60_000}`, `3-${T0 + 30 * 60_000}`]));
+    expect(['1', '2', '3', '4'].map((id) => s.timers.nextFireOf(id))).toEqual([T0 + H, D, T0 + H + 30 * 60_000, null]);
+    // The next window reads them again from there: nothing twice.
+    expect(await s.service.migrateWindow({ start: T0 + H, end: T0 + 2 * H })).toMatchObject({ status: 'completed', timers: 2, fires: 2, inserted: 2 });
+  });
+
+  it('does not move a timer edited between its read and its write: the edit set its next fire', async () => {
+    const s = setup([timer('1', { cron: '0 0 * * * *', nextFireAt: T0 })], T0 - 2 * H);
+    const insert = s.tasks.insertIgnore.bind(s.tasks);
+    s.tasks.insertIgnore = async (rows) => {
+      Object.assign(s.timers.timers[0], { version: 2, nextFireAt: T0 + 3 * H }); // the api's edit commits here
+      return insert(rows);
+    };
+    await s.service.migrateWindow({ start: T0, end: T0 + H });
+    expect(s.timers.nextFireOf('1')).toBe(T0 + 3 * H);
+    expect(s.changed.calls).toEqual([{ ids: ['1'], from: T0, to: T0 + H }]); // and the fence regenerates its window
+  });
+
+  it('resolves the timers whose next fire is not known to the first window not completed before expanding', async () => {
+    const s = setup([timer('1', { cron: '0 0 * * * *' }), timer('2', { cron: '0 0 * * * *' })], T0 + 60_000);
+    s.windows.done.set(T0, T0 + H);
+    await s.service.tick();
+    expect(s.tasks.rows).toEqual(new Set([`1-${T0 + H}`, `2-${T0 + H}`, `1-${T0 + 2 * H}`, `2-${T0 + 2 * H}`]));
+    expect(s.timers.nextFireOf('1')).toBe(T0 + 3 * H);
   });
 
   it('leaves a window held by another replica alone', async () => {
@@ -296,7 +371,7 @@ describe('MigratorService (fakes, fixed clock)', () => {
   });
 
   it('a failure mid-window leaves it incomplete; the next tick completes it without duplicates', async () => {
-    const timers = [1, 2, 3, 4, 5].map((i) => timer(String(i), { cron: '0 * * * * *' }));
+    const timers = [1, 2, 3, 4, 5].map((i) => timer(String(i), { cron: '0 * * * * *', nextFireAt: T0 }));
     const s = setup(timers, T0, { TIMER_WINDOW_MINUTES: 10 });
     s.tasks.failOnCall = 2; // fails after the first page
     const first = await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
@@ -305,10 +380,10 @@ describe('MigratorService (fakes, fixed clock)', () => {
     expect(s.tasks.rows.size).toBe(20);
     expect(s.locks.held.size).toBe(0);
     const second = await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
-    expect(second).toMatchObject({ status: 'completed', timers: 5, fires: 50, inserted: 30 });
+    // The first page's timers moved past the window once their fires were written: not read again.
+    expect(second).toMatchObject({ status: 'completed', timers: 3, fires: 30, inserted: 30 });
     expect(s.tasks.rows.size).toBe(50);
-    // Every row is indexed or, due at T0 already, published; the re-run publishes the first page's
-    // due fires again (at least once: the executor's claim fences the second message).
+    // Every row is indexed or, due at T0 already, published.
     expect(new Set([...s.index.members, ...s.publisher.published])).toEqual(s.tasks.rows);
     expect(new Set(s.publisher.published)).toEqual(new Set(timers.map((t) => `${t.id}-${T0}`)));
   });

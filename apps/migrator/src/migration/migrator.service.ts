@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage } from '@timer/contracts';
-import { MigratorWindowRepository, NewTask, TimerEntity, TimerRepository } from '@timer/dal';
+import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
 import { RedisLock } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/runtime';
 import { MigratorConfig } from '../config/migrator.env';
@@ -10,6 +10,8 @@ import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-p
 
 /** Rows buffered before they are written, so a page of seconds-level timers never builds huge arrays. */
 export const FLUSH_ROWS = 10_000;
+/** Timers whose unknown next_fire_at (0) one statement resolves. */
+export const RESOLVE_BATCH = 5_000;
 
 /** What one window run did. */
 export type WindowOutcome =
@@ -18,7 +20,7 @@ export type WindowOutcome =
   | { window: Window; status: 'failed'; error: string };
 
 export type WindowStore = Pick<MigratorWindowRepository, 'completedBounds' | 'completedBetween' | 'isCompleted' | 'markCompleted'>;
-export type TimerSource = Pick<TimerRepository, 'enabledPage'>;
+export type TimerSource = Pick<TimerRepository, 'duePage' | 'advanceNextFire' | 'resolveUnknownNextFire'>;
 export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type ChangedTimers = Pick<FireRegenerator, 'recheck'>;
@@ -35,8 +37,8 @@ export interface ExpandCounts {
  * ranges start, a topic to hand them out on, and a record of the ranges already done.
  */
 export interface RangeCoordination {
-  /** Ids cutting the enabled timers into ranges of `size` (ascending); none when they fit one range. */
-  boundaries(size: number): Promise<string[]>;
+  /** Ids cutting the timers due before `beforeMs` into ranges of `size` (ascending); none when they fit one range. */
+  boundaries(size: number, beforeMs: number): Promise<string[]>;
   publish(range: MigrateRangeMessage): Promise<void>;
   /** The counts a finished range recorded, or null while it is not done. */
   done(range: MigrateRangeMessage): Promise<ExpandCounts | null>;
@@ -100,12 +102,21 @@ export class MigratorService {
           `(TIMER_MIGRATOR_CATCHUP_MINUTES=${catchUpMs / 60_000}): their fires are not created`,
       );
     }
+    // Timers whose next fire is not known yet get the first window not completed: every fire before it
+    // exists (what the expansion of all enabled timers assumed). Lower than needed costs only a re-write.
+    await this.resolveUnknown(plan.windows[0]?.start ?? plan.to + windowMs);
     const outcomes: WindowOutcome[] = [];
     for (const w of plan.windows) {
       if (this.stopping) break;
       outcomes.push(await this.migrateWindow(w));
     }
     return outcomes;
+  }
+
+  private async resolveUnknown(fromMs: number): Promise<void> {
+    let resolved = 0;
+    for (let n = RESOLVE_BATCH; n === RESOLVE_BATCH && !this.stopping; resolved += n) n = await this.timers.resolveUnknownNextFire(fromMs, RESOLVE_BATCH);
+    if (resolved > 0) this.logger.log(`${resolved} timers without a known next fire read from ${new Date(fromMs).toISOString()}`);
   }
 
   /** Migrates one window under its lock; never throws. */
@@ -128,7 +139,7 @@ export class MigratorService {
         if (lost) throw new LockLostError(`lost the lock of window ${isoWindow(window)}`);
         if (this.stopping) throw new StoppingError('stopping');
       };
-      const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers) : [];
+      const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
       const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
       // The lease may have lapsed during the last page; completing is still right (the work is done).
       await this.windows.markCompleted(window.start, window.end);
@@ -221,13 +232,15 @@ export class MigratorService {
   }
 
   /**
-   * Pages through enabled timers (of a range, when given) and writes each page's fires (rows first, then
-   * the index), then regenerates the fires of the page's timers that changed meanwhile.
+   * Reads the timers with a fire before the window's end (`next_fire_at`, of a range of ids when given),
+   * writes each page's fires (rows first, then the index), moves their `next_fire_at` to their first
+   * fire at or after the window's end, then regenerates the fires of the page's timers that changed
+   * meanwhile. A timer read is never read again for this window: its next_fire_at leaves the range.
    */
   private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }): Promise<ExpandCounts> {
     const now = this.clock.now();
-    const { pageSize, catchUpMs } = this.config;
-    let after: string | null = range?.after ?? null;
+    const { pageSize, catchUpMs, windowMs } = this.config;
+    let after: DueCursor | null = null;
     let timers = 0;
     let fires = 0;
     let inserted = 0;
@@ -243,34 +256,36 @@ export class MigratorService {
     };
     for (;;) {
       checkpoint();
-      const page: TimerEntity[] = await this.timers.enabledPage(after, pageSize, range?.upTo);
+      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, range ? { afterId: range.after, upToId: range.upTo } : undefined);
       if (page.length === 0) break;
+      const advances: NextFireAdvance[] = [];
       for (const t of page) {
-        const timerFires = this.firesOf(t, window, now, catchUpMs);
-        fires += timerFires.length;
-        for (const f of timerFires) rows.push(f);
-        if (rows.length >= FLUSH_ROWS) await flush();
+        const from = firesFrom(window, t.nextFireAt, t.updatedAt instanceof Date ? t.updatedAt.getTime() : NaN, now, catchUpMs);
+        try {
+          // Window-sized steps: a timer read from an earlier window (one not expanded yet) stays bounded.
+          for (let s = from; s < window.end; s = Math.min(s + windowMs, window.end)) {
+            const timerFires = FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
+            fires += timerFires.length;
+            for (const f of timerFires) rows.push(f);
+            if (rows.length >= FLUSH_ROWS) await flush();
+          }
+          advances.push({ id: t.id, version: t.version, nextFireAt: FireWriter.nextFireAt(t, window.end) });
+        } catch (e) {
+          // A stored schedule that no longer evaluates must not block every other timer of the window.
+          this.logger.error(`timer ${t.id}: cannot compute its fires in ${isoWindow(window)}: ${(e as Error).message}`);
+        }
       }
       await flush();
+      // Only now that its fires are written: a crash before this reads the timer again.
+      await this.timers.advanceNextFire(advances);
       // A timer edited since the page was read got fires of its old definition: regenerated here.
       await this.changed.recheck(page, Math.max(this.clock.now(), window.start), window.end);
       timers += page.length;
-      after = page[page.length - 1].id;
+      const last = page[page.length - 1];
+      after = { nextFireAt: Number(last.nextFireAt), id: last.id };
       if (page.length < pageSize) break;
     }
     return { timers, fires, inserted };
-  }
-
-  private firesOf(t: TimerEntity, window: Window, now: number, catchUpMs: number): NewTask[] {
-    const from = firesFrom(window, t.updatedAt instanceof Date ? t.updatedAt.getTime() : NaN, now, catchUpMs);
-    if (from >= window.end) return [];
-    try {
-      return FireWriter.firesOf(t, from, window.end);
-    } catch (e) {
-      // A stored schedule that no longer evaluates must not block every other timer of the window.
-      this.logger.error(`timer ${t.id}: cannot compute its fires in ${isoWindow(window)}: ${(e as Error).message}`);
-      return [];
-    }
   }
 }
 

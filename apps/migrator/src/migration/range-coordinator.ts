@@ -24,8 +24,8 @@ export class RangeCoordinator implements RangeCoordination {
     @Inject(REDIS_KEY_PREFIX) private readonly prefix: string,
   ) {}
 
-  boundaries(size: number): Promise<string[]> {
-    return this.timers.enabledBoundaries(size, MAX_RANGES - 1);
+  boundaries(size: number, beforeMs: number): Promise<string[]> {
+    return this.timers.dueBoundaries(beforeMs, size, MAX_RANGES - 1);
   }
 
   async publish(range: MigrateRangeMessage): Promise<void> {

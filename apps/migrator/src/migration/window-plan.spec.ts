@@ -51,11 +51,13 @@ describe('window plan', () => {
     expect(plan.windows.map((w) => new Date(w.start).toISOString())).toEqual(['2030-01-01T10:15:00.000Z', '2030-01-01T10:30:00.000Z', '2030-01-01T10:45:00.000Z']);
   });
 
-  it('starts a timer fires at the latest of window start, last change, catch-up horizon', () => {
+  it('starts a timer fires at the latest of its next fire (the window start when not known), last change, catch-up horizon', () => {
     const w = { start: T0, end: T0 + H };
-    expect(firesFrom(w, T0 - 5 * H, T0 - 2 * H, H)).toBe(T0); // future window, old timer
-    expect(firesFrom(w, T0 + 20 * 60_000, T0 + 30 * 60_000, H)).toBe(T0 + 20 * 60_000); // enabled mid-window
-    expect(firesFrom(w, T0 - 5 * H, T0 + 90 * 60_000, H)).toBe(T0 + 30 * 60_000); // late run: horizon
-    expect(firesFrom(w, NaN, T0, H)).toBe(T0);
+    expect(firesFrom(w, 0, T0 - 5 * H, T0 - 2 * H, H)).toBe(T0); // future window, old timer, next fire not known
+    expect(firesFrom(w, T0 + 17 * 60_000, T0 - 5 * H, T0 - 2 * H, H)).toBe(T0 + 17 * 60_000); // its next fire
+    expect(firesFrom(w, null, T0 + 20 * 60_000, T0 + 30 * 60_000, H)).toBe(T0 + 20 * 60_000); // enabled mid-window
+    expect(firesFrom(w, T0 - 2 * H, T0 - 5 * H, T0 + 10 * 60_000, H)).toBe(T0 - 50 * 60_000); // an earlier window not expanded for it
+    expect(firesFrom(w, T0 - 5 * H, T0 - 5 * H, T0 + 90 * 60_000, H)).toBe(T0 + 30 * 60_000); // late run: horizon
+    expect(firesFrom(w, 0, NaN, T0, H)).toBe(T0);
   });
 });

@@ -58,13 +58,16 @@ export function planWindows(input: WindowPlanInput): WindowPlan {
 }
 
 /**
- * Where a timer's fires in a window start: never before the window, never before the timer's last
- * change (a timer enabled mid-window must not get the fires it had before it was enabled; the api
- * pre-created those after it), never older than the catch-up horizon.
+ * Where a timer's fires written with a window start: at its `next_fire_at` (every fire before it
+ * exists; below the window's start when a window before this one has not been expanded for it, so
+ * nothing is lost whichever replica gets there first; the window's start when not known), never
+ * before the timer's last change (a timer enabled mid-window must not get the fires it had before it
+ * was enabled; the api pre-created those after it), never older than the catch-up horizon.
  */
-export function firesFrom(window: Window, timerChangedAt: number, now: number, catchUpMs: number): number {
+export function firesFrom(window: Window, nextFireAt: number | null, timerChangedAt: number, now: number, catchUpMs: number): number {
+  const cursor = nextFireAt !== null && nextFireAt > 0 ? nextFireAt : window.start;
   const changed = Number.isFinite(timerChangedAt) ? timerChangedAt : window.start;
-  return Math.max(window.start, changed, now - catchUpMs);
+  return Math.max(cursor, changed, now - catchUpMs);
 }
 
 export function isoWindow(w: Window): string {

@@ -80,10 +80,11 @@ function setup(current: TimerEntity = timer()) {
   const index = new FakeIndex();
   const published: string[] = [];
   const writer = new FireWriter(tasks, index, { publish: async (m) => void published.push(m.fireId) }, { now: () => NOW });
-  const stored = { current: current as TimerEntity | null, versions: new Map<string, number>() };
+  const stored = { current: current as TimerEntity | null, versions: new Map<string, number>(), nextFireAt: new Map<string, number | null>() };
   const timers: TimerVersions = {
     versionsOf: async () => stored.versions,
     findLiveForUpdate: async () => stored.current,
+    setNextFireAt: async (id, at) => void stored.nextFireAt.set(id, at),
   };
   const transactions = { transaction: (fn: (m: EntityManager) => Promise<unknown>) => fn(M) } as unknown as Transactions;
   const regenerator = new FireRegenerator(tasks, writer, index, timers, transactions);
@@ -119,6 +120,8 @@ describe('FireRegenerator', () => {
     expect(r.superseded.map((f) => f.runAt - NOW)).toEqual([10_000, 40_000, 50_000]);
     expect(s.tasks.state('7', NOW + 10_000)).toEqual({ status: TaskStatus.Missed, error: 'superseded by version 3' });
     expect(r.written).toBe(2); // 15 s and 45 s
+    // The migrator reads the timer again from the new schedule's first fire after what was created.
+    expect(s.stored.nextFireAt.get('7')).toBe(NOW + 60_000);
     // Due within NEAR_NOW_MS: left for afterCommit to publish; the rest indexed.
     expect(r.due).toEqual([]);
     await s.regenerator.afterCommit(r);

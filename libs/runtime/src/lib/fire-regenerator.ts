@@ -8,7 +8,7 @@ import { FireWriter } from './fire-writer';
 export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'deletePendingAfter'>;
 export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'publishDue'>;
 export type FireIndexRemover = Pick<SliceIndex, 'remove'>;
-export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate'>;
+export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate' | 'setNextFireAt'>;
 export type Transactions = Pick<DataSource, 'transaction'>;
 
 /** Which stored fires a regeneration replaces, and how far it creates the new ones. */
@@ -79,6 +79,9 @@ export class FireRegenerator {
     const live = timer.status === TimerStatus.Enabled && timer.deletedAt === null;
     const toWrite = live ? fires.filter((f) => byRunAt.get(f.runAt)?.superseded ?? true) : [];
     const { due } = await this.writer.write(toWrite, manager);
+    // Every fire of the definition before `until` exists now (the migrator reads the timer again from
+    // its next one); a disabled timer's is set by its enable.
+    if (live) await this.timers.setNextFireAt(timer.id, FireWriter.nextFireAt(timer, until), manager);
     return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due };
   }
 

@@ -3,7 +3,7 @@ import { FireRef, fireId, NEAR_NOW_MS } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
-import { fireTimesBetween, specOf, StoredSchedule } from '@timer/schedule';
+import { fireTimesBetween, nextFireTimes, specOf, StoredSchedule } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
 import { TaskPublisher } from './task-publisher';
 
@@ -45,6 +45,16 @@ export class FireWriter {
    */
   static firesOf(timer: Pick<TimerEntity, 'id' | 'app' | 'cron' | 'runAt' | 'timeZone'> & StoredSchedule, fromMs: number, untilMs: number, limit?: number): NewTask[] {
     return fireTimesBetween(specOf(timer), fromMs, untilMs, limit).map((runAt) => ({ app: timer.app, timerId: timer.id, runAt }));
+  }
+
+  /**
+   * The timer's first fire at or after `fromMs` (within its bounds and DST policies), or null when it
+   * has none left: its `next_fire_at` once every fire before `fromMs` is written. Throws
+   * `ScheduleError` when its stored schedule does not evaluate.
+   */
+  static nextFireAt(timer: StoredSchedule, fromMs: number): number | null {
+    const [next] = nextFireTimes(specOf(timer), fromMs - 1, 1);
+    return next ?? null;
   }
 
   /**

@@ -82,6 +82,14 @@ export class TimerEntity {
   @Column({ name: 'final_at', type: 'bigint', nullable: true, transformer: bigintNumber })
   finalAt!: number | null;
 
+  /**
+   * Every fire before this instant (epoch ms) exists: set by whoever creates the timer's fires (enable,
+   * edit, the migrator's windows), read by the migrator through `idx_status_next_fire`. Null: no fire
+   * left; 0: not known yet (the migrator resolves it). Never bumps `updated_at`.
+   */
+  @Column({ name: 'next_fire_at', type: 'bigint', nullable: true, default: 0, transformer: bigintNumber })
+  nextFireAt!: number | null;
+
   @Column({ name: 'notify_http_param', type: 'json' })
   notifyHttpParam!: NotifyHttpParam;
 

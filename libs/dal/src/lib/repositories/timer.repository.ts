@@ -74,6 +74,18 @@ export interface FinishedCandidate extends FinishedCursor {
   app: string;
 }
 
+/** Where a read of the timers due in a window stands in `idx_status_next_fire`. */
+export interface DueCursor {
+  nextFireAt: number;
+  id: string;
+}
+
+/** A timer's new `next_fire_at`, applied only while its version is still `version`. */
+export interface NextFireAdvance {
+  id: string;
+  version: number;
+  nextFireAt: number | null;
+
 export interface TimerListOptions {
   page: number;
   size: number;
@@ -303,38 +315,84 @@ export class TimerRepository {
     return true;
   }
 
-  /** Enabled live timers with id > afterId, ascending, at most `limit` (keyset paging for the migrator). */
-  async enabledPage(afterId: string | null, limit: number, upToId?: string): Promise<TimerEntity[]> {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    if (afterId !== null && !isId(afterId)) throw new RangeError(`invalid afterId ${JSON.stringify(afterId)}`);
-    if (upToId !== undefined && !isId(upToId)) throw new RangeError(`invalid upToId ${JSON.stringify(upToId)}`);
-    const q = this.dataSource.manager
-      .createQueryBuilder(TimerEntity, 't')
-      .where('t.status = :status AND t.deletedAt IS NULL AND t.id > CAST(:afterId AS UNSIGNED)', { status: TimerStatus.Enabled, afterId: afterId ?? '0' });
-    if (upToId !== undefined) q.andWhere('t.id <= CAST(:upToId AS UNSIGNED)', { upToId });
-    return q.orderBy('t.id', 'ASC').limit(limit).getMany();
+  /** Sets a live timer's `next_fire_at` (the caller created every fire before it), without touching `updated_at`. */
+  async setNextFireAt(id: string, nextFireAt: number | null, manager?: EntityManager): Promise<void> {
+    if (!isId(id)) return;
+    await managerOf(this.dataSource, manager).query('UPDATE timers SET next_fire_at = ?, updated_at = updated_at WHERE id = CAST(? AS UNSIGNED)', [nextFireAt, id]);
   }
 
   /**
-   * Ids that cut the enabled timers into consecutive ranges of `size` timers: the size-th, 2*size-th,
-   * ... enabled id, at most `max` of them (none when all fit one range). One index-only read
-   * (idx_status_id) per boundary; the migrator splits a large window at these ids.
+   * Enabled live timers with 0 < next_fire_at < `beforeMs`, in (next_fire_at, id) order after `after`,
+   * at most `limit`, optionally only ids in (afterId, upToId]: a range of `idx_status_next_fire` (the
+   * id filter is read from the index too, the rows only for the matches). The timers with a fire in
+   * a window; rows advanced past `beforeMs` meanwhile leave the range.
    */
-  async enabledBoundaries(size: number, max: number): Promise<string[]> {
-    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError('size must be a positive integer');
-    const out: string[] = [];
-    let after = '0';
-    while (out.length < max) {
-      // The boundary closes a full range only when a timer follows it: otherwise the rest is one range.
-      const rows = (await this.dataSource.query(
-        // Aliased apart from `id`: ORDER BY id would otherwise sort the CHAR alias as text.
-        'SELECT CAST(id AS CHAR) AS boundary FROM timers WHERE status = ? AND id > CAST(? AS UNSIGNED) ORDER BY id LIMIT 2 OFFSET ?',
-        [TimerStatus.Enabled, after, size - 1],
-      )) as { boundary: string }[];
-      if (rows.length < 2) break;
-      after = rows[0].boundary;
-      out.push(after);
+  async duePage(beforeMs: number, after: DueCursor | null, limit: number, ids?: { afterId: string | null; upToId?: string }): Promise<TimerEntity[]> {
+    checkEpochMs('beforeMs', beforeMs);
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (ids?.afterId != null && !isId(ids.afterId)) throw new RangeError(`invalid afterId ${JSON.stringify(ids.afterId)}`);
+    if (ids?.upToId !== undefined && !isId(ids.upToId)) throw new RangeError(`invalid upToId ${JSON.stringify(ids.upToId)}`);
+    const q = this.dataSource.manager
+      .createQueryBuilder(TimerEntity, 't')
+      .useIndex('idx_status_next_fire')
+      .where('t.status = :status AND t.nextFireAt > 0 AND t.nextFireAt < :beforeMs AND t.deletedAt IS NULL', { status: TimerStatus.Enabled, beforeMs });
+    if (after !== null) {
+      q.andWhere('(t.nextFireAt > :cursorAt OR (t.nextFireAt = :cursorAt AND t.id > CAST(:cursorId AS UNSIGNED)))', { cursorAt: after.nextFireAt, cursorId: after.id });
     }
-    return out;
+    if (ids?.afterId != null) q.andWhere('t.id > CAST(:afterId AS UNSIGNED)', { afterId: ids.afterId });
+    if (ids?.upToId !== undefined) q.andWhere('t.id <= CAST(:upToId AS UNSIGNED)', { upToId: ids.upToId });
+    return q.orderBy('t.nextFireAt', 'ASC').addOrderBy('t.id', 'ASC').limit(limit).getMany();
+  }
+
+  /**
+   * Ids cutting the timers due before `beforeMs` (as in `duePage`) into consecutive id ranges of
+   * `size`, at most `max` (none when all fit one range): one index-only read of the due timers.
+   */
+  async dueBoundaries(beforeMs: number, size: number, max: number): Promise<string[]> {
+    checkEpochMs('beforeMs', beforeMs);
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError('size must be a positive integer');
+    // A boundary closes a full range only when a timer follows it: otherwise the rest is one range.
+    const rows = (await this.dataSource.query(
+      `SELECT CAST(id AS CHAR) AS boundary FROM (
+         SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n, COUNT(*) OVER () AS total
+         FROM timers FORCE INDEX (idx_status_next_fire) WHERE status = ? AND next_fire_at > 0 AND next_fire_at < ?
+       ) due WHERE n % ? = 0 AND n < total ORDER BY id LIMIT ?`,
+      [TimerStatus.Enabled, beforeMs, size, max],
+    )) as { boundary: string }[];
+    return rows.map((r) => r.boundary);
+  }
+
+  /**
+   * Applies the migrator's advances of `next_fire_at` in one statement, each only while the timer's
+   * version is the one its fires were computed from (an edit, enable or disable since then set its
+   * own) and only forward (another replica may have expanded a later window meanwhile). Never
+   * touches `updated_at`. Returns the rows changed.
+   */
+  async advanceNextFire(advances: NextFireAdvance[]): Promise<number> {
+    const valid = advances.filter((a) => isId(a.id));
+    if (valid.length === 0) return 0;
+    const rows = valid.map(() => 'SELECT CAST(? AS UNSIGNED) AS id, ? AS v, CAST(? AS SIGNED) AS n').join(' UNION ALL ');
+    const result = await this.dataSource.query(
+      `UPDATE timers t JOIN (${rows}) a ON t.id = a.id
+       SET t.next_fire_at = a.n, t.updated_at = t.updated_at
+       WHERE t.version = a.v AND t.status = ? AND (a.n IS NULL OR t.next_fire_at < a.n)`,
+      [...valid.flatMap((a) => [a.id, a.version, a.nextFireAt]), TimerStatus.Enabled],
+    );
+    return affectedRows(result);
+  }
+
+  /**
+   * Resolves `next_fire_at` = 0 (not known: rows from before the column, rows inserted without it) of
+   * enabled timers to `fromMs`, at most `limit` rows (one short statement through the index); the
+   * migrator repeats it until it returns less than `limit`.
+   */
+  async resolveUnknownNextFire(fromMs: number, limit: number): Promise<number> {
+    checkEpochMs('fromMs', fromMs);
+    const result = await this.dataSource.query('UPDATE timers SET next_fire_at = ?, updated_at = updated_at WHERE status = ? AND next_fire_at = 0 LIMIT ?', [
+      fromMs,
+      TimerStatus.Enabled,
+      limit,
+    ]);
+    return affectedRows(result);
   }
 }
