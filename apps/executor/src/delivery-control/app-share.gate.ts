@@ -3,6 +3,8 @@ import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
 import { FirePublisher } from '../fire/fire-publisher';
+import { PauseWatch } from '../fire/pause-watch.service';
+import { SettledFires } from '../fire/settled-fires.service';
 import { TimerCache } from '../fire/timer-cache.service';
 import { DeliveryControl } from './delivery-control.service';
 import { DeliveryControlMetrics } from './delivery-control.metrics';
@@ -42,6 +44,8 @@ export class AppShareGate {
     private readonly config: ExecutorConfig,
     private readonly metrics: DeliveryControlMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly settled: SettledFires,
+    private readonly pauses: PauseWatch,
   ) {}
 
   async enter(msg: TaskMessage, properties: Record<string, string>): Promise<ShareEntry> {
@@ -57,10 +61,28 @@ export class AppShareGate {
     if (this.control.shares.tryHold(app, now, special || deferrals >= MAX_SHARE_DEFERRALS)) {
       return { entered: true, leave: () => this.control.shares.release(app, this.clock.now(), now) };
     }
+    // Over the share: a message the admission would drop anyway (settled fire, paused app) goes on to
+    // it without a handler of the share, rather than being handed back again and again.
+    if (await this.shouldDrop(msg, properties, app)) return NOTHING_HELD;
     const at = this.control.shares.handBackAt(app, now, shareDeferralMs(deferrals));
     await this.publisher.handBack(msg, at, deferrals + 1);
     this.metrics.deferred.inc({ reason: 'app_share' });
     this.logger.debug(`fire ${msg.fireId}: app ${app} holds its share (${this.control.shares.held(app)}); back at ${at}`);
     return { entered: false };
+  }
+
+  /**
+   * Whether FireAdmission will ack this message without a delivery: its fire is settled (the bloom
+   * filter, a row read only when it says maybe), or it is a scheduled first attempt of an app in its
+   * pause (the in-memory pause set; no lookup while no app is paused). Cheap enough to ask per message
+   * that would be handed back; `app` is the timer's app when the caller has it.
+   */
+  async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string): Promise<boolean> {
+    const asked = ASKED_FOR.some((p) => properties[p] !== undefined);
+    if (this.pauses.any && !asked && !msg.backfill && msg.attempt === 1) {
+      const owner = app ?? (await this.cache.get(msg.timerId))?.timer.app;
+      if (owner !== undefined && this.pauses.verdict(owner, msg.runAt) === 'skip') return true;
+    }
+    return this.settled.isSettled(msg);
   }
 }

@@ -23,7 +23,7 @@ export class DeliveryControlMetrics {
       name: 'timer_delivery_deferred_total',
       help:
         'Fires not called now and scheduled again: circuit_open and retry_after (their origin), origin_busy (no slot of the origin in time): ' +
-        'a recorded attempt on the retry path; app_share (the app holds its share of the handlers): handed back to the broker before the claim',
+        'recorded on the row and the same attempt published again (no attempt used, bounded by the fire\'s deadline); app_share (the app holds its share of the handlers): handed back to the broker before the claim',
       labelNames: ['reason'],
       registers,
     });

@@ -5,6 +5,8 @@ import type { TimerDefinitionRepository } from '@timer/dal';
 import { FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from '../fire/executor.metrics';
+import type { PauseWatch } from '../fire/pause-watch.service';
+import type { SettledFires } from '../fire/settled-fires.service';
 import type { FirePublisher } from '../fire/fire-publisher';
 import { TimerCache } from '../fire/timer-cache.service';
 import { AppShareGate, MAX_SHARE_DEFERRALS, shareDeferralMs, SHARE_DEFERRAL_MAX_MS } from './app-share.gate';
@@ -105,10 +107,39 @@ describe('AppShareGate', () => {
     const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, s.config, execMetrics, s.clock);
     for (const [id, app] of [['1', 'a'], ['2', 'a'], ['3', 'b']]) fires.defs.set(id, timerDef(id, { app }));
     const publisher = new FakePublisher();
-    const g = new AppShareGate(s.control, cache, publisher as unknown as FirePublisher, s.config, s.metrics, s.clock);
-    const msg = (timerId: string) => ({ timerId, runAt: T0, fireId: `${timerId}-${T0}`, attempt: 1 });
-    return { ...s, g, publisher, msg };
+    const settledIds = new Set<string>();
+    const paused = new Set<string>();
+    const settled = { isSettled: async (m: { fireId: string }) => settledIds.has(m.fireId) } as unknown as SettledFires;
+    const pauses = { get any() { return paused.size > 0; }, verdict: (app: string) => (paused.has(app) ? 'skip' : 'deliver') } as unknown as PauseWatch;
+    const g = new AppShareGate(s.control, cache, publisher as unknown as FirePublisher, s.config, s.metrics, s.clock, settled, pauses);
+    const msg = (timerId: string, attempt = 1) => ({ timerId, runAt: T0, fireId: `${timerId}-${T0}`, attempt });
+    return { ...s, g, publisher, msg, settledIds, paused };
   }
+
+  it("over its app's share, lets a settled fire and a paused app's first attempt through to the admission (which drops them) instead of handing them back again and again", async () => {
+    const s = gate('2');
+    expect((await s.g.enter(s.msg('3'), {})).entered).toBe(true);
+    expect((await s.g.enter(s.msg('1'), {})).entered).toBe(true); // a at its share of 1
+    s.settledIds.add(`2-${T0}`);
+    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(true);
+    s.settledIds.clear();
+    s.paused.add('a');
+    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(true);
+    // A retry of a paused app is still delivered (a pause stops first attempts only): handed back.
+    expect((await s.g.enter(s.msg('2', 2), {})).entered).toBe(false);
+    expect(s.publisher.handedBack).toHaveLength(1);
+    expect(s.control.shares.held('a')).toBe(1); // the ones let through hold nothing
+  });
+
+  it('shouldDrop: a settled fire, a paused app\'s scheduled first attempt; not a run now of it', async () => {
+    const s = gate('2');
+    s.paused.add('a');
+    expect(await s.g.shouldDrop(s.msg('1'), {})).toBe(true);
+    expect(await s.g.shouldDrop(s.msg('1'), { 'x-timer-run-now': '1' })).toBe(false);
+    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
+    s.settledIds.add(`3-${T0}`);
+    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(true);
+  });
 
   it('hands a message over its app\'s share back to the broker, counting the hand-backs, while another app goes on', async () => {
     const s = gate('2');

@@ -2,14 +2,18 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackResult } from '@timer/callback';
 import { MESSAGE_PROPERTIES, MISSED_REASONS_NOTIFIED, TaskMessage } from '@timer/contracts';
-import { TaskStatus, TimerEntity } from '@timer/dal';
+import { FireOutcome, TaskStatus, TimerEntity } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
+import { unsentDeadline } from '../delivery-control/unsent-deadline';
 import { retryDelayMs } from './backoff';
 import { ExecutorMetrics, MissedReason } from './executor.metrics';
 import { FirePublisher } from './fire-publisher';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { SettledFires } from './settled-fires.service';
+
+/** What every outcome of one attempt writes, before its status and claim. */
+type AttemptBase = Omit<FireOutcome, 'status' | 'claimedBy' | 'claimedUntil'>;
 
 /**
  * The end of one claimed attempt: its outcome recorded (batched, fenced by the claim), then the next
@@ -31,12 +35,12 @@ export class AttemptOutcomes {
 
   /**
    * The callback's result: succeeded; failed with attempts left (retry, not before `notBefore`: the
-   * origin's Retry-After or open circuit); or failed for good (dead letter). `sent` false: an attempt
-   * the origin's state refused (docs/pipeline.md, "Adaptive delivery"), retried at `notBefore` itself,
-   * with no backoff of its own (nothing failed).
+   * origin's Retry-After or open circuit); or failed for good (dead letter). `sent` false: the origin's
+   * state refused the call (docs/pipeline.md, "Adaptive delivery"): see {@link notSent}.
    */
-  async called({ msg, token }: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
-    const base = {
+  async called(claimed: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = claimed.msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
+    const { msg, token } = claimed;
+    const base: AttemptBase = {
       timerId: msg.timerId,
       runAt: msg.runAt,
       token,
@@ -59,9 +63,11 @@ export class AttemptOutcomes {
       return 'succeeded';
     }
 
+    if (!sent) return this.notSent(claimed, timer, base, result, notBefore);
+
     const maxAttempts = Math.max(1, timer.maxAttempts);
     if (result.retryable && msg.attempt < maxAttempts) {
-      const retryAt = Math.max(this.clock.now() + (sent ? retryDelayMs(timer.backoffMs, msg.attempt) : 0), notBefore);
+      const retryAt = Math.max(this.clock.now() + retryDelayMs(timer.backoffMs, msg.attempt), notBefore);
       // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
       // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
       const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt + this.config.leaseMs });
@@ -73,20 +79,54 @@ export class AttemptOutcomes {
       return 'retry';
     }
 
-    // Final: dead-letter first (a crash before the record redelivers and dead-letters again, rather
-    // than recording failed with no dead letter), then record failed.
+    return this.finalFailure(msg, base, result, msg.attempt, result.retryable ? 'attempts exhausted' : 'not retryable');
+  }
+
+  /**
+   * A call the origin's state refused (origin busy, circuit open, Retry-After): nothing was sent, so
+   * no attempt is used. The row records the refusal (status running, its reason as the error, the
+   * entry in the fire's attempts with no status and no cost) with a lease ending at `notBefore`, and
+   * the same attempt is published again for then: its claim takes the row back (an expired lease of
+   * the same attempt). Bounded by time instead ({@link unsentDeadline}): a refusal that would push
+   * the fire past its deadline ends it, a first attempt recorded missed (`late`, it was never called),
+   * a later one dead-lettered and recorded failed (`not sent before its deadline`).
+   */
+  private async notSent(claimed: ClaimedAttempt, timer: TimerEntity, base: AttemptBase, result: CallbackResult, notBefore: number): Promise<FireResult> {
+    const { msg } = claimed;
+    const now = this.clock.now();
+    const retryAt = Math.max(now, notBefore);
+    const deadline = unsentDeadline(timer, msg.runAt, msg.attempt, this.config.misfireWindowMs, this.config.callbackTimeoutMaxMs);
+    if (retryAt > deadline) {
+      const text = `not sent before its deadline ${new Date(deadline).toISOString()} (${result.error ?? 'refused'})`;
+      if (msg.attempt === 1) return this.missed(claimed, 'late', text, base.latenessMs);
+      return this.finalFailure(msg, { ...base, error: text }, result, msg.attempt - 1, 'not sent before its deadline');
+    }
+    // A lease that ends just before retryAt: the claim takes an expired lease of the same attempt (`<` now).
+    const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt - 1 });
+    if (!applied) return this.fenced(msg);
+    await this.publisher.retry(msg, retryAt);
+    this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} not sent (${result.error}); again at ${retryAt}, no attempt used`);
+    return 'retry';
+  }
+
+  /**
+   * Final: dead-letter first (a crash before the record redelivers and dead-letters again, rather
+   * than recording failed with no dead letter), then record failed.
+   */
+  private async finalFailure(msg: TaskMessage, base: AttemptBase, result: CallbackResult, attemptsMade: number, reason: string): Promise<FireResult> {
     await this.publisher.deadLetter(msg, {
-      [MESSAGE_PROPERTIES.error]: (result.error ?? 'failed').slice(0, 512),
+      [MESSAGE_PROPERTIES.error]: (base.error ?? 'failed').slice(0, 512),
       [MESSAGE_PROPERTIES.httpStatus]: String(result.status ?? ''),
-      [MESSAGE_PROPERTIES.attempts]: String(msg.attempt),
-      [MESSAGE_PROPERTIES.reason]: result.retryable ? 'attempts exhausted' : 'not retryable',
+      [MESSAGE_PROPERTIES.attempts]: String(attemptsMade),
+      [MESSAGE_PROPERTIES.reason]: reason,
     });
     this.metrics.deadLettered.inc();
+    const { token } = base;
     const applied = await this.recorder.record({ ...base, status: TaskStatus.Failed, claimedBy: token, claimedUntil: null });
     if (!applied) return this.fenced(msg);
     this.metrics.deliveries.inc({ outcome: 'failed' });
     this.settled.mark(msg);
-    this.logger.warn(`fire ${msg.fireId} failed after attempt ${msg.attempt}: ${result.error}`);
+    this.logger.warn(`fire ${msg.fireId} failed after attempt ${msg.attempt}: ${base.error}`);
     return 'failed';
   }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Registry, Counter } from 'prom-client';
-import type { CallbackClient } from '@timer/callback';
+import type { CallbackClient, CallbackResult } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
@@ -71,11 +71,11 @@ function setup(env: NodeJS.ProcessEnv = {}) {
     new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
     new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes)),
     metrics,
-    new AppShareGate(control, cache, pub, config, controlMetrics, clock),
+    new AppShareGate(control, cache, pub, config, controlMetrics, clock, settled, pauses),
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics };
 }
 
 describe('FireService', () => {
@@ -784,13 +784,68 @@ describe('FireService fire policies', () => {
       expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('retry');
       expect(s.callback.calls).toHaveLength(1);
       const row = s.fires.row('7', T0 + 1_000)!;
-      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, httpStatus: null, costMs: 0 });
+      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + 10_000 - 1, httpStatus: null, costMs: 0 });
       expect(row.error).toMatch(/^retry_after: http:\/\/127\.0\.0\.1:1 until /);
-      expect(s.publisher.retries[1]).toMatchObject({ message: { attempt: 2 }, at: T0 + 10_000 });
+      // Not sent: the same attempt again at the Retry-After's end, no attempt used.
+      expect(s.publisher.retries[1]).toMatchObject({ message: { attempt: 1 }, at: T0 + 10_000 });
 
       s.clock.current = T0 + 10_000;
-      expect(await s.service.handle(s.msg(T0 + 1_000, 2))).toBe('succeeded');
+      expect(await s.service.handle(s.msg(T0 + 1_000, 1))).toBe('succeeded');
       expect(s.callback.calls).toHaveLength(2);
+      expect(s.callback.calls[1].fire).toMatchObject({ attempt: 1 });
+      expect(s.callback.calls[1].fire).not.toHaveProperty('redelivery');
+    });
+
+    it('never dead-letters a fire its busy origin keeps refusing within its attempts: maxAttempts 1, five origin_busy refusals, then delivered as attempt 1', async () => {
+      // A lease 10 ms above one held delivery (46.2 s with these settings): a slot is waited for 10 ms.
+      const s = setup({ TIMER_ORIGIN_CONCURRENCY: '1', TIMER_EXECUTOR_CLAIM_LEASE_MS: '46210' });
+      s.fires.defs.set('7', timerDef('7', { maxAttempts: 1 }));
+      s.fires.addRow('7', T0);
+      s.fires.addRow('7', T0 + 1);
+      // The first fire's slow call holds the origin's only slot while the second is refused five times.
+      let free!: () => void;
+      const slow = new Promise<CallbackResult>((r) => (free = () => r({ ok: true, status: 200, costMs: 1, retryable: false })));
+      s.callback.results.push(slow as unknown as CallbackResult);
+      const holder = s.service.handle(s.msg(T0));
+      await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 5; i++) {
+        expect(await s.service.handle(s.msg(T0 + 1))).toBe('retry');
+        const row = s.fires.row('7', T0 + 1)!;
+        expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, costMs: 0, httpStatus: null });
+        expect(row.error).toMatch(/^origin_busy: /);
+        expect(s.publisher.retries.at(-1)).toMatchObject({ message: { attempt: 1 } });
+        s.clock.current = s.publisher.retries.at(-1)!.at;
+      }
+      free();
+      expect(await holder).toBe('succeeded');
+      expect(await s.service.handle(s.msg(T0 + 1))).toBe('succeeded');
+      expect(s.fires.row('7', T0 + 1)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+      expect(s.publisher.deadLetters).toHaveLength(0);
+      expect(await value(s.controlMetrics.deferred, { reason: 'origin_busy' })).toBe(5);
+    });
+
+    it('ends a refused fire at its deadline, not at maxAttempts: a first attempt is recorded missed late, a retry dead-lettered (not sent before its deadline)', async () => {
+      const s = setup({ TIMER_CIRCUIT_FAILURES: '1', TIMER_CIRCUIT_OPEN_MS: '600000' });
+      s.fires.defs.set('7', timerDef('7', { maxAttempts: 3, backoffMs: 1_000, catchupWindowMs: 30_000 }));
+      s.fires.addRow('7', T0);
+      s.fires.addRow('7', T0 + 1_000);
+      s.callback.results.push({ ok: false, status: 500, costMs: 1, error: 'HTTP 500', retryable: true });
+      // Fire 1 fails (attempt 1 used) and opens the circuit for 10 min; its retry is due in ~1 s.
+      expect(await s.service.handle(s.msg(T0))).toBe('retry');
+      // Fire 2's first attempt: refused until the circuit's end, past run_at + 30 s: missed, never called.
+      s.clock.current = T0 + 1_000;
+      expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('missed');
+      expect(s.fires.row('7', T0 + 1_000)).toMatchObject({ status: TaskStatus.Missed });
+      expect(s.fires.row('7', T0 + 1_000)!.error).toMatch(/^not sent before its deadline .*circuit_open: /);
+      // Fire 1's attempt 2 (its retry waits for the circuit; here a second copy comes early): refused
+      // until the circuit's end, past its deadline, run_at + 30 s + the first retry's longest wait + a timeout.
+      expect(s.publisher.retries[0].at).toBe(T0 + 600_000);
+      s.clock.current = T0 + 2_000;
+      expect(await s.service.handle(s.msg(T0, 2))).toBe('failed');
+      expect(s.publisher.deadLetters).toHaveLength(1);
+      expect(s.publisher.deadLetters[0].properties).toMatchObject({ 'x-timer-reason': 'not sent before its deadline', 'x-timer-attempts': '1' });
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Failed });
+      expect(s.callback.calls).toHaveLength(1);
     });
   });
 });
