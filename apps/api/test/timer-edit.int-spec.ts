@@ -207,6 +207,21 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       expect(await pendingFrom(id, now)).toEqual(every(20, now, at('06-01T13:00:00Z')));
     });
 
+    it('enable and each schedule edit set the next fire after the fires they created (the migrator reads the timer from there)', async () => {
+      const nextFire = async (id: number) => {
+        const [r] = (await h.db.query('SELECT next_fire_at AS n FROM timers WHERE id = ?', [id])) as { n: string | number | null }[];
+        return r.n === null ? null : Number(r.n);
+      };
+      const id = await create();
+      expect(await nextFire(id)).toBe(0); // disabled: not known, not read
+      await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' });
+      expect(await nextFire(id)).toBe(at('06-01T13:00:00Z')); // fires created through 12:59:59
+      await h.as().patch(def, { id, app: 'alpha', version: 2, cron: '0 30 8 * * *' }); // daily 08:30 UTC
+      expect(await nextFire(id)).toBe(at('06-02T08:30:00Z'));
+      await h.as().patch(def, { id, app: 'alpha', version: 3, cron: null, runAt: at('06-01T11:00:00Z') }); // a one-shot it created
+      expect(await nextFire(id)).toBeNull();
+    });
+
     it('moves a one-shot: the old time is superseded, the new one created', async () => {
       const id = await createEnabled({ cron: undefined, runAt: at('06-01T11:00:00Z') });
       const res = await h.as().patch(def, { id, app: 'alpha', version: 2, runAt: `${Y}-06-01T12:00:00Z` });
