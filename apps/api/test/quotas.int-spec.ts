@@ -229,3 +229,64 @@ describe('api admission by projected load (real MariaDB, Redis, Pulsar)', () => 
     expect((await h.as().get('/api/app/v1/load?from=abc')).body.msg).toContain('from');
   });
 });
+
+describe('api admission with autoSpread (real MariaDB, Redis, Pulsar)', () => {
+  const h = new ApiHarness({ TIMER_CAPACITY_FIRES_PER_SEC: '2' });
+  const { body, create, enable, createEnabled, snapshot } = helpers(h);
+  const view = async (id: number) => (await h.as().get(`${def}?app=spread&id=${id}`)).body.data as { autoSpread: boolean; spreadOffsetMs: number | null; version: number };
+
+  beforeAll(async () => {
+    await h.start();
+    expect((await h.as().post('/api/app/v1/apps', { app: 'spread' })).body.code).toBe(0);
+  });
+  afterAll(() => h.stop());
+
+  it('moves a timer that would overload a second to the least-loaded offset within its jitter, counts it there, and refuses when none fits', async () => {
+    h.clock.set(T);
+    const tens = { cron: '*/10 * * * * *' };
+    // Seconds 0, 10, 20, ... are full (2 of 2).
+    await createEnabled('spread', tens);
+    await createEnabled('spread', tens);
+    const before = await snapshot();
+    const plain = await h.as().post(def, body('spread', { ...tens, jitterMs: 5_000 }));
+    expect(plain.status).toBe(429);
+    expect(plain.body.msg).toBe(
+      `admission: the second ${new Date(T).toISOString()} would have 3 fires (2 scheduled + 1 of this timer), over the capacity of 2 fires/s (TIMER_CAPACITY_FIRES_PER_SEC)`,
+    );
+    const noJitter = await h.as().post(def, body('spread', { ...tens, autoSpread: true }));
+    expect(noJitter.status).toBe(400);
+    expect(noJitter.body.msg).toMatch(/^autoSpread needs jitterMs > 0/);
+    const narrow = await h.as().post(def, body('spread', { ...tens, jitterMs: 1_000, autoSpread: true }));
+    expect(narrow.status).toBe(429);
+    expect(narrow.body.msg).toContain(`autoSpread: no offset within jitterMs (1000 ms) fits, the least loaded (+0 ms) would put 3 fires on the second ${new Date(T).toISOString()}`);
+    expect(await snapshot()).toEqual(before);
+
+    // +1 s .. +4 s are empty: the smallest of them. Chosen again on enable (the same load: the same offset).
+    const first = await create('spread', { ...tens, jitterMs: 5_000, autoSpread: true });
+    expect(await view(first)).toMatchObject({ autoSpread: true, spreadOffsetMs: 1_000 });
+    expect((await enable('spread', first)).body).toMatchObject({ code: 0, data: { changed: true } });
+    expect(await view(first)).toMatchObject({ spreadOffsetMs: 1_000 });
+    // +1 s now has 1, +2 s none: the least loaded is +2 s (not merely the first that fits).
+    const second = await createEnabled('spread', { ...tens, jitterMs: 5_000, autoSpread: true });
+    expect(await view(second)).toMatchObject({ spreadOffsetMs: 2_000 });
+    // Counted where they are delivered, by the admin's and the app's load alike.
+    const from = T + 60_000;
+    expect((await h.as().get(`/api/app/v1/load?app=spread&from=${from}&to=${from + 4_000}`)).body.data.perSecond).toEqual([2, 1, 1, 0]);
+    expect((await h.as().get(`/api/app/v1/load?from=${from - 1_000}&to=${from + 3_000}`)).body.data.perSecond).toEqual([0, 2, 1, 1]);
+    const versions = await h.as().get(`${def}/versions?app=spread&id=${second}`);
+    expect(versions.body.data[0]).toMatchObject({ change: 'enable', autoSpread: true, spreadOffsetMs: 2_000 });
+
+    // An edit that keeps the schedule and the jitter keeps the offset; turning autoSpread off is admitted again (offset 0: full).
+    const { version } = await view(first);
+    expect((await h.as().patch(def, { app: 'spread', id: first, version, name: 'renamed' })).body).toMatchObject({ code: 0 });
+    expect(await view(first)).toMatchObject({ spreadOffsetMs: 1_000, version: version + 1 });
+    const mid = await snapshot();
+    const off = await h.as().patch(def, { app: 'spread', id: first, version: version + 1, autoSpread: false });
+    expect(off.status).toBe(429);
+    expect(off.body.msg).toContain('would have 3 fires (2 scheduled + 1 of this timer)');
+    const zero = await h.as().patch(def, { app: 'spread', id: first, version: version + 1, jitterMs: 0 });
+    expect(zero.status).toBe(400);
+    expect(zero.body.msg).toMatch(/^autoSpread needs jitterMs > 0/);
+    expect(await snapshot()).toEqual(mid);
+  });
+});

@@ -69,6 +69,52 @@ export function busiestWith(existing: ReadonlyMap<number, number>, added: Readon
   return best;
 }
 
+/**
+ * The step of an autoSpread offset: the load projection's bucket (one second), so a timer moved by a
+ * whole number of steps moves each of its fires to another second whole, whatever its run_at's ms.
+ */
+export const SPREAD_STEP_MS = 1_000;
+
+/** The offsets autoSpread may give a timer: 0, 1 s, 2 s, ... below `jitterMs` (only 0 under 1 s). */
+export function spreadOffsets(jitterMs: number): number[] {
+  return Array.from({ length: Math.max(1, Math.ceil(jitterMs / SPREAD_STEP_MS)) }, (_, i) => i * SPREAD_STEP_MS);
+}
+
+/** An offset and the busiest second the candidate's fires would land in with it. */
+export interface SpreadChoice {
+  offsetMs: number;
+  busiest: BucketLoad | null;
+}
+
+/**
+ * The least-loaded offset for a candidate (autoSpread): of `offsets` (ascending), the one whose
+ * busiest second, among those the candidate's fires (`added`, by second, unshifted) land in once
+ * moved by it, is lowest; the smallest offset on a tie. `existing` and `own` as in {@link busiestWith}.
+ * Deterministic: the same load and candidate give the same offset. The caller compares `busiest.total`
+ * with the capacity (none fits when even this one is over it).
+ */
+export function leastLoadedOffset(
+  existing: ReadonlyMap<number, number>,
+  added: ReadonlyMap<number, number>,
+  own: ReadonlyMap<number, number>,
+  offsets: readonly number[],
+): SpreadChoice {
+  let best: SpreadChoice | null = null;
+  for (const offsetMs of offsets) {
+    let busiest: BucketLoad | null = null;
+    for (const [second, n] of added) {
+      const at = second + offsetMs;
+      const there = Math.max(0, (existing.get(at) ?? 0) - (own.get(at) ?? 0));
+      const total = there + n;
+      if (!busiest || total > busiest.total || (total === busiest.total && at < busiest.at)) busiest = { at, existing: there, added: n, total };
+      // Cannot beat the best so far (a tie goes to the smaller offset, seen first): next offset.
+      if (best?.busiest && total >= best.busiest.total) break;
+    }
+    if (!best || (busiest && best.busiest && busiest.total < best.busiest.total)) best = { offsetMs, busiest };
+  }
+  return best ?? { offsetMs: 0, busiest: null };
+}
+
 /** The largest bucket of a histogram (earliest on a tie); null when empty. */
 export function peakOf(h: ReadonlyMap<number, number>): { at: number; fires: number } | null {
   let best: { at: number; fires: number } | null = null;

@@ -19,19 +19,21 @@ describe('QuotaService admission against the capacity', () => {
     reads = 0;
     // Two fires pending at T + 2 s (all apps).
     stored = new Map([[T + 2_000, 2]]);
-    const repo = {
+    const config = ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '3' });
+    service = new QuotaService(config, { now: () => now }, {} as DataSource, repoOf(() => stored));
+  });
+
+  const repoOf = (load: () => FireHistogram) =>
+    ({
       pendingHistogram: jest.fn(async (o: { timerId?: string }) => {
         if (o.timerId !== undefined) return new Map();
         reads++;
-        return new Map(stored);
+        return new Map(load());
       }),
-    } as unknown as QuotaRepository;
-    const config = ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '3' });
-    service = new QuotaService(config, { now: () => now }, {} as DataSource, repo);
-  });
+    }) as unknown as QuotaRepository;
 
   const oneShot = (runAt: number, writesFires = true) => ({ app: 'a', spec: { runAt, timeZone: 'UTC' }, isNew: false, writesFires });
-  const refusal = async (p: Promise<void>) => (await p.then(() => undefined, (e: ApiError) => e))?.message;
+  const refusal = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: ApiError) => e))?.message;
 
   it('reuses the load it read for a few seconds, counting the fires it admitted meanwhile; a create (nothing written) is not counted', async () => {
     await service.admit(m, NO_QUOTA, oneShot(T + 2_000, false), now);
@@ -51,6 +53,42 @@ describe('QuotaService admission against the capacity', () => {
 
   it('does nothing with capacity 0', async () => {
     const off = new QuotaService(ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '0' }), { now: () => now }, {} as DataSource, {} as QuotaRepository);
-    await expect(off.admit(m, NO_QUOTA, oneShot(T + 2_000), now)).resolves.toBeUndefined();
+    await expect(off.admit(m, NO_QUOTA, oneShot(T + 2_000), now)).resolves.toBeNull();
+    await expect(off.admit(m, NO_QUOTA, { ...oneShot(T + 2_000), spread: { jitterMs: 5_000 } }, now)).resolves.toBe(0);
+  });
+
+  it('autoSpread: 0 when the timer fits as it is, else the least-loaded offset within its jitter (ties: the smallest), its fires then counted there', async () => {
+    const spread = (jitterMs: number, writesFires = true) => ({ ...oneShot(T + 2_000, writesFires), spread: { jitterMs } });
+    stored = new Map([[T + 2_000, 2]]);
+    expect(await service.admit(m, NO_QUOTA, spread(3_000, false), now)).toBe(0); // 3 of 3 at T + 2 s: fits as it is
+    stored = new Map([
+      [T + 2_000, 3],
+      [T + 3_000, 1],
+    ]);
+    now = T + 1_000; // a fresh read
+    service = new QuotaService(ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '3' }), { now: () => now }, {} as DataSource, repoOf(() => stored));
+    // +0: 4 at T + 2 s (over); +1 s: 2 at T + 3 s; +2 s: 1 at T + 4 s, the least loaded.
+    expect(await service.admit(m, NO_QUOTA, spread(3_000), now)).toBe(2_000);
+    // Its fire now counts at T + 4 s: +1 s and +2 s both give 2, the smaller wins.
+    expect(await service.admit(m, NO_QUOTA, spread(3_000), now)).toBe(1_000);
+    // Without autoSpread the same timer is refused as before.
+    expect(await refusal(service.admit(m, NO_QUOTA, oneShot(T + 2_000), now))).toBe(
+      `admission: the second ${new Date(T + 2_000).toISOString()} would have 4 fires (3 scheduled + 1 of this timer), over the capacity of 3 fires/s (TIMER_CAPACITY_FIRES_PER_SEC)`,
+    );
+  });
+
+  it('autoSpread: 429 naming the second, its load and the least-loaded offset when no offset within the jitter fits', async () => {
+    stored = new Map([
+      [T + 2_000, 3],
+      [T + 3_000, 3],
+      [T + 4_000, 3],
+    ]);
+    expect(await refusal(service.admit(m, NO_QUOTA, { ...oneShot(T + 2_000), spread: { jitterMs: 3_000 } }, now))).toBe(
+      `admission: the second ${new Date(T + 2_000).toISOString()} would have 4 fires (3 scheduled + 1 of this timer), over the capacity of 3 fires/s (TIMER_CAPACITY_FIRES_PER_SEC); ` +
+        `autoSpread: no offset within jitterMs (3000 ms) fits, the least loaded (+0 ms) would put 4 fires on the second ${new Date(T + 2_000).toISOString()}`,
+    );
+    // A jitter of a second or less allows offset 0 only (the projection's step is a second).
+    expect(await refusal(service.admit(m, NO_QUOTA, { ...oneShot(T + 1_000), spread: { jitterMs: 1_000 } }, now))).toBeUndefined();
+    expect(await refusal(service.admit(m, NO_QUOTA, { ...oneShot(T + 4_000), spread: { jitterMs: 1_000 } }, now))).toMatch(/no offset within jitterMs \(1000 ms\) fits/);
   });
 });

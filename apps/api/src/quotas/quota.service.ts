@@ -7,7 +7,19 @@ import { DataSource, EntityManager } from 'typeorm';
 import { assertAdmin, assertAppAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, ErrorCode, notFound } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
-import { busiestWith, histogramOf, MAX_FIRES_PER_SECOND_PER_TIMER, maxFiresPerMinuteBound, minGapBound, peakOf, smallestGap } from './admission';
+import {
+  BucketLoad,
+  busiestWith,
+  histogramOf,
+  leastLoadedOffset,
+  MAX_FIRES_PER_SECOND_PER_TIMER,
+  maxFiresPerMinuteBound,
+  minGapBound,
+  peakOf,
+  smallestGap,
+  SpreadChoice,
+  spreadOffsets,
+} from './admission';
 import { LoadQuery, LoadView, PutQuotaDto, QuotaValues, QuotaView } from './dto/quota.dto';
 
 /** The quotas in force for an app: its own, else the configured defaults (0 = no limit). */
@@ -23,6 +35,8 @@ export interface Candidate {
   isNew: boolean;
   /** Its fires are written now (enable, edit of an enabled timer), not just allowed (a create makes a disabled timer). */
   writesFires: boolean;
+  /** `autoSpread` with this `jitterMs`: over the capacity, its fires may be moved within the jitter instead of refused. */
+  spread?: { jitterMs: number };
 }
 
 /** All apps' projected load as last read. */
@@ -67,8 +81,10 @@ export class QuotaService {
    * the capacity: maxTimers (403), the smallest gap under minIntervalMs (403), the app's busiest
    * coming minute over maxFiresPerMinute (429), a coming second over TIMER_CAPACITY_FIRES_PER_SEC (429).
    * The load counts the timer as if enabled: a disabled timer is one enable away from it.
+   * Returns the spread offset to store: for an autoSpread candidate 0 when it fits as it is, else the
+   * least-loaded offset within its jitter that fits (429 when none does); null without autoSpread.
    */
-  async admit(m: EntityManager, quota: Quota, c: Candidate, now: number): Promise<void> {
+  async admit(m: EntityManager, quota: Quota, c: Candidate, now: number): Promise<number | null> {
     if (c.isNew && quota.maxTimers > 0) {
       const timers = await this.quotas.liveTimers(c.app, m);
       if (timers >= quota.maxTimers) {
@@ -86,7 +102,9 @@ export class QuotaService {
       }
     }
     const capacity = this.config.capacityFiresPerSec;
-    if (quota.maxFiresPerMinute === 0 && capacity === 0) return;
+    let offsetMs = 0;
+    const admitted = () => (c.spread ? offsetMs : null);
+    if (quota.maxFiresPerMinute === 0 && capacity === 0) return admitted();
     const until = preparedWindows(now, this.config.windowMs).until;
     let fires: number[] | undefined;
     const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
@@ -110,19 +128,18 @@ export class QuotaService {
       // Cheap first: the busiest second plus the one fire this timer can add to a second.
       if ((peakOf(load)?.fires ?? 0) + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
         const own = c.timerId === undefined ? new Map<number, number>() : await this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m);
-        const busiest = busiestWith(load, histogramOf(firesOf(), 1_000), own);
+        const added = histogramOf(firesOf(), 1_000);
+        const busiest = busiestWith(load, added, own);
         if (busiest && busiest.total > capacity) {
-          throw new ApiError(
-            429,
-            ErrorCode.OVER_CAPACITY,
-            `admission: the second ${iso(busiest.at)} would have ${busiest.total} fires (${busiest.existing} scheduled + ${busiest.added} of this timer), ` +
-              `over the capacity of ${capacity} fires/s (TIMER_CAPACITY_FIRES_PER_SEC)`,
-          );
+          const spread = c.spread ? leastLoadedOffset(load, added, own, spreadOffsets(c.spread.jitterMs)) : null;
+          if (!spread || (spread.busiest?.total ?? 0) > capacity) throw overCapacity(busiest, capacity, c.spread, spread);
+          offsetMs = spread.offsetMs;
         }
       }
-      // Counted at once, so this process's next admissions see these fires before the load is read again.
-      if (c.writesFires) for (const [at, n] of histogramOf(firesOf(), 1_000)) load.set(at, (load.get(at) ?? 0) + n);
+      // Counted at once (where they are delivered), so this process's next admissions see these fires before the load is read again.
+      if (c.writesFires) for (const [at, n] of histogramOf(firesOf(), 1_000)) load.set(at + offsetMs, (load.get(at + offsetMs) ?? 0) + n);
     }
+    return admitted();
   }
 
   /** `PUT /api/app/v1/quota` (admin): the app's quotas; a field left out or null is the default. */
@@ -190,3 +207,17 @@ export class QuotaService {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The 429 of a second over the capacity; for autoSpread, with the least-loaded offset that still did not fit. */
+function overCapacity(busiest: BucketLoad, capacity: number, spread: { jitterMs: number } | undefined, best: SpreadChoice | null): ApiError {
+  const tried =
+    spread && best?.busiest
+      ? `; autoSpread: no offset within jitterMs (${spread.jitterMs} ms) fits, the least loaded (+${best.offsetMs} ms) would put ${best.busiest.total} fires on the second ${iso(best.busiest.at)}`
+      : '';
+  return new ApiError(
+    429,
+    ErrorCode.OVER_CAPACITY,
+    `admission: the second ${iso(busiest.at)} would have ${busiest.total} fires (${busiest.existing} scheduled + ${busiest.added} of this timer), ` +
+      `over the capacity of ${capacity} fires/s (TIMER_CAPACITY_FIRES_PER_SEC)${tried}`,
+  );
+}

@@ -3,7 +3,7 @@ import { TimerFields } from '@timer/dal';
 import { ApiError } from '../common/errors';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { PatchTimerDto } from './dto/edit-timer.dto';
-import { canonicalJson, checkDefinition, fieldsOf, patchedFields, requestHash, resolveSchedule, sameFields, scheduleChanged } from './timer-definition';
+import { canonicalJson, checkDefinition, fieldsOf, patchedFields, requestHash, resolveSchedule, sameFields, scheduleChanged, spreadCarried, spreadChanged, spreadOf } from './timer-definition';
 
 const NOW = Date.UTC(2030, 0, 1);
 const RULES = { now: NOW, allowPrivateCallbacks: false, callbackBodyMaxBytes: 16, callbackTimeoutMaxMs: 30_000 };
@@ -65,7 +65,17 @@ describe('fieldsOf (create, PUT)', () => {
       catchupWindowMs: null,
       jitterMs: 0,
       failureWebhook: null,
+      autoSpread: false,
+      spreadOffsetMs: null,
     });
+  });
+
+  it('takes autoSpread from the request, never the spread offset; the hash ignores the offset and an autoSpread left off', () => {
+    const dto = { app: 'a', name: 'n', cron: '* * * * *', jitterMs: 5_000, autoSpread: true, notifyHTTPParam: { url: 'https://h/', method: 'GET' } } as unknown as CreateTimerDto;
+    expect(fieldsOf(dto)).toMatchObject({ autoSpread: true, spreadOffsetMs: null, jitterMs: 5_000 });
+    expect(requestHash('a', { ...stored, autoSpread: false, spreadOffsetMs: null })).toBe(requestHash('a', stored));
+    expect(requestHash('a', { ...stored, autoSpread: true, spreadOffsetMs: 2_000 })).toBe(requestHash('a', { ...stored, autoSpread: true }));
+    expect(requestHash('a', { ...stored, autoSpread: true })).not.toBe(requestHash('a', stored));
   });
 
   it("stores a failureWebhook with its header values as lists; the hash of a create without one is the one it had before the field", () => {
@@ -78,6 +88,26 @@ describe('fieldsOf (create, PUT)', () => {
 });
 
 describe('patchedFields (PATCH)', () => {
+  it('autoSpread: set when given; an edit keeps the stored offset while autoSpread stays on, and says when admission must choose again', () => {
+    const spread = { ...stored, jitterMs: 5_000, autoSpread: true, spreadOffsetMs: 3_000 };
+    expect(patchedFields(stored, patch({ autoSpread: true, jitterMs: 5_000 }))).toEqual({ ...stored, autoSpread: true, jitterMs: 5_000 });
+    // The URL changes: same offset, nothing to admit again.
+    const renamed = spreadCarried(spread, patchedFields(spread, patch({ name: 'x' })));
+    expect(renamed).toEqual({ ...spread, name: 'x' });
+    expect(spreadChanged(spread, renamed)).toBe(false);
+    // A PUT gives no offset: the stored one is carried.
+    expect(spreadCarried(spread, { ...spread, spreadOffsetMs: null }).spreadOffsetMs).toBe(3_000);
+    // Turned on: 0 until admission says otherwise; turned off: none; the jitter changed: admitted again.
+    expect(spreadCarried(stored, { ...stored, jitterMs: 5_000, autoSpread: true }).spreadOffsetMs).toBe(0);
+    expect(spreadCarried(spread, patchedFields(spread, patch({ autoSpread: false }))).spreadOffsetMs).toBeNull();
+    expect(spreadChanged(stored, { ...stored, jitterMs: 5_000, autoSpread: true })).toBe(true);
+    expect(spreadChanged(spread, { ...spread, autoSpread: false })).toBe(true);
+    expect(spreadChanged(spread, { ...spread, jitterMs: 4_000 })).toBe(true);
+    expect(spreadChanged(stored, { ...stored, jitterMs: 4_000 })).toBe(false);
+    expect(spreadOf(spread)).toEqual({ jitterMs: 5_000 });
+    expect(spreadOf(stored)).toBeUndefined();
+  });
+
   it('replaces failureWebhook whole when given and removes it with null', () => {
     const hook = { url: 'https://hooks.example/t', headers: { 'X-K': 'v' } };
     const withHook = patchedFields(stored, patch({ failureWebhook: hook }));
@@ -131,6 +161,7 @@ describe('checkDefinition', () => {
     ['a private callback host', { notifyHttpParam: { url: 'http://10.0.0.1/', method: 'POST' } }, true, /^400 notifyHTTPParam\.url points to a loopback or private address/],
     ['a body over the limit', { notifyHttpParam: { url: 'https://h/', method: 'POST', body: 'x'.repeat(17) } }, true, /^400 notifyHTTPParam\.body is larger than 16 bytes/],
     ['a private failure webhook host', { failureWebhook: { url: 'http://127.0.0.1:9/f' } }, true, /^400 failureWebhook\.url points to a loopback or private address/],
+    ['autoSpread without jitterMs', { autoSpread: true, jitterMs: 0 }, false, /^400 autoSpread needs jitterMs > 0/],
   ])('refuses %s, naming the field', (_why, over, runAtGiven, message) => {
     expect(refusal(() => checkDefinition({ ...stored, ...over } as TimerFields, RULES, runAtGiven))).toMatch(message);
   });

@@ -55,6 +55,9 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     catchupWindowMs: dto.catchupWindowMs ?? null,
     jitterMs: dto.jitterMs ?? 0,
     failureWebhook: dto.failureWebhook ? webhookOf(dto.failureWebhook) : null,
+    autoSpread: dto.autoSpread ?? false,
+    // Admission's choice, not the caller's: see spreadCarried.
+    spreadOffsetMs: null,
   };
 }
 
@@ -81,6 +84,8 @@ export function storedFields(t: TimerEntity): TimerFields {
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
     failureWebhook: t.failureWebhook ?? null,
+    autoSpread: Boolean(t.autoSpread),
+    spreadOffsetMs: t.spreadOffsetMs ?? null,
   };
 }
 
@@ -132,6 +137,7 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
   if (dto.misfirePolicy != null) out.misfirePolicy = dto.misfirePolicy;
   if (dto.overlapPolicy != null) out.overlapPolicy = dto.overlapPolicy;
   if (dto.jitterMs != null) out.jitterMs = dto.jitterMs;
+  if (dto.autoSpread != null) out.autoSpread = dto.autoSpread;
   if (dto.failureWebhook === null) out.failureWebhook = null;
   else if (dto.failureWebhook !== undefined) out.failureWebhook = webhookOf(dto.failureWebhook);
   // null puts them back to their defaults (misfirePolicy decides; the global window).
@@ -209,6 +215,25 @@ export function checkDefinition(f: TimerFields, rules: DefinitionRules, schedule
   if (f.failureWebhook && !rules.allowPrivateCallbacks && isPrivateLiteralHost(f.failureWebhook.url)) {
     throw badRequest('failureWebhook.url points to a loopback or private address; refused unless TIMER_CALLBACK_ALLOW_PRIVATE=true');
   }
+  if (f.autoSpread && f.jitterMs <= 0) throw badRequest('autoSpread needs jitterMs > 0: the offset is chosen within [0, jitterMs)');
+}
+
+/**
+ * An edit's definition with the spread offset it keeps: the stored one while autoSpread stays on
+ * (admission chooses again when {@link spreadChanged}), none without autoSpread.
+ */
+export function spreadCarried(stored: TimerFields, f: TimerFields): TimerFields {
+  return { ...f, spreadOffsetMs: f.autoSpread ? (stored.autoSpread ? (stored.spreadOffsetMs ?? 0) : 0) : null };
+}
+
+/** What admission needs of an autoSpread definition (its jitter); undefined without autoSpread. */
+export function spreadOf(f: Pick<TimerFields, 'autoSpread' | 'jitterMs'>): { jitterMs: number } | undefined {
+  return f.autoSpread ? { jitterMs: f.jitterMs } : undefined;
+}
+
+/** True when where the fires are delivered may move without the schedule changing: autoSpread turned on or off, or its jitter changed. */
+export function spreadChanged(a: TimerFields, b: TimerFields): boolean {
+  return Boolean(a.autoSpread) !== Boolean(b.autoSpread) || (Boolean(b.autoSpread) && a.jitterMs !== b.jitterMs);
 }
 
 /** The stored form of a `failureWebhook` (header names normalised as a callback's). */
@@ -223,8 +248,10 @@ export function sameFields(a: TimerFields, b: TimerFields): boolean {
 
 /** SHA-256 (hex) of a create's normalised request: what an Idempotency-Key is held to. */
 export function requestHash(app: string, f: TimerFields): string {
-  // No webhook hashes as before the field existed: a key's stored hash still matches its retry.
-  return createHash('sha256').update(canonicalJson({ app, ...f, failureWebhook: f.failureWebhook ?? undefined })).digest('hex');
+  // No webhook and no autoSpread hash as before the fields existed: a key's stored hash still matches its retry.
+  // The spread offset is admission's choice, not part of the request.
+  const request = { app, ...f, failureWebhook: f.failureWebhook ?? undefined, autoSpread: f.autoSpread || undefined, spreadOffsetMs: undefined };
+  return createHash('sha256').update(canonicalJson(request)).digest('hex');
 }
 
 /** The 400 for a bounded definition with no fire at or after now, naming the bound that ends it. */

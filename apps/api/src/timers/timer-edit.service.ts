@@ -10,7 +10,19 @@ import { ApiConfig } from '../config/api.env';
 import { QuotaService } from '../quotas/quota.service';
 import { PatchTimerDto, TimerVersionsQuery, UpdateTimerDto } from './dto/edit-timer.dto';
 import { EditResult, TimerVersionView } from './dto/timer.view';
-import { checkDefinition, fieldsOf, patchedFields, resolveSchedule, sameFields, scheduleChanged, scheduleSpecOf, storedFields } from './timer-definition';
+import {
+  checkDefinition,
+  fieldsOf,
+  patchedFields,
+  resolveSchedule,
+  sameFields,
+  scheduleChanged,
+  scheduleSpecOf,
+  spreadCarried,
+  spreadChanged,
+  spreadOf,
+  storedFields,
+} from './timer-definition';
 import { TimerRef } from './timer-ref';
 import { definitionView, TimersService } from './timers.service';
 
@@ -74,10 +86,13 @@ export class TimerEditService {
         const locked = await this.timerService.lock(m, e.ref);
         if (locked.version !== e.version) throw staleVersion(e.version, locked.version);
         const stored = storedFields(locked);
-        const fields = resolveSchedule(e.next(stored), now, stored);
+        const fields = spreadCarried(stored, resolveSchedule(e.next(stored), now, stored));
         checkDefinition(fields, this.timerService.rules(now), e.scheduleGiven);
         if (sameFields(stored, fields)) return { id, version: locked.version, changed: false, superseded: 0, fires: 0 };
-        if (scheduleChanged(stored, fields)) await this.quotas.admit(m, quota, { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, isNew: false, writesFires: locked.status === TimerStatus.Enabled }, now);
+        if (scheduleChanged(stored, fields) || spreadChanged(stored, fields)) {
+          const candidate = { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, isNew: false, writesFires: locked.status === TimerStatus.Enabled, spread: spreadOf(fields) };
+          fields.spreadOffsetMs = await this.quotas.admit(m, quota, candidate, now);
+        }
         await this.timers.update(e.ref.app, e.ref.id, fields, m);
         await this.versions.snapshot(e.ref.id, e.change, now, m);
         const version = locked.version + 1;

@@ -27,7 +27,7 @@ import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
 import { DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
-import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf } from './timer-definition';
+import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf, spreadOf } from './timer-definition';
 import { TimerRef } from './timer-ref';
 
 /** What a create answers: the new timer's id and version, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
@@ -84,8 +84,8 @@ export class TimersService {
         // The app's row lock first (quotas): concurrent creates of one app pass the maxTimers check one at a time.
         const quota = await this.quotas.lock(m, dto.app);
         if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
-        await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false }, now);
-        const id = await this.timers.insert({ app: dto.app, ...resolved }, m);
+        const spreadOffsetMs = await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false, spread: spreadOf(resolved) }, now);
+        const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs }, m);
         await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
         if (key) await this.idempotencyKeys.complete(dto.app, key.value, result, m);
@@ -152,7 +152,9 @@ export class TimersService {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
-      await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true }, now);
+      const spreadOffsetMs = await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true, spread: spreadOf(locked) }, now);
+      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
+      if (spreadOffsetMs !== (locked.spreadOffsetMs ?? null)) await this.timers.setSpreadOffset(ref.app, ref.id, spreadOffsetMs, m);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
@@ -301,5 +303,7 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
     failureWebhook: t.failureWebhook ?? null,
+    autoSpread: Boolean(t.autoSpread),
+    spreadOffsetMs: t.spreadOffsetMs ?? null,
   };
 }

@@ -6,7 +6,7 @@ import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
-import { jitterOf } from './jitter';
+import { fireDelayOf } from './jitter';
 import { FirePublisher } from './fire-publisher';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { PauseWatch } from './pause-watch.service';
@@ -83,13 +83,13 @@ export class FireAdmission {
   }
 
   /**
-   * When a first attempt is due: run_at plus its timer's jitter (docs/pipeline.md, "Fire policies"). Only
+   * When a first attempt is due: run_at plus its timer's jitter or spread offset (docs/pipeline.md, "Fire policies"). Only
    * a timer with `jitterMs` can be due later than run_at; its definition is usually cached (prefetched).
    */
   private async dueAt(msg: TaskMessage, onDemand: boolean): Promise<number> {
     if (onDemand || msg.attempt !== 1) return msg.runAt;
     const def = await this.cache.get(msg.timerId);
-    return msg.runAt + jitterOf(msg.fireId, def?.timer.jitterMs ?? 0);
+    return msg.runAt + fireDelayOf(msg.fireId, def?.timer);
   }
 
   /**

@@ -10,7 +10,7 @@ import { AttemptOutcomes } from './attempt-outcomes.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
-import { jitterOf } from './jitter';
+import { fireDelayOf } from './jitter';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
@@ -44,7 +44,7 @@ export class FireDelivery {
     // change what this attempt calls (it finishes under the definition it was claimed with).
     const claimed = await this.cache.get(msg.timerId);
     // The jittered target (docs/pipeline.md, "Fire policies"): the fire waits for it and is judged against it.
-    const target = msg.runAt + (onDemand ? 0 : jitterOf(msg.fireId, claimed?.timer.jitterMs ?? 0));
+    const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
     if (wait > 0) await this.clock.sleep(wait);
 

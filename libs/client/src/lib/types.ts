@@ -60,6 +60,8 @@ export interface TimerDefinition {
   catchupPolicy?: CatchupPolicy;
   catchupWindowMs?: number;
   jitterMs?: number;
+  /** Needs jitterMs > 0: over the capacity, the api moves the fires within the jitter instead of 429. */
+  autoSpread?: boolean;
   dstGap?: DstGap;
   dstOverlap?: DstOverlap;
 }
@@ -150,6 +152,9 @@ export interface TimerDefinitionView {
   jitterMs?: number;
   dstGap?: DstGap;
   dstOverlap?: DstOverlap;
+  autoSpread?: boolean;
+  /** With autoSpread: the delay of every fire the api chose; null without. */
+  spreadOffsetMs?: number | null;
 }
 
 export interface Timer extends TimerDefinitionView {

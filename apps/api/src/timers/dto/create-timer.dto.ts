@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
@@ -258,6 +258,19 @@ export class CreateTimerDto {
   @Min(0)
   @Max(JITTER_MAX_MS)
   jitterMs?: number;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description:
+      'Extension: needs `jitterMs` > 0 (else 400). When a create, edit or enable would put a coming second over the capacity ' +
+      '(TIMER_CAPACITY_FIRES_PER_SEC), the api moves all of this timer\'s fires by the least-loaded whole number of seconds in ' +
+      '[0, jitterMs) instead of answering 429 (the same load gives the same offset, the smallest on a tie), and shows it as `spreadOffsetMs`; ' +
+      'each fire is then delayed by that offset instead of the fire id\'s jitter. 429 when no offset fits.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  autoSpread?: boolean;
   @ApiPropertyOptional({
     type: FailureWebhookDto,
     nullable: true,

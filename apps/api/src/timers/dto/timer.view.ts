@@ -89,6 +89,15 @@ export class TimerDefinitionView {
 
   @ApiProperty({ type: 'integer', example: 0, description: 'each fire is delayed by a fixed amount in [0, jitterMs) derived from its fire id' })
   jitterMs!: number;
+  @ApiProperty({ type: 'boolean', example: false, description: 'admission may spread the fires within jitterMs instead of refusing the timer' })
+  autoSpread!: boolean;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'with autoSpread: the delay of every fire admission chose (whole seconds in [0, jitterMs)), used instead of the fire id\'s jitter; null without',
+  })
+  spreadOffsetMs!: number | null;
   @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook)" })
   failureWebhook!: FailureWebhookDto | null;
 }

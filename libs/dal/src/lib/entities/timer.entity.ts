@@ -121,6 +121,14 @@ export class TimerEntity {
   @Column({ name: 'jitter_ms', type: 'int', default: 0 })
   jitterMs!: number;
 
+  /** Admission may spread the timer's fires within `jitterMs` instead of refusing it (apps/api/README.md, "Quotas and admission"). */
+  @Column({ name: 'auto_spread', type: 'boolean', default: false })
+  autoSpread!: boolean;
+
+  /** With `autoSpread`: the delay of every fire (whole seconds in [0, jitterMs)) admission chose, instead of the hash-derived jitter; null otherwise. */
+  @Column({ name: 'spread_offset_ms', type: 'int', nullable: true })
+  spreadOffsetMs!: number | null;
+
   /** Where this timer's failure notifications go; null = the app's (`AppEntity.failureWebhook`). */
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;

@@ -13,10 +13,14 @@ export interface StoredQuota {
 /** Pending fires per bucket: bucket start (epoch ms) -> fires. */
 export type FireHistogram = Map<number, number>;
 
+/** The largest spread offset a timer can have (its `jitterMs` bound, JITTER_MAX_MS). */
+const MAX_SPREAD_OFFSET_MS = 3_600_000;
+
 /**
  * Per-app quotas (apps.max_timers, max_fires_per_minute, min_interval_ms) and the usage they are
  * checked against: live timers, and pending fires per minute or second read from the task rows
- * (`idx_app_run_at` for one app, the covering `idx_run_at_status_timer` for all).
+ * (`idx_app_run_at` for one app, the covering `idx_run_at_status_timer` for all), each counted at
+ * the time it is delivered: run_at plus its timer's spread offset (`autoSpread`).
  */
 @Injectable()
 export class QuotaRepository {
@@ -46,8 +50,10 @@ export class QuotaRepository {
   }
 
   /**
-   * Pending fires in [fromMs, toMs) per bucket of `bucketMs`: of one timer, of one app, or of all apps
-   * when neither is given; `exceptTimerId` leaves out a timer's fires (one being edited or enabled).
+   * Pending fires delivered in [fromMs, toMs) per bucket of `bucketMs`: of one timer, of one app, or of
+   * all apps when neither is given; `exceptTimerId` leaves out a timer's fires (one being edited or
+   * enabled). A fire is counted at run_at plus its timer's `spread_offset_ms` (autoSpread): the scan
+   * by run_at is corrected by the fires of the few timers with an offset (`idx_spread_offset`).
    */
   async pendingHistogram(
     opts: { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string },
@@ -70,11 +76,47 @@ export class QuotaRepository {
       params.push(opts.exceptTimerId);
     }
     const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
-    const rows = (await managerOf(this.dataSource, manager).query(
-      `SELECT run_at DIV ? AS b, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b`,
-      [opts.bucketMs, ...params],
-    )) as { b: string | number; n: string | number }[];
-    return new Map(rows.map((r) => [Number(r.b) * opts.bucketMs, Number(r.n)]));
+    const m = managerOf(this.dataSource, manager);
+    const rows = (await m.query(`SELECT run_at DIV ? AS b, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b`, [
+      opts.bucketMs,
+      ...params,
+    ])) as { b: string | number; n: string | number }[];
+    const out: FireHistogram = new Map(rows.map((r) => [Number(r.b) * opts.bucketMs, Number(r.n)]));
+    for (const s of await this.spreadShifts(opts, m)) {
+      // Moved from the bucket of run_at (when the scan counted it) to the bucket of its delivery (when in range).
+      if (Number(s.counted) === 1) add(out, Number(s.b0) * opts.bucketMs, -Number(s.n));
+      if (Number(s.lands) === 1) add(out, Number(s.b1) * opts.bucketMs, Number(s.n));
+    }
+    return out;
+  }
+
+  /**
+   * The pending fires of timers with a spread offset, grouped by the bucket of run_at (`b0`, `counted`
+   * by the scan when run_at >= fromMs) and of run_at + offset (`b1`, `lands` when before toMs).
+   */
+  private async spreadShifts(
+    opts: { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string },
+    m: EntityManager,
+  ): Promise<{ b0: string | number; b1: string | number; counted: string | number; lands: string | number; n: string | number }[]> {
+    const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?'];
+    const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending];
+    if (opts.timerId !== undefined) {
+      where.push('t.id = CAST(? AS UNSIGNED)');
+      params.push(opts.timerId);
+    } else if (opts.app !== undefined) {
+      where.push('t.app = ?');
+      params.push(opts.app);
+    }
+    if (opts.exceptTimerId !== undefined) {
+      where.push('t.id <> CAST(? AS UNSIGNED)');
+      params.push(opts.exceptTimerId);
+    }
+    return m.query(
+      `SELECT k.run_at DIV ? AS b0, (k.run_at + t.spread_offset_ms) DIV ? AS b1, k.run_at >= ? AS counted, k.run_at + t.spread_offset_ms < ? AS lands, COUNT(*) AS n
+       FROM timers t FORCE INDEX (idx_spread_offset) JOIN tasks k FORCE INDEX (uk_timer_run_at) ON k.timer_id = t.id
+       WHERE ${where.join(' AND ')} GROUP BY b0, b1, counted, lands`,
+      [opts.bucketMs, opts.bucketMs, opts.fromMs, opts.toMs, ...params],
+    );
   }
 
   private async read(app: string, manager: EntityManager, lock: string): Promise<StoredQuota | null> {
@@ -87,4 +129,10 @@ export class QuotaRepository {
     const num = (v: string | number | null) => (v === null ? null : Number(v));
     return { maxTimers: num(rows[0].max_timers), maxFiresPerMinute: num(rows[0].max_fires_per_minute), minIntervalMs: num(rows[0].min_interval_ms) };
   }
+}
+
+function add(h: FireHistogram, at: number, n: number): void {
+  const v = (h.get(at) ?? 0) + n;
+  if (v === 0) h.delete(at);
+  else h.set(at, v);
 }

@@ -18,9 +18,9 @@ export class TimerVersionRepository {
     await managerOf(this.dataSource, manager).query(
       `INSERT INTO timer_versions
          (timer_id, app, version, change_kind, changed_at, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
-          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook)
+          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
        SELECT id, app, version, ?, ?, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
-          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook
+          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms
        FROM timers WHERE id = CAST(? AS UNSIGNED)`,
       [change, atMs, timerId],
     );

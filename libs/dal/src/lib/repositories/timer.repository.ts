@@ -33,6 +33,8 @@ export interface NewTimer {
   catchupWindowMs?: number | null;
   jitterMs?: number;
   failureWebhook?: FailureWebhook | null;
+  autoSpread?: boolean;
+  spreadOffsetMs?: number | null;
 }
 
 /** The fields an edit replaces (everything but the id, the app, the status and the bookkeeping). */
@@ -61,6 +63,10 @@ export interface TimerFields {
   jitterMs: number;
   /** The timer's own failure webhook; null = the app's. */
   failureWebhook: FailureWebhook | null;
+  /** Admission may spread the fires within `jitterMs`; absent: false. */
+  autoSpread?: boolean;
+  /** The delay admission chose for every fire (with `autoSpread`); absent or null: none (the hash-derived jitter). */
+  spreadOffsetMs?: number | null;
 }
 
 /** Where the completion sweep stands in `idx_status_final`. */
@@ -85,6 +91,7 @@ export interface NextFireAdvance {
   id: string;
   version: number;
   nextFireAt: number | null;
+}
 
 export interface TimerListOptions {
   page: number;
@@ -138,6 +145,8 @@ export class TimerRepository {
           catchupWindowMs: t.catchupWindowMs ?? null,
           ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
           failureWebhook: t.failureWebhook ?? null,
+          autoSpread: t.autoSpread ?? false,
+          spreadOffsetMs: t.spreadOffsetMs ?? null,
         })
         .updateEntity(false)
         .execute();
@@ -199,6 +208,17 @@ export class TimerRepository {
     return affectedRows(result) > 0;
   }
 
+  /** Sets the spread offset admission chose for a live timer (an enable, in its transaction); the version is the enable's. */
+  async setSpreadOffset(app: string, id: string, offsetMs: number | null, manager?: EntityManager): Promise<boolean> {
+    if (!isId(id)) return false;
+    const result = await managerOf(this.dataSource, manager).query('UPDATE timers SET spread_offset_ms = ? WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL', [
+      offsetMs,
+      id,
+      app,
+    ]);
+    return affectedRows(result) > 0;
+  }
+
   /**
    * Replaces the definition of a live timer and bumps its version; false when the app has no such
    * live timer. Throws DuplicateTimerNameError when another live timer of the app has the new name.
@@ -209,7 +229,7 @@ export class TimerRepository {
       const result = await managerOf(this.dataSource, manager).query(
         `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
            notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?,
-           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, version = version + 1
+           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, auto_spread = ?, spread_offset_ms = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
           f.name,
@@ -233,6 +253,8 @@ export class TimerRepository {
           f.catchupWindowMs,
           f.jitterMs,
           f.failureWebhook === null ? null : JSON.stringify(f.failureWebhook),
+          f.autoSpread ?? false,
+          f.spreadOffsetMs ?? null,
           id,
           app,
         ],
