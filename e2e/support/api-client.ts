@@ -30,6 +30,8 @@ export interface NewTimer {
   catchupPolicy?: 'all' | 'latest' | 'none';
   catchupWindowMs?: number;
   jitterMs?: number;
+  /** Over the capacity, admission may move the fires within jitterMs instead of refusing (needs jitterMs > 0). */
+  autoSpread?: boolean;
   /** The timer's own failure webhook (else the app's). */
   failureWebhook?: { url: string; headers?: Record<string, string | string[]> };
 }

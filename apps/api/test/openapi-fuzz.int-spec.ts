@@ -25,13 +25,15 @@ interface Answer {
   requestId: string | null;
 }
 
+const DAY = 86_400_000;
+/** `drop`: fields the value replaces (removed from the request); `with`: fields it needs (set beside it). */
+type Meaningful = (now: number, config: ApiConfig) => { values: unknown[]; drop?: string[]; with?: Record<string, unknown> };
 /**
  * Fields whose valid values the schema cannot generate: their rules are about meaning (a cron that
  * parses, an IANA zone, a one-shot time in the future that replaces the cron), stated in their
  * descriptions. Valid variants take these values; invalid ones are still generated from the schema.
  */
-const DAY = 86_400_000;
-const MEANINGFUL: Record<string, (now: number, config: ApiConfig) => { values: unknown[]; drop?: string[] }> = {
+const MEANINGFUL: Record<string, Meaningful> = {
   cron: () => ({ values: ['0 */5 * * * *', '*/15 * * * *', '0 0 9 * * MON-FRI'] }),
   timeZone: () => ({ values: ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires'] }),
   runAt: (now) => ({ values: [now + 3_600_000, new Date(now + DAY).toISOString(), '2999-12-31T23:59:59.999+14:00'], drop: ['cron'] }),
@@ -40,9 +42,9 @@ const MEANINGFUL: Record<string, (now: number, config: ApiConfig) => { values: u
   endAt: (now) => ({ values: [now + 7 * DAY, new Date(now + 30 * DAY).toISOString()] }),
   // The document's maximum is the cap of every configuration; this process's is TIMER_CALLBACK_TIMEOUT_MAX_MS.
   timeoutMs: (_now, config) => ({ values: [1_000, config.callbackTimeoutMaxMs] }),
+  // Needs a jitter to spread within (without one: 400 naming autoSpread and jitterMs, a cross-field rule).
+  autoSpread: () => ({ values: [false, true], with: { jitterMs: 3_000 } }),
 };
-
-type Meaningful = (now: number, config: ApiConfig) => { values: unknown[]; drop?: string[] };
 /** The same per operation, where one field name means something else there: a backfill covers a past range. */
 const MEANINGFUL_IN: Record<string, Record<string, Meaningful>> = {
   backfillTimer: {
@@ -256,6 +258,7 @@ describe('OpenAPI document vs the running api: schema-driven fuzzer (real MariaD
         for (const v of valid) {
           const req = await fresh(f.set(start, v), f.path);
           for (const d of meaningful?.drop ?? []) if (req.body) delete req.body[d];
+          if (req.body && meaningful?.with) Object.assign(req.body, meaningful.with);
           const a = await send(op, req);
           const what = `${f.path}=${JSON.stringify(v).slice(0, 80)}`;
           judge(op, what, a);

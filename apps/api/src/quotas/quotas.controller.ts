@@ -40,7 +40,9 @@ export class QuotasController {
   @Get('load')
   @ApiOperation({
     summary: 'Projected fires per second (an app token: its app; the admin: all apps, or one with `app`)',
-    description: 'Pending fires of each second of [from, to) (at most 3600 s), and the capacity admission control checks against (TIMER_CAPACITY_FIRES_PER_SEC).',
+    description:
+      'Pending fires of each second of [from, to) (at most 3600 s), each counted where it is delivered (run_at plus its timer\'s spreadOffsetMs under autoSpread), ' +
+      'and the capacity admission control checks against (TIMER_CAPACITY_FIRES_PER_SEC).',
   })
   @ApiOkResponse({ type: LoadResponse })
   @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'an app token naming another app (code 40300)' })
