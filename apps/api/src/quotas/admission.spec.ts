@@ -91,4 +91,19 @@ describe('admission arithmetic', () => {
     // Full everywhere within the jitter: the least loaded is still over; the caller refuses with it.
     expect(leastLoadedOffset(load, added, new Map(), spreadOffsets(2_000))).toEqual({ offsetMs: 0, busiest: { at: s(0), existing: 3, added: 1, total: 4 } });
   });
+
+  it('prunes without changing the answer: the same offset and busiest second as trying every offset in full', () => {
+    let x = 12_345;
+    const next = () => (x = (x * 48_271) % 2_147_483_647);
+    for (let round = 0; round < 20; round++) {
+      const load = new Map(Array.from({ length: 400 }, (_, i) => [T + i * 1_000, next() % 9] as [number, number]));
+      const added = histogramOf(Array.from({ length: 60 }, () => T + (next() % 300) * 1_000), 1_000);
+      const own = new Map([[T + (next() % 300) * 1_000, 3]]);
+      const offsets = spreadOffsets(1_000 * (1 + (next() % 90)));
+      const full = offsets
+        .map((offsetMs) => ({ offsetMs, busiest: busiestWith(load, new Map([...added].map(([at, n]) => [at + offsetMs, n])), own) }))
+        .reduce((a, b) => ((b.busiest?.total ?? 0) < (a.busiest?.total ?? 0) ? b : a));
+      expect(leastLoadedOffset(load, added, own, offsets)).toEqual(full);
+    }
+  });
 });

@@ -99,18 +99,25 @@ export function leastLoadedOffset(
   own: ReadonlyMap<number, number>,
   offsets: readonly number[],
 ): SpreadChoice {
+  const totalAt = (at: number, n: number) => Math.max(0, (existing.get(at) ?? 0) - (own.get(at) ?? 0)) + n;
   let best: SpreadChoice | null = null;
+  // The fire (unshifted second) that was busiest at the last offset scanned whole: tried first, it
+  // usually rules the next offset out at once (a load rising over the range would otherwise be scanned
+  // whole for every offset).
+  let hint: number | undefined;
   for (const offsetMs of offsets) {
+    const bar = best?.busiest?.total;
+    // Cannot beat the best so far (a tie goes to the smaller offset, seen first): next offset.
+    if (bar !== undefined && hint !== undefined && totalAt(hint + offsetMs, added.get(hint) ?? 0) >= bar) continue;
     let busiest: BucketLoad | null = null;
     for (const [second, n] of added) {
       const at = second + offsetMs;
-      const there = Math.max(0, (existing.get(at) ?? 0) - (own.get(at) ?? 0));
-      const total = there + n;
-      if (!busiest || total > busiest.total || (total === busiest.total && at < busiest.at)) busiest = { at, existing: there, added: n, total };
-      // Cannot beat the best so far (a tie goes to the smaller offset, seen first): next offset.
-      if (best?.busiest && total >= best.busiest.total) break;
+      const total = totalAt(at, n);
+      if (!busiest || total > busiest.total || (total === busiest.total && at < busiest.at)) busiest = { at, existing: total - n, added: n, total };
+      if (bar !== undefined && total >= bar) break;
     }
-    if (!best || (busiest && best.busiest && busiest.total < best.busiest.total)) best = { offsetMs, busiest };
+    if (busiest) hint = busiest.at - offsetMs;
+    if (!best || (busiest && bar !== undefined && busiest.total < bar)) best = { offsetMs, busiest };
   }
   return best ?? { offsetMs: 0, busiest: null };
 }
