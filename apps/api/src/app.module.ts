@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository, LedgerRepository, MaintenanceWindowRepository, QuotaRepository } from '@timer/dal';
+import { AppRepository, LedgerRepository, MaintenanceWindowRepository, OverviewRepository, QuotaRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
@@ -33,6 +33,8 @@ import { MaintenanceController } from './maintenance/maintenance.controller';
 import { MaintenanceService } from './maintenance/maintenance.service';
 import { DeadLettersController } from './dlq/dlq.controller';
 import { DeadLettersService } from './dlq/dlq.service';
+import { OverviewController } from './overview/overview.controller';
+import { OverviewService } from './overview/overview.service';
 
 /** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
@@ -46,7 +48,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config)],
-      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController],
+      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController, OverviewController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -77,6 +79,8 @@ export class AppModule {
         DeadLettersService,
         MaintenanceWindowRepository,
         MaintenanceService,
+        OverviewRepository,
+        OverviewService,
       ],
     };
   }

@@ -524,6 +524,7 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
           'POST /api/app/v1/pause',
           'POST /api/app/v1/resume',
           'GET /api/app/v1/accounting',
+          'GET /api/app/v1/overview',
           'PUT /api/app/v1/quota',
           'GET /api/app/v1/quota',
           'GET /api/app/v1/load',

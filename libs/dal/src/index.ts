@@ -30,3 +30,4 @@ export { FireHistogram, QuotaRepository, StoredQuota } from './lib/repositories/
 export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PURGE_BATCH, ReopenedFire } from './lib/repositories/dead-letter.repository';
 export { BackfilledFires, BackfillRepository } from './lib/repositories/backfill.repository';
 export { MaintenanceWindowRepository, NewMaintenanceWindow, StoredMaintenanceWindow } from './lib/repositories/maintenance-window.repository';
+export { Backlog, FireBucket, FireOverview, OverviewRepository } from './lib/repositories/overview.repository';
