@@ -34,7 +34,8 @@ afterAll(() => stack?.stop());
 describe('timerctl against the running api', () => {
   it('creates, lists, gets, edits, enables, runs, shows records and the preview, and deletes a timer', async () => {
     const callback = ['--callback', 'http://127.0.0.1:9/hook', '--method', 'post', '--header', 'Content-Type: application/json', '--body', '{"a":1}'];
-    const created = await timerctl('timers', 'create', '--name', 'nightly', '--cron', '30 2 * * *', '--zone', 'Europe/Berlin', ...callback, '-o', 'json');
+    const hook = ['--failure-webhook', 'https://hooks.example.com/ctl', '--failure-webhook-header', 'Authorization: Bearer hook'];
+    const created = await timerctl('timers', 'create', '--name', 'nightly', '--cron', '30 2 * * *', '--zone', 'Europe/Berlin', ...callback, ...hook, '-o', 'json');
     expect(created).toMatchObject({ code: 0, err: '' });
     const id = String((JSON.parse(created.out) as { id: number }).id);
 
@@ -51,7 +52,8 @@ describe('timerctl against the running api', () => {
 
     const got = await timerctl('timers', 'get', id, '-o', 'json');
     const timer = JSON.parse(got.out) as { version: number; nextFireTimes: number[]; notifyHTTPParam: { header: Record<string, string[]> } };
-    expect(timer).toMatchObject({ version: 1, notifyHTTPParam: { header: { 'Content-Type': ['application/json'] } } });
+    expect(timer).toMatchObject({ version: 1, notifyHTTPParam: { header: { 'Content-Type': ['application/json'] } }, failureWebhook: { url: 'https://hooks.example.com/ctl', headers: { Authorization: ['Bearer hook'] } } });
+    expect((await timerctl('timers', 'get', id)).out).toContain('failure webhook  https://hooks.example.com/ctl\n  header         Authorization: Bearer hook\n');
 
     expect(await timerctl('timers', 'edit', id, '--every', '90s')).toEqual({ code: 0, out: `updated timer ${id} to version 2 (0 pending fires superseded, 0 created)\n`, err: '' });
     const stale = await timerctl('timers', 'edit', id, '--name', 'renamed', '--version', '1');
@@ -62,7 +64,7 @@ describe('timerctl against the running api', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'timerctl-')), 'def.json');
     writeFileSync(file, (await timerctl('timers', 'get', id, '-o', 'json')).out);
     const put = await timerctl('timers', 'edit', id, '--file', file, '--cron', '*/5 * * * *', '-o', 'json');
-    expect(put.code).toBe(0);
+    expect([put.code, put.err]).toEqual([0, ""]);
     expect(JSON.parse(put.out)).toMatchObject({ version: 3, changed: true });
     expect((await timerctl('timers', 'edit', id, '--file', file)).code).toBe(1); // the file's version 2 is stale now
 
@@ -78,14 +80,23 @@ describe('timerctl against the running api', () => {
     expect(preview.code).toBe(0);
     expect(preview.out).toMatch(new RegExp(`^timer ${id} nightly: cron \\*/5 \\* \\* \\* \\* in Europe/Berlin \\(enabled\\)\\nEUROPE/BERLIN +UTC\\n\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:00 GMT\\+0[12]:00 +\\d{4}-`));
 
+    // Its failure webhook removed (the app's applies again): a new version, and get no longer shows one.
+    expect((await timerctl('timers', 'edit', id, '--no-failure-webhook')).out).toMatch(new RegExp(`^updated timer ${id} to version 5 `));
+    expect((await timerctl('timers', 'get', id)).out).not.toContain('failure webhook');
+
     expect(await timerctl('timers', 'delete', id)).toEqual({ code: 0, out: `deleted timer ${id}\n`, err: '' });
     expect(await timerctl('timers', 'get', id)).toMatchObject({ code: 1, err: expect.stringContaining('404: timer not found') });
   });
 
-  it('exit 2 for usage, 3 for an api that does not answer, and the same through npx timerctl', async () => {
+  it('exit 2 for usage, 3 for an api that does not answer, the overview, and the same through npx timerctl', async () => {
     expect((await timerctl('timers', 'get')).code).toBe(2);
     expect((await timerctl('timers', 'list', '--url', 'http://127.0.0.1:9')).code).toBe(3);
     expect(await timerctl('dlq', 'list', '-o', 'json')).toMatchObject({ code: 0, out: expect.stringContaining('"total": 0') });
+    const overview = await timerctl('overview');
+    expect(overview).toMatchObject({ code: 0, err: '' });
+    expect(overview.out).toMatch(/^app ctl-it, \S+ to \S+ in buckets of 60 s\n/);
+    expect(overview.out).toMatch(/\nbacklog: \d+ pending past their time/);
+    expect(await timerctl('overview', '--bucket-ms', '10')).toMatchObject({ code: 1, err: expect.stringContaining('[field bucketMs]') });
 
     const npx = (...args: string[]) => spawnSync('npx', ['--no-install', 'timerctl', ...args], { cwd: ROOT_DIR, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 45_000 });
     const listed = npx('timers', 'list', '-o', 'json');

@@ -77,8 +77,14 @@ describe('@timer/client against the running api', () => {
     expect(await client.patchTimer({ ...ref, version: 1, name: 'round-trip-2' })).toMatchObject({ version: 2, changed: true });
     const stale = (await client.patchTimer({ ...ref, version: 1, name: 'x' }).catch((e: unknown) => e)) as TimerApiError;
     expect(stale).toMatchObject({ status: 409, code: ErrorCodes.STALE_VERSION, currentVersion: 2 });
+    // The timer's own failure webhook: set by a PATCH, shown by GET (header values as lists), removed by null.
+    const hook = { url: 'https://hooks.example.com/round-trip-failures', headers: { Authorization: 'Bearer hook' } };
+    expect(await client.patchTimer({ ...ref, version: 2, failureWebhook: hook })).toMatchObject({ version: 3, changed: true });
+    expect((await client.getTimer(ref)).failureWebhook).toEqual({ url: hook.url, headers: { Authorization: ['Bearer hook'] } });
+    expect(await client.patchTimer({ ...ref, version: 3, failureWebhook: null })).toMatchObject({ version: 4, changed: true });
+    expect((await client.getTimer(ref)).failureWebhook).toBeNull();
 
-    expect(await client.enableTimer(ref)).toMatchObject({ changed: true, version: 3 });
+    expect(await client.enableTimer(ref)).toMatchObject({ changed: true, version: 5 });
     const fire = await client.runTimer(ref);
     expect(fire.fireId).toBe(`${created.id}-${fire.runAt}`);
     const record = await pollUntil(async () => (await client.listRecords({ app: APP, fireID: fire.fireId })).data.find((r) => r.status === RecordStatus.Succeeded), 20_000);
@@ -92,16 +98,16 @@ describe('@timer/client against the running api', () => {
     expect(await verifyCallbackSignature(secret, signature, '{"hello":"mallory"}')).toBe(false);
 
     const versions = await client.listTimerVersions({ ...ref, pageSize: 2 });
-    expect(versions.total).toBe(3);
+    expect(versions.total).toBe(5);
     expect(versions.data.map((v) => v.change)).toEqual(['enable', 'patch']);
     expect((await client.listTimers({ app: APP, name: 'round' })).data.map((t) => t.id)).toEqual([created.id]);
 
-    expect(await client.disableTimer(ref)).toMatchObject({ changed: true, version: 4 });
+    expect(await client.disableTimer(ref)).toMatchObject({ changed: true, version: 6 });
     await client.deleteTimer(ref);
     await expect(client.getTimer(ref)).rejects.toMatchObject({ status: 404, code: ErrorCodes.NOT_FOUND });
   });
 
-  it('issues and revokes an app token, pauses and resumes the app, reads accounting and health', async () => {
+  it('issues and revokes an app token, pauses and resumes the app, reads accounting, the overview and health', async () => {
     const issued = await client.issueAppToken({ app: APP, label: 'it' });
     const asApp = new TimerClient({ baseUrl: `http://127.0.0.1:${stack.port('api')}`, token: issued.token });
     expect((await asApp.listTimers({ app: APP })).total).toBe(0);
@@ -113,6 +119,14 @@ describe('@timer/client against the running api', () => {
     expect(await asApp.purgeDeadLetters({ app: APP, all: true })).toEqual({ purged: 0 });
     expect((await client.getAppQuota({ app: APP })).usage.timers).toBe(0);
     expect((await client.getProjectedLoad({ app: APP })).app).toBe(APP);
+    // The overview of the last hour: the app's run-now fire of the test before, delivered, with its lateness.
+    const overview = await asApp.getOverview();
+    expect(overview).toMatchObject({ app: APP, bucketMs: 60_000, backlog: { capped: false } });
+    expect(overview.buckets.length).toBeGreaterThanOrEqual(60);
+    expect(overview.totals.delivered).toBeGreaterThanOrEqual(1);
+    expect(overview.totals.latenessP99Ms).toEqual(expect.any(Number));
+    await expect(asApp.getOverview({ app: 'someone-else' })).rejects.toMatchObject({ status: 403 });
+    await expect(client.getOverview({ bucketMs: 10 })).rejects.toMatchObject({ status: 400, field: 'bucketMs' });
     await client.revokeAppToken({ app: APP, tokenId: issued.id });
     await expect(asApp.listTimers({ app: APP })).rejects.toMatchObject({ status: 401, code: ErrorCodes.UNAUTHORIZED });
 

@@ -1,5 +1,5 @@
-import type { Timer } from '@timer/client';
-import { formatPreview, formatRecords, formatTimer, formatTimerList, instant, table, zoned } from './output.format';
+import type { Overview, Timer } from '@timer/client';
+import { formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, table, zoned } from './output.format';
 
 const timer = (over: Partial<Timer> = {}): Timer => ({
   id: 7,
@@ -91,6 +91,35 @@ describe('timerctl output', () => {
       '7-1000   1970-01-01T00:00:01Z  succeeded  1         200   40 ms     12 ms  -',
       '7-2000   1970-01-01T00:00:02Z  missed     0         -     -         -      paused',
       '(1-2 of 2)',
+    ]);
+  });
+
+  it("shows a timer's own failure webhook and its headers", () => {
+    const out = formatTimer(timer({ failureWebhook: { url: 'https://hooks.example.com/f', headers: { Authorization: ['Bearer k'] } } })).split('\n');
+    expect(out).toContain('failure webhook  https://hooks.example.com/f');
+    expect(out).toContain('  header         Authorization: Bearer k');
+    expect(formatTimer(timer({ failureWebhook: null }))).not.toContain('failure webhook');
+  });
+
+  it('prints the overview: the buckets with fires, the totals with the percentiles, the backlog', () => {
+    const T = Date.parse('2026-01-01T10:00:00Z');
+    const bucket = (i: number, fires: number) => ({ start: T + i * 60_000, end: T + (i + 1) * 60_000, fires, firesPerSecond: fires / 60, delivered: fires, failed: 0, missed: 0, open: 0, latenessP50Ms: fires ? 12 : null, latenessP99Ms: fires ? 40 : null });
+    const o: Overview = {
+      app: 'billing',
+      from: T,
+      to: T + 120_000,
+      bucketMs: 60_000,
+      now: T + 120_000,
+      buckets: [bucket(0, 0), bucket(1, 6)],
+      totals: { fires: 6, firesPerSecond: 0.05, delivered: 6, failed: 0, missed: 0, open: 0, latenessP50Ms: 12, latenessP99Ms: 40, latenessFires: 6, latenessCapped: false },
+      backlog: { pending: 2, capped: false, oldestRunAt: T + 100_000 },
+    };
+    expect(formatOverview(o).split('\n')).toEqual([
+      'app billing, 2026-01-01T10:00:00Z to 2026-01-01T10:02:00Z in buckets of 60 s',
+      'BUCKET                FIRES/S  DELIVERED  FAILED  MISSED  OPEN  P50    P99',
+      '2026-01-01T10:01:00Z  0.1      6          0       0       0     12 ms  40 ms',
+      'total: 6 fires (0.05/s), 6 delivered, 0 failed, 0 missed, 0 open; lateness p50 12 ms, p99 40 ms over 6 delivered',
+      'backlog: 2 pending past their time, the oldest due 2026-01-01T10:01:40Z',
     ]);
   });
 });

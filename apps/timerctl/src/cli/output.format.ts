@@ -1,4 +1,4 @@
-import type { DeadLetter, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
+import type { DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
@@ -63,6 +63,8 @@ export function formatTimer(t: Timer): string {
     ...(n.timeoutMs !== undefined ? [['timeout', `${n.timeoutMs} ms`] as [string, string]] : []),
     ['retry', `${t.retryPolicy.maxAttempts} attempts, backoff ${t.retryPolicy.backoffMs} ms`],
     ['misfire', t.misfirePolicy],
+    ...(t.failureWebhook ? [['failure webhook', t.failureWebhook.url] as [string, string]] : []),
+    ...Object.entries(t.failureWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
     ['created', instant(t.createdAt)],
     ['next fires', (t.nextFireTimes ?? []).map(instant).join(', ') || '-'],
   ];
@@ -111,4 +113,19 @@ export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSiz
     oneLine(r.error),
   ]);
   return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+const ms = (v: number | null) => (v === null ? '-' : `${v} ms`);
+
+/** The overview: one row per bucket that had fires (UTC), then the totals and the backlog. */
+export function formatOverview(o: Overview): string {
+  const rows = o.buckets
+    .filter((b) => b.fires > 0)
+    .map((b) => [instant(b.start), String(b.firesPerSecond), String(b.delivered), String(b.failed), String(b.missed), String(b.open), ms(b.latenessP50Ms), ms(b.latenessP99Ms)]);
+  const t = o.totals;
+  const head = `${o.app === null ? 'all apps' : `app ${o.app}`}, ${instant(o.from)} to ${instant(o.to)} in buckets of ${o.bucketMs / 1000} s`;
+  const body = rows.length ? table(['bucket', 'fires/s', 'delivered', 'failed', 'missed', 'open', 'p50', 'p99'], rows) : '(no fires)';
+  const late = `lateness p50 ${ms(t.latenessP50Ms)}, p99 ${ms(t.latenessP99Ms)} over ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest only)' : ''}`;
+  const backlog = `backlog: ${o.backlog.pending}${o.backlog.capped ? '+' : ''} pending past their time${o.backlog.oldestRunAt === null ? '' : `, the oldest due ${instant(o.backlog.oldestRunAt)}`}`;
+  return `${head}\n${body}\ntotal: ${t.fires} fires (${t.firesPerSecond}/s), ${t.delivered} delivered, ${t.failed} failed, ${t.missed} missed, ${t.open} open; ${late}\n${backlog}`;
 }

@@ -25,7 +25,7 @@ export class UsageError extends Error {
 export const DEFAULT_URL = 'http://127.0.0.1:8092';
 
 /** The definition flags of `timers create` and `timers edit` (each maps to one field of the api). */
-const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'file'];
+const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'file'];
 const PAGE = ['page', 'page-size'];
 
 interface CommandSpec {
@@ -39,7 +39,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'timers list': { args: [], options: ['name', 'status', ...PAGE], summary: 'timers of the app, newest first' },
   'timers get': { args: ['ID'], options: [], summary: 'one timer: definition, status, version, next fire times' },
   'timers create': { args: [], options: [...DEFINITION, 'enable', 'idempotency-key'], summary: 'create a timer (disabled unless --enable)' },
-  'timers edit': { args: ['ID'], options: [...DEFINITION, 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
+  'timers edit': { args: ['ID'], options: [...DEFINITION, 'no-failure-webhook', 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
   'timers enable': { args: ['ID'], options: [], summary: 'start firing' },
   'timers disable': { args: ['ID'], options: [], summary: 'stop firing (pending fires are removed)' },
   'timers run': { args: ['ID'], options: [], summary: 'one fire now' },
@@ -48,6 +48,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   preview: { args: ['ID'], options: ['count'], summary: "the timer's next fire times in its zone and in UTC, DST changes marked" },
   'dlq list': { args: [], options: [...PAGE], summary: 'dead letters of the app, latest first' },
   'dlq replay': { args: [], options: ['fire', 'timer', 'all'], summary: 'deliver dead letters once more: --fire ID (repeat), --timer ID or --all' },
+  overview: { args: [], options: ['from', 'to', 'bucket-ms', 'all-apps'], summary: 'fires per second, outcomes, lateness p50/p99 and backlog, per minute of the last hour' },
 };
 
 const OPTIONS = {
@@ -72,6 +73,11 @@ const OPTIONS = {
   'max-attempts': { type: 'string' },
   'backoff-ms': { type: 'string' },
   misfire: { type: 'string' },
+  'failure-webhook': { type: 'string' },
+  'failure-webhook-header': { type: 'string', multiple: true },
+  'no-failure-webhook': { type: 'boolean' },
+  'bucket-ms': { type: 'string' },
+  'all-apps': { type: 'boolean' },
   file: { type: 'string' },
   enable: { type: 'boolean' },
   'idempotency-key': { type: 'string' },
@@ -176,11 +182,14 @@ timers create / edit:
   --name N  --cron EXPR | --every 5m | --run-at TIME  --zone IANA  --start-at TIME  --end-at TIME  --max-fires N
   --callback URL  --method POST  --header "Name: value" (repeat)  --body TEXT  --timeout-ms N
   --max-attempts N  --backoff-ms N  --misfire fire_late|skip
+  --failure-webhook URL  --failure-webhook-header "Name: value" (repeat)  where this timer's dead letters and missed fires are
+                     posted instead of the app's webhook; edit: --no-failure-webhook removes it (the app's applies again)
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
 records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
 preview: --count N (default 10)
+overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)
 dlq replay: --fire FIRE_ID (repeat) | --timer ID | --all; at most 500 a request ("remaining" says how many are left)
 TIME: epoch ms or ISO 8601 with Z or an offset.

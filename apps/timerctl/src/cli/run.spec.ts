@@ -81,4 +81,28 @@ describe('timerctl run: requests and exit codes', () => {
     const { status: _s, createdAt: _c, nextFireTimes: _n, runAt: _r, every: _e, ...definition } = TIMER;
     expect(r.sent[0]).toEqual({ method: 'PUT', url: 'http://api/api/timer/v1/def', body: { ...definition, cron: '0 * * * *', retryPolicy: { maxAttempts: 5, backoffMs: 1000 }, id: '5', app: 'billing', version: 3 } });
   });
+
+  it('create and edit: --failure-webhook with its headers; --no-failure-webhook sends null; a header without the URL is a usage error', async () => {
+    const created = await timerctl(
+      ['timers', 'create', '--name', 'n', '--cron', '* * * * *', '--callback', 'https://x.example/', '--failure-webhook', 'https://hooks.example/f', '--failure-webhook-header', 'Authorization: Bearer k'],
+      [{ status: 200, body: { code: 0, msg: 'ok', id: 5, version: 1 } }],
+    );
+    expect(created.code).toBe(0);
+    expect(created.sent[0].body).toMatchObject({ failureWebhook: { url: 'https://hooks.example/f', headers: { Authorization: ['Bearer k'] } } });
+    const removed = await timerctl(['timers', 'edit', '5', '--no-failure-webhook', '--version', '3'], [{ status: 200, body: EDITED }]);
+    expect(removed.code).toBe(0);
+    expect(removed.sent[0].body).toEqual({ failureWebhook: null, id: '5', app: 'billing', version: 3 });
+    expect(await timerctl(['timers', 'edit', '5', '--failure-webhook-header', 'A: b', '--version', '3'], [])).toMatchObject({ code: 2, sent: [] });
+    expect(await timerctl(['timers', 'edit', '5', '--no-failure-webhook', '--failure-webhook', 'https://h.example/', '--version', '3'], [])).toMatchObject({ code: 2, sent: [] });
+    expect(await timerctl(['timers', 'create', '--no-failure-webhook'], [])).toMatchObject({ code: 2, sent: [] });
+  });
+
+  it("overview: the app's last hour by default, every app with --all-apps, ISO times as epoch ms", async () => {
+    const data = { app: 'billing', from: 0, to: 60_000, bucketMs: 60_000, now: 60_000, buckets: [], totals: { fires: 0, firesPerSecond: 0, delivered: 0, failed: 0, missed: 0, open: 0, latenessP50Ms: null, latenessP99Ms: null, latenessFires: 0, latenessCapped: false }, backlog: { pending: 0, capped: false, oldestRunAt: null } };
+    const reply = { status: 200, body: { code: 0, msg: 'ok', data } };
+    expect((await timerctl(['overview'], [reply])).sent[0].url).toBe('http://api/api/app/v1/overview?app=billing');
+    const all = await timerctl(['overview', '--all-apps', '--from', '2026-01-01T00:00:00Z', '--bucket-ms', '1000'], [reply]);
+    expect(all.sent[0].url).toBe(`http://api/api/app/v1/overview?from=${Date.parse('2026-01-01T00:00:00Z')}&bucketMs=1000`);
+    expect(await timerctl(['overview', '--to', 'yesterday'], [])).toMatchObject({ code: 2, sent: [] });
+  });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { ErrorCodes, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
-import type { CreateTimerRequest, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatDeadLetters, formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
+import type { CreateTimerRequest, FailureWebhook, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
+import { formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */
@@ -32,7 +32,7 @@ export class EditConflictError extends Error {
 
 // Fields of a GET answer that a definition file may carry (it is the easiest way to write one) but the
 // api's create and PUT do not take.
-const VIEW_ONLY = ['id', 'app', 'version', 'status', 'createdAt', 'nextFireTimes'] as const;
+const VIEW_ONLY = ['id', 'app', 'version', 'status', 'createdAt', 'nextFireTimes', 'maintenance', 'spreadOffsetMs'] as const;
 
 /** `pending`, `2`, ... as the status number, naming the flag otherwise. */
 function statusFlag<T extends number>(raw: string | undefined, names: Record<number, string>, flag: string): T | undefined {
@@ -44,6 +44,14 @@ function statusFlag<T extends number>(raw: string | undefined, names: Record<num
 
 /** An instant flag as the api takes it: digits as epoch ms, anything else sent as given (the api names it if bad). */
 const instantFlag = (raw: string | undefined): number | string | undefined => (raw === undefined ? undefined : /^\d{1,16}$/.test(raw) ? Number(raw) : raw);
+
+/** An instant flag as epoch ms (the overview takes no other form): digits, or ISO 8601 read here; else a usage error naming the flag. */
+function epochFlag(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = /^\d{1,16}$/.test(raw) ? Number(raw) : /^\d{4}-\d\d-\d\dT/.test(raw) ? Date.parse(raw) : NaN;
+  if (Number.isNaN(ms)) throw new UsageError(`--${flag} must be epoch ms or ISO 8601 with Z or an offset, not ${JSON.stringify(raw)}`);
+  return ms;
+}
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -89,6 +97,8 @@ export class TimerctlService {
       case 'dlq list':
       case 'dlq replay':
         return this.deadLetters(command);
+      case 'overview':
+        return this.overview();
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -151,6 +161,14 @@ export class TimerctlService {
     }
   }
 
+  /** The api's overview of [from, to) (default the last hour, per minute): the app's, or every app's with --all-apps. */
+  private async overview(): Promise<CommandResult> {
+    const v = this.inv.values;
+    if (v['all-apps'] && v.app !== undefined) throw new UsageError('overview takes --app or --all-apps, not both');
+    const o = await this.client.getOverview(defined({ app: v['all-apps'] ? undefined : this.app(), from: epochFlag(v.from, 'from'), to: epochFlag(v.to, 'to'), bucketMs: intFlag(v, 'bucket-ms') }));
+    return { data: o, text: formatOverview(o) };
+  }
+
   private oneFire(): string | undefined {
     const fires = this.inv.values.fire;
     if (fires && fires.length > 1) throw new UsageError('records takes one --fire');
@@ -210,7 +228,23 @@ export class TimerctlService {
       notifyHTTPParam: Object.keys(notify).length ? (notify as TimerDefinition['notifyHTTPParam']) : undefined,
       retryPolicy: Object.keys(retry).length ? retry : undefined,
       misfirePolicy: v.misfire as TimerDefinition['misfirePolicy'] | undefined,
+      failureWebhook: this.failureWebhookFlags(),
     });
+  }
+
+  /** `--failure-webhook URL` with its `--failure-webhook-header`s; `--no-failure-webhook` (edit) is null: the app's applies again. */
+  private failureWebhookFlags(): FailureWebhook | null | undefined {
+    const v = this.inv.values;
+    const headers = headerFlags(v['failure-webhook-header']);
+    if (v['no-failure-webhook']) {
+      if (v['failure-webhook'] !== undefined || headers) throw new UsageError('--no-failure-webhook removes the timer\'s failure webhook: give it without --failure-webhook and --failure-webhook-header');
+      return null;
+    }
+    if (v['failure-webhook'] === undefined) {
+      if (headers) throw new UsageError('--failure-webhook-header needs --failure-webhook URL (the webhook is replaced whole)');
+      return undefined;
+    }
+    return defined({ url: v['failure-webhook'], headers }) as FailureWebhook;
   }
 
   /** The file's definition with the flags over it (nested objects merged field by field). */

@@ -24,6 +24,7 @@ export const ROUTES = {
   pauseApp: { method: 'POST', path: '/api/app/v1/pause' },
   resumeApp: { method: 'POST', path: '/api/app/v1/resume' },
   getAppAccounting: { method: 'GET', path: '/api/app/v1/accounting' },
+  getOverview: { method: 'GET', path: '/api/app/v1/overview' },
   setAppQuota: { method: 'PUT', path: '/api/app/v1/quota' },
   getAppQuota: { method: 'GET', path: '/api/app/v1/quota' },
   getProjectedLoad: { method: 'GET', path: '/api/app/v1/load' },

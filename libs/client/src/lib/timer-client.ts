@@ -24,6 +24,8 @@ import type {
   ListTimersQuery,
   LoadQuery,
   MaintenanceWindow,
+  Overview,
+  OverviewQuery,
   Page,
   PatchTimerRequest,
   PauseState,
@@ -205,6 +207,11 @@ export class TimerClient {
 
   async getAppAccounting(q: AccountingQuery): Promise<Accounting> {
     return parse<{ data: Accounting }>(await this.send('getAppAccounting', { query: q })).data;
+  }
+
+  /** Fires per bucket by outcome, lateness p50/p99 and the backlog over [from, to) (default the last hour in minutes): an app's, or (admin, no app) all apps'. */
+  async getOverview(q: OverviewQuery = {}): Promise<Overview> {
+    return parse<{ data: Overview }>(await this.send('getOverview', { query: q })).data;
   }
 
   /** Admin: replaces the app's quotas (null or left out: the default; 0: no limit). */

@@ -64,6 +64,8 @@ export interface TimerDefinition {
   autoSpread?: boolean;
   dstGap?: DstGap;
   dstOverlap?: DstOverlap;
+  /** Where this timer's failure notifications go instead of the app's webhook; in a PATCH, null removes it. */
+  failureWebhook?: FailureWebhook | null;
 }
 
 export interface TimerRef {
@@ -150,11 +152,13 @@ export interface TimerDefinitionView {
   catchupPolicy?: CatchupPolicy | null;
   catchupWindowMs?: number | null;
   jitterMs?: number;
-  dstGap?: DstGap;
-  dstOverlap?: DstOverlap;
   autoSpread?: boolean;
   /** With autoSpread: the delay of every fire the api chose; null without. */
   spreadOffsetMs?: number | null;
+  dstGap?: DstGap;
+  dstOverlap?: DstOverlap;
+  /** This timer's own failure webhook (header values as lists); null: the app's. */
+  failureWebhook?: FailureWebhook | null;
 }
 
 export interface Timer extends TimerDefinitionView {
@@ -354,6 +358,52 @@ export interface Accounting {
   to: number;
   windows: WindowAccount[];
   unsettledFinished: number;
+}
+
+export interface OverviewQuery {
+  /** The admin: one app instead of all apps. An app token always sees its own app. */
+  app?: string;
+  /** Default: one hour before `to`; rounded down to a multiple of bucketMs. [from, to) spans at most 24 h. */
+  from?: number;
+  /** Exclusive; default now. */
+  to?: number;
+  /** 1,000-3,600,000 (default 60,000); at most 3600 buckets. */
+  bucketMs?: number;
+}
+
+/** Fires of one bucket of run_at: `fires` = delivered + failed + missed + open. */
+export interface OverviewBucket {
+  start: number;
+  /** Exclusive; the last bucket ends at `to`. */
+  end: number;
+  fires: number;
+  firesPerSecond: number;
+  delivered: number;
+  failed: number;
+  missed: number;
+  open: number;
+  /** Nearest-rank percentiles of the delivered fires' lateness; null without any. */
+  latenessP50Ms: number | null;
+  latenessP99Ms: number | null;
+}
+
+export interface Overview {
+  /** null: all apps. */
+  app: string | null;
+  from: number;
+  to: number;
+  bucketMs: number;
+  now: number;
+  totals: Omit<OverviewBucket, 'start' | 'end'> & {
+    /** Delivered fires the percentiles are taken over. */
+    latenessFires: number;
+    /** More delivered fires than the api reads: the percentiles are those of the latest. */
+    latenessCapped: boolean;
+  };
+  /** Every bucket of [from, to), ascending. */
+  buckets: OverviewBucket[];
+  /** Pending fires whose run_at has passed. */
+  backlog: { pending: number; capped: boolean; oldestRunAt: number | null };
 }
 
 export interface DeadLetter {
