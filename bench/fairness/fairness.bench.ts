@@ -14,7 +14,7 @@
  * Writes .local/results/fairness-<time>.json and .md, and prints progress every 5 s.
  */
 import { cpus } from 'node:os';
-import { Delivery, markdownTable, metricBy, nextSecond, numericFlags, percentiles, Receiver, scrapeMetrics, shortId, sleep, sleepUntil, Stack, writeResults } from '../../e2e/support';
+import { Delivery, markdownTable, metricBy, nextSecond, numericFlags, percentiles, procCpuSeconds, Receiver, scrapeMetrics, shortId, sleep, sleepUntil, Stack, writeResults } from '../../e2e/support';
 
 const SLOW_APP = 'fair-a';
 const FAST_APP = 'fair-b';
@@ -30,6 +30,8 @@ class Phases {
   readonly seen = new Set<string>();
   readonly alone: number[] = [];
   readonly together: number[] = [];
+  /** B's lateness by scheduled second relative to A's start (-5 .. +19): where the excess is. */
+  readonly bySecond = new Map<number, number[]>();
   interval: number[] = [];
   constructor(
     private readonly aloneFrom: number,
@@ -43,6 +45,29 @@ class Phases {
     this.interval.push(late);
     if (d.scheduledAt >= this.aloneFrom && d.scheduledAt < this.togetherFrom) this.alone.push(late);
     else if (d.scheduledAt >= this.togetherFrom && d.scheduledAt < this.to) this.together.push(late);
+    const second = Math.floor((d.scheduledAt - this.togetherFrom) / 1000);
+    if (second >= -5 && second < 20) this.bySecond.set(second, [...(this.bySecond.get(second) ?? []), late]);
+  }
+}
+
+/** Per second of the executor around A's start: CPU used and deferrals by reason (deltas of its /metrics). */
+class ExecutorSampler {
+  readonly seconds: { second: number; cpuMs: number; appShare: number; originBusy: number }[] = [];
+  private last: { cpu: number; appShare: number; originBusy: number } | undefined;
+  constructor(
+    private readonly stack: Stack,
+    private readonly from: number,
+  ) {}
+  async sample(): Promise<void> {
+    const m = await scrapeMetrics(this.stack.port('executor'), 900);
+    if (!m) return;
+    const d = metricBy(m, 'timer_delivery_deferred_total', 'reason');
+    const now = { cpu: (procCpuSeconds(this.stack.pid('executor')) ?? 0) * 1000, appShare: d.app_share ?? 0, originBusy: d.origin_busy ?? 0 };
+    if (this.last) {
+      const second = Math.round((Date.now() - this.from) / 1000);
+      this.seconds.push({ second, cpuMs: Math.round(now.cpu - this.last.cpu), appShare: now.appShare - this.last.appShare, originBusy: now.originBusy - this.last.originBusy });
+    }
+    this.last = now;
   }
 }
 
@@ -89,8 +114,22 @@ async function main(): Promise<void> {
       const phase = Date.now() < aloneFrom ? 'warm-up' : Date.now() < slowStart ? 'B alone' : 'B with A';
       log(`${phase}: B ${n} fires in 5 s, lateness p50 ${r1(p.p50)} p99 ${r1(p.p99)} ms; A delivered ${slowSeen.length}, in flight at A's receiver ${slow.inFlight}`);
     }, 5_000);
+    // Around A's start, sample the executor every second (its CPU and deferrals), from 5 s before to 20 s after.
+    const sampler = new ExecutorSampler(stack, slowStart);
+    await sleepUntil(slowStart - 6_000);
+    for (let t = slowStart - 6_000; t <= slowStart + 20_000; t += 1_000) {
+      await sleepUntil(t);
+      await sampler.sample();
+    }
     await sleepUntil(to + 5_000);
     clearInterval(progress);
+    const secondRows = [...phases.bySecond.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([second, l]) => {
+        const p = percentiles(l);
+        const ex = sampler.seconds.find((x) => x.second === second + 1);
+        return [second, l.length, r1(p.p50), r1(p.p99), r1(p.max), ex?.cpuMs ?? '', ex?.appShare ?? '', ex?.originBusy ?? ''];
+      });
 
     const alone = percentiles(phases.alone);
     const together = percentiles(phases.together);
@@ -119,6 +158,7 @@ async function main(): Promise<void> {
       records_of_the_together_window: Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, Number(v ?? 0)])),
       a_last_error_by_reason: Object.fromEntries(errors.map((e) => [e.reason, Number(e.n)])),
       executor_deferred_total: deferred,
+      b_by_second_after_a_start: secondRows.map(([second, n, p50, p99, max, cpuMs, appShare, originBusy]) => ({ second, n, p50, p99, max, cpuMs, appShare, originBusy })),
     };
     const md = [
       `# Fairness benchmark, ${new Date().toISOString()}`,
@@ -139,6 +179,10 @@ async function main(): Promise<void> {
       `A: ${result.a.delivered_during_run} of ${result.a.due} fires delivered during the run (lateness p50 ${result.a.lateness_ms.p50} ms, p99 ${result.a.lateness_ms.p99} ms); ` +
         `records of the window ${JSON.stringify(result.records_of_the_together_window)}, last error by reason ${JSON.stringify(result.a_last_error_by_reason)}; ` +
         `executor deferrals ${JSON.stringify(deferred)}.`,
+      '',
+      "B's lateness by scheduled second relative to A's start, beside the executor's CPU and deferrals during that second:",
+      '',
+      markdownTable(['second', 'B fires', 'p50 ms', 'p99 ms', 'max ms', 'executor CPU ms', 'app_share', 'origin_busy'], secondRows),
     ].join('\n');
     const base = writeResults('fairness', result, md);
     process.stdout.write(`\n${md}\n\nwritten: ${base}.json, ${base}.md\n`);

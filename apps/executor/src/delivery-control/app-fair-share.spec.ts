@@ -39,6 +39,18 @@ describe('AppFairShare', () => {
     expect(s.shareOf('a', T + APP_ACTIVE_LINGER_MS + 200)).toBe(90);
   });
 
+  it('calls an app heavy while it holds more than half its share', () => {
+    const s = new AppFairShare(10);
+    for (let i = 0; i < 5; i++) s.tryHold('a', T);
+    expect(s.heavy('a', T)).toBe(false); // alone: 5 of 10
+    s.tryHold('a', T);
+    expect(s.heavy('a', T)).toBe(true);
+    s.tryHold('b', T); // two apps: shares of 5
+    expect(s.heavy('a', T)).toBe(true);
+    expect(s.heavy('b', T)).toBe(false);
+    expect(s.heavy('unknown', T)).toBe(false);
+  });
+
   it('gives each app at least one handler', () => {
     const s = new AppFairShare(1);
     expect(s.tryHold('a', T)).toBe(true);

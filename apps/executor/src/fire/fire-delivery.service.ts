@@ -46,7 +46,12 @@ export class FireDelivery {
     // The jittered target (docs/pipeline.md, "Fire policies"): the fire waits for it and is judged against it.
     const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
-    if (wait > 0) await this.clock.sleep(wait);
+    if (wait > 0) {
+      await this.clock.sleep(wait);
+      // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
+      // other apps' fires due in this turn go first (their calls out before its pre-call work).
+      if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
+    }
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
     const current = wait > 0 ? await this.cache.get(msg.timerId) : claimed;
@@ -112,6 +117,11 @@ export class FireDelivery {
     if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms <= 0) return undefined;
     return Math.min(ms, this.config.callbackTimeoutMaxMs);
   }
+}
+
+/** Resumes after the timers due now have run (the event loop's check phase). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Whether the timer's fire after `runAt` is due by `now` (`catchupPolicy: latest` then coalesces this one). */

@@ -75,7 +75,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
 }
 
 describe('FireService', () => {
@@ -768,6 +768,35 @@ describe('FireService fire policies', () => {
       expect(await s.service.handle(s.msg(runAt))).toBe('deferred-early');
       expect(s.publisher.deferred[0].at).toBe(runAt + jitterOf(`7-${runAt}`, 3_600_000) - 1_000);
       expect(s.fires.row('7', runAt)!.status).toBe(TaskStatus.Pending);
+    });
+  });
+
+  describe('fair delivery', () => {
+    it("starts the fires due at one instant of an app holding more than half its share after the other apps' fires", async () => {
+      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '6' });
+      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
+      s.fires.addRow('7', T0 + 500);
+      s.fires.addRow('8', T0 + 500);
+      // App 'app' (timer 7) holds 3 of its share of 3 with its own fire; 'light' 1 of 3.
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('app', T0);
+      // Both wait for run_at; their waits end in one turn, the heavy app's first (as timers due at
+      // one instant run one after the other, each with its promise chain to the end).
+      const wakes: (() => void)[] = [];
+      s.clock.sleep = () => new Promise<void>((r) => wakes.push(r));
+      const asleep = async (n: number) => {
+        while (wakes.length < n) await new Promise((r) => setImmediate(r));
+      };
+      const heavy = s.service.handle(s.msg(T0 + 500));
+      await asleep(1);
+      const light = s.service.handle({ timerId: '8', runAt: T0 + 500, fireId: `8-${T0 + 500}`, attempt: 1 });
+      await asleep(2);
+      s.clock.current = T0 + 500;
+      wakes[0]();
+      for (let i = 0; i < 100; i++) await Promise.resolve();
+      wakes[1]();
+      expect(await Promise.all([heavy, light])).toEqual(['succeeded', 'succeeded']);
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
     });
   });
 
