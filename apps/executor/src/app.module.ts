@@ -16,6 +16,7 @@ import { FireClaimer } from './fire/fire-claimer.service';
 import { FireDelivery } from './fire/fire-delivery.service';
 import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
+import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
@@ -63,6 +64,7 @@ export class AppModule {
         AttemptOutcomes,
         OverlapGuard,
         FireDelivery,
+        FireLanes,
         FireService,
         DeliveryControlMetrics,
         DeliveryControl,

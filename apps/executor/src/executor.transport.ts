@@ -2,11 +2,13 @@ import { SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { RoleConfig } from '@timer/platform';
 import { createPulsarServer, PulsarConsumerConfig, ServerPulsar } from '@timer/pulsar-transport';
 import { ExecutorConfig } from './config/executor.env';
+import { catchUpConcurrency } from './fire/fire-lanes';
 
 /**
  * How the executor consumes: tasks and retries with TIMER_EXECUTOR_CONCURRENCY handlers each, and the
- * catch-up lane with a tenth of that (at least 1), all on the Shared subscription `executor`. Catch-up
- * work (past minutes, rescued fires) thus never takes more than a tenth of the handlers from fires due now.
+ * catch-up lane with a tenth of that (at least 1), all on the Shared subscription `executor`. A message
+ * may carry many fires: the fires themselves are bounded by the same numbers in {@link FireLanes}, so
+ * catch-up work (past minutes, rescued fires) never takes more than a tenth of them from fires due now.
  */
 export function executorConsumers(c: ExecutorConfig): Record<string, PulsarConsumerConfig> {
   const consumer: PulsarConsumerConfig = {
@@ -18,7 +20,7 @@ export function executorConsumers(c: ExecutorConfig): Record<string, PulsarConsu
     // A nacked message (its outcome could not be written) comes back after this.
     negativeAckRedeliveryDelayMs: 5_000,
   };
-  const catchUp = Math.max(1, Math.floor(c.concurrency / 10));
+  const catchUp = catchUpConcurrency(c.concurrency);
   return {
     [TOPICS.tasks]: consumer,
     [TOPICS.retries]: { ...consumer },

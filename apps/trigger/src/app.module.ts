@@ -43,7 +43,7 @@ export class AppModule {
           ) =>
             new SliceWalker(
               { clock, state, index, mysql, publisher, metrics },
-              { stepMs: c.stepMs, leadMs: c.leadMs, reconcileMs: c.reconcileMs, leaseMs: c.leaseMs },
+              { stepMs: c.stepMs, leadMs: c.leadMs, reconcileMs: c.reconcileMs, leaseMs: c.leaseMs, batchMax: c.batchMax },
             ),
         },
         SlicesService,

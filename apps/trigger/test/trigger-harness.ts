@@ -1,6 +1,6 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { FireRef, SliceMessage, TaskMessage, TOPICS } from '@timer/contracts';
+import { FireRef, parseTaskPayload, SliceMessage, TaskMessage, TOPICS } from '@timer/contracts';
 import { dataSourceOptions, runMigrations, TaskStatusValue } from '@timer/dal';
 import { loadRoleConfig } from '@timer/platform';
 import { Consumer, PulsarAdmin, topicName, WsPulsarClient } from '@timer/pulsar';
@@ -18,6 +18,8 @@ import { TriggerMetrics } from '../src/slices/trigger.metrics';
 /** A task message as the test's consumer of `timer-tasks` (or the catch-up lane) received it. */
 export interface Received {
   task: TaskMessage;
+  /** Fires in the message that carried it (`{tasks: [...]}` when more than one). */
+  fires: number;
   key?: string;
   properties: Record<string, string>;
   receivedAt: number;
@@ -84,12 +86,12 @@ export class TriggerHarness {
       subscriptionType: 'Shared',
       initialPosition: 'Earliest',
       listener: (message, consumer) => {
-        this.received.push({
-          task: JSON.parse(message.payload.toString('utf8')) as TaskMessage,
-          key: message.key,
-          properties: message.properties,
-          receivedAt: Date.now(),
-        });
+        const parsed = parseTaskPayload(JSON.parse(message.payload.toString('utf8')));
+        if (!parsed.ok) throw new Error(`the trigger published an invalid task message: ${parsed.reason}`);
+        const receivedAt = Date.now();
+        for (const task of parsed.value) {
+          this.received.push({ task, fires: parsed.value.length, key: message.key, properties: message.properties, receivedAt });
+        }
         void consumer.acknowledge(message).catch(() => undefined);
       },
     }));

@@ -58,14 +58,34 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
 
     await receiveExactly(minute, [...inIndex, ...onlyInMysql].map(fireIdOf));
     for (const r of h.receivedIn(minute)) {
-      expect(r.key).toBe(r.task.timerId);
-      expect(r.properties['x-timer-fire-id']).toBe(r.task.fireId);
+      if (r.fires === 1) {
+        expect(r.key).toBe(r.task.timerId);
+        expect(r.properties['x-timer-fire-id']).toBe(r.task.fireId);
+      } else {
+        expect(r.properties['x-timer-fires']).toBe(String(r.fires));
+      }
       expect(r.task).toEqual({ timerId: r.task.timerId, runAt: r.task.runAt, fireId: `${r.task.timerId}-${r.task.runAt}`, attempt: 1 });
     }
     expect(await h.redis.exists(lockTokenKey(h.prefix, sliceLockResource(minute, bucket)))).toBe(0);
     expect(await h.redis.get(sliceCursorKey(h.prefix, minute, bucket))).toBe(String(minute + MINUTE));
     const ttl = await h.redis.pttl(sliceDoneKey(h.prefix, minute, bucket));
     expect(ttl).toBeGreaterThan(47 * 3_600_000);
+  });
+
+  it("publishes a step's fires as one message of many (x-timer-fires), each fire once", async () => {
+    const minute = past(11);
+    const bucket = 3;
+    const fires: FireRef[] = [0, 10, 20, 30, 40].map((o, i) => ({ timerId: String(3 + 4 * i), runAt: minute + 1_000 + o }));
+    await h.insertRows(fires);
+    await h.index.add(fires);
+    await h.publishSlice(await h.offer(minute, bucket));
+    await eventually('the done marker', async () => (await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))) === 1, 30_000);
+    await receiveExactly(minute, fires.map(fireIdOf));
+    const got = h.receivedIn(minute);
+    expect(got.map((r) => r.fires)).toEqual([5, 5, 5, 5, 5]);
+    expect(new Set(got.map((r) => r.receivedAt)).size).toBe(1); // one message
+    expect(got[0].properties['x-timer-fires']).toBe('5');
+    expect([got[0].properties['x-timer-first-fire-id'], got[0].properties['x-timer-last-fire-id']]).toEqual([fireIdOf(fires[0]), fireIdOf(fires[4])]);
   });
 
   it('resumes a redelivered slice from its cursor: only the rest of the minute is published', async () => {

@@ -2,12 +2,16 @@ export { BATCHED_TOPICS, CATCH_UP_AFTER_MS, SUBSCRIPTION_INITIAL_POSITION, SUBSC
 export {
   MAX_ATTEMPT,
   MAX_BUCKETS,
+  MAX_TASKS_PER_MESSAGE,
   MigrateRangeMessage,
   Parsed,
   parseMigrateRangeMessage,
   parseSliceMessage,
   parseTaskMessage,
+  parseTaskPayload,
   SliceMessage,
+  TaskBatchMessage,
+  taskBatchOf,
   TaskMessage,
   TopicPayloads,
 } from './lib/messages';

@@ -20,6 +20,7 @@ import { FireAdmission, RECHECK_MARGIN_MS } from './fire-admission.service';
 import { FireClaimer } from './fire-claimer.service';
 import { FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
+import { FireLane } from './fire-lanes';
 import { FireService } from './fire.service';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
@@ -876,5 +877,70 @@ describe('FireService fire policies', () => {
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Failed });
       expect(s.callback.calls).toHaveLength(1);
     });
+  });
+
+  describe('messages of many fires', () => {
+    it('delivers each fire of a batch once, and drops them all as duplicates when the batch comes back', async () => {
+      const s = setup();
+      const runAts = [T0 - 30, T0 - 20, T0 - 10];
+      for (const r of runAts) s.fires.addRow('7', r);
+      const batch = { tasks: runAts.map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
+      const lane = new FireLane(2);
+      expect(await s.service.handleMessage(batch, {}, lane)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      expect(s.callback.calls.map((c) => c.fire.runAt).sort()).toEqual(runAts);
+      for (const r of runAts) expect(s.fires.row('7', r)!.status).toBe(TaskStatus.Succeeded);
+      expect(await s.service.handleMessage(batch, {}, lane)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+      expect(s.callback.calls).toHaveLength(3);
+      expect(lane.inFlight).toBe(0);
+    });
+
+    it('drops a batch with a bad fire whole, as invalid', async () => {
+      const s = setup();
+      const bad = { tasks: [{ timerId: '7', runAt: T0, attempt: 1 }, { timerId: '7', runAt: T0, attempt: 0 }] };
+      expect(await s.service.handleMessage(bad, {}, new FireLane(4))).toEqual(['invalid']);
+      expect(s.callback.calls).toHaveLength(0);
+      expect(await value(s.metrics.invalid)).toBe(1);
+    });
+
+    it('throws (nack) once every fire finished when one outcome could not be written', async () => {
+      const finished: number[] = [];
+      const admission = { admit: async (msg: { runAt: number }) => ({ admitted: true, attempt: { msg } }) };
+      const delivery = {
+        deliver: async ({ msg }: { msg: { runAt: number } }) => {
+          await new Promise((r) => setTimeout(r, msg.runAt === 2 ? 1 : 20));
+          if (msg.runAt === 2) throw new Error('outcome not written');
+          finished.push(msg.runAt);
+          return 'succeeded';
+        },
+      };
+      const shares = { enter: async () => ({ entered: true, leave: () => undefined }) };
+      const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
+      const service = new FireService(admission as unknown as FireAdmission, delivery as unknown as FireDelivery, metrics, shares as unknown as AppShareGate);
+      const batch = { tasks: [1, 2, 3].map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
+      await expect(service.handleMessage(batch, {}, new FireLane(10))).rejects.toThrow('outcome not written');
+      expect(finished.sort()).toEqual([1, 3]);
+    });
+  });
+});
+
+describe('FireLane', () => {
+  it('runs at most its size at once and lets the waiting in in arrival order', async () => {
+    const lane = new FireLane(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const work = (i: number) => lane.run(async () => {
+      started.push(i);
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+      if (i === 2) throw new Error('boom');
+      return i;
+    });
+    const results = await Promise.allSettled([0, 1, 2, 3, 4].map(work));
+    expect(most).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(lane.inFlight).toBe(0);
   });
 });

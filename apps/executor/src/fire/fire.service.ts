@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { parseTaskMessage } from '@timer/contracts';
+import { parseTaskMessage, parseTaskPayload, TaskMessage } from '@timer/contracts';
 import { AppShareGate } from '../delivery-control/app-share.gate';
 import { ExecutorMetrics } from './executor.metrics';
 import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
+import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
 
 /**
@@ -23,22 +24,44 @@ export class FireService {
     private readonly shares: AppShareGate,
   ) {}
 
+  /**
+   * A task message of one fire or many, each fire in a slot of `lane`. Resolves once every fire's
+   * outcome is durable; when one is not, throws after the others finished, so the message is nacked and
+   * comes back whole (its settled fires are then dropped as duplicates before any claim).
+   */
+  async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
+    const parsed = parseTaskPayload(raw);
+    if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
+    const fires = parsed.value;
+    if (fires.length === 1) return [await lane.run(() => this.handleFire(fires[0], properties))];
+    const results = await Promise.allSettled(fires.map((msg) => lane.run(() => this.handleFire(msg, properties))));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<FireResult>).value);
+  }
+
+  /** A message of one fire, outside any lane (tests and tools). */
   async handle(raw: unknown, properties: Record<string, string> = {}): Promise<FireResult> {
     const parsed = parseTaskMessage(raw);
-    if (!parsed.ok) {
-      this.metrics.invalid.inc();
-      this.logger.error(`dropping an invalid task message (${parsed.reason}): ${safeJson(raw)}`);
-      return 'invalid';
-    }
+    return parsed.ok ? this.handleFire(parsed.value, properties) : this.invalid(parsed.reason, raw);
+  }
+
+  private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<FireResult> {
     // Fair delivery: the app's share of the handlers is taken first and held until the outcome.
-    const share = await this.shares.enter(parsed.value, properties);
+    const share = await this.shares.enter(msg, properties);
     if (!share.entered) return 'deferred-share';
     try {
-      const admission = await this.admission.admit(parsed.value, properties);
+      const admission = await this.admission.admit(msg, properties);
       return admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result;
     } finally {
       share.leave();
     }
+  }
+
+  private invalid(reason: string, raw: unknown): FireResult {
+    this.metrics.invalid.inc();
+    this.logger.error(`dropping an invalid task message (${reason}): ${safeJson(raw)}`);
+    return 'invalid';
   }
 }
 

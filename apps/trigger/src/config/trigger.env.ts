@@ -1,4 +1,4 @@
-import { NEAR_NOW_MS } from '@timer/contracts';
+import { MAX_TASKS_PER_MESSAGE, NEAR_NOW_MS } from '@timer/contracts';
 import { ConfigError, SliceLeaseEnv } from '@timer/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
@@ -20,6 +20,14 @@ export class TriggerEnv extends SliceLeaseEnv {
   /** How often a slice re-reads its pending rows from MySQL for the rest of the minute (also at slice start). */
   @IsInt() @Min(100) @Max(600_000)
   TIMER_TRIGGER_RECONCILE_MS: number = 10_000;
+
+  /**
+   * Most fires per task message: a step's fires of a slice go out in messages of up to this many (1: one
+   * message per fire). Each message costs the broker, its WebSocket proxy and both clients about the same
+   * whatever it carries, so at 5,000 fires/s this is most of the transport's CPU (docs/pipeline.md).
+   */
+  @IsInt() @Min(1) @Max(MAX_TASKS_PER_MESSAGE)
+  TIMER_TRIGGER_BATCH_MAX: number = 100;
 
   /** Slices walked at once by one process (2 minutes x buckets is the steady state, e.g. 20). */
   @IsInt() @Min(1) @Max(1_000)
@@ -51,6 +59,9 @@ export class TriggerConfig {
   }
   get concurrency(): number {
     return this.env.TIMER_TRIGGER_CONCURRENCY;
+  }
+  get batchMax(): number {
+    return this.env.TIMER_TRIGGER_BATCH_MAX;
   }
   get leaseMs(): number {
     return this.env.TIMER_SLICE_LEASE_MS;

@@ -100,6 +100,19 @@ class FakePublisher implements TaskPublisher {
     if (err) throw err;
     this.sent.push({ task, at: this.clock.now() });
   }
+  messages: TaskMessage[][] = [];
+  /** All or nothing, like one broker message. */
+  async publishBatch(tasks: readonly TaskMessage[]): Promise<void> {
+    if (tasks.length === 1) {
+      await this.publish(tasks[0]);
+      this.messages.push([...tasks]);
+      return;
+    }
+    const err = tasks.map((t) => this.fail(t)).find((e) => e !== undefined);
+    if (err) throw err;
+    this.messages.push([...tasks]);
+    for (const task of tasks) this.sent.push({ task, at: this.clock.now() });
+  }
   ids(): string[] {
     return this.sent.map((s) => s.task.fireId).sort();
   }
@@ -317,6 +330,23 @@ describe('SliceWalker', () => {
     expect(publisher.sent).toHaveLength(3); // 1 was not sent again with the retries of 2
     expect(cursorAtFirstSend.slice(0, 4)).toEqual([null, null, null, null]); // step [0, 200): 2 sends, then 2 retries
     expect(cursorAtFirstSend[4]).toBe(M + 200);
+  });
+
+  it('sends a step in messages of up to batchMax fires and sends a failed message again whole', async () => {
+    const fires = [fire('1', 100), fire('2', 110), fire('3', 120), fire('4', 130), fire('5', 140), fire('6', 900)];
+    const { walker, publisher, metric } = setup(END + 1_000, fires, [], { batchMax: 2 });
+    let failures = 1;
+    publisher.fail = (task) => (task.timerId === '3' && failures-- > 0 ? new Error('send timeout') : undefined);
+    expect(await walker.walk(SLICE, never)).toBe('finished');
+    // Step [0, 200): [1,2] [3,4] [5]; [3,4] failed once and went again whole; step [800, 1000): [6].
+    expect(publisher.messages.map((m) => m.map((t) => t.timerId))).toEqual([['1', '2'], ['5'], ['3', '4'], ['6']]);
+    expect(publisher.ids()).toEqual(fires.map((f) => `${f.timerId}-${f.runAt}`).sort());
+    expect(await metric('timer_trigger_fires_published_total')).toBe(6);
+  });
+
+  it('refuses a batchMax the executor would reject', () => {
+    expect(() => setup(M, [], [], { batchMax: 1_001 })).toThrow(/batchMax/);
+    expect(() => setup(M, [], [], { batchMax: 0 })).toThrow(/batchMax/);
   });
 
   it('stops at a step boundary on request, with the cursor at the last published step', async () => {

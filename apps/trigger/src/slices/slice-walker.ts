@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Clock } from '@timer/platform';
-import { FireRef, fireId, MINUTE_MS, SliceMessage, TaskMessage } from '@timer/contracts';
+import { FireRef, fireId, MAX_TASKS_PER_MESSAGE, MINUTE_MS, SliceMessage, TaskMessage } from '@timer/contracts';
 import type { SliceRange } from '@timer/dal';
 import type { LockTokenExtension } from '@timer/redis';
 import { FireSource, TriggerMetrics } from './trigger.metrics';
@@ -32,9 +32,11 @@ export interface PendingFires {
   pendingInSlice(range: SliceRange): Promise<FireRef[]>;
 }
 
-/** Publishes one task message; resolves once the broker acknowledged it. */
+/** Publishes task messages; resolves once the broker acknowledged the message. */
 export interface TaskPublisher {
   publish(task: TaskMessage): Promise<void>;
+  /** One message carrying all of `tasks` (at most MAX_TASKS_PER_MESSAGE). */
+  publishBatch(tasks: readonly TaskMessage[]): Promise<void>;
 }
 
 export interface SliceWalkerOptions {
@@ -42,6 +44,11 @@ export interface SliceWalkerOptions {
   leadMs: number;
   reconcileMs: number;
   leaseMs: number;
+  /**
+   * Most fires per task message (default 1: one message per fire). A step's fires go out in messages of
+   * up to this many: the broker and both WebSocket clients pay per message (docs/pipeline.md, "trigger").
+   */
+  batchMax?: number;
   /**
    * How long one operation (a step's read, its publishes, the done marker) may keep failing before
    * the walk gives up and the message is negatively acknowledged (redelivered, resumed from the
@@ -87,9 +94,11 @@ export class SliceWalker {
       ['leadMs', options.leadMs, 0],
       ['reconcileMs', options.reconcileMs, 1],
       ['leaseMs', options.leaseMs, 3],
+      ['batchMax', options.batchMax ?? 1, 1],
     ] as const) {
       if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
     }
+    if ((options.batchMax ?? 1) > MAX_TASKS_PER_MESSAGE) throw new RangeError(`batchMax must be at most ${MAX_TASKS_PER_MESSAGE}, got ${options.batchMax}`);
   }
 
   /**
@@ -282,25 +291,32 @@ class SliceRun {
     return [...out.values()];
   }
 
-  /** Publishes the fires concurrently and waits for every broker ack; failed sends are retried. */
+  /**
+   * Publishes the fires in messages of up to batchMax, concurrently, and waits for every broker ack; the
+   * messages that failed are sent again (the same fires: a fire is in one message per attempt).
+   */
   private async publishAll(fires: Fire[]): Promise<void> {
-    let pending = fires;
-    await this.retrying('publish', `publishing ${fires.length} task message(s)`, async () => {
-      const results = await Promise.allSettled(pending.map((f) => this.deps.publisher.publish(taskOf(f))));
-      const failed: Fire[] = [];
+    const size = this.options.batchMax ?? 1;
+    let pending: Fire[][] = [];
+    for (let i = 0; i < fires.length; i += size) pending.push(fires.slice(i, i + size));
+    await this.retrying('publish', `publishing ${fires.length} fire(s)`, async () => {
+      const results = await Promise.allSettled(pending.map((chunk) => this.deps.publisher.publishBatch(chunk.map(taskOf))));
+      const failed: Fire[][] = [];
       let firstError: unknown;
       results.forEach((r, i) => {
-        const f = pending[i];
+        const chunk = pending[i];
         if (r.status === 'fulfilled') {
-          this.published.add(f.id);
-          this.deps.metrics.firesPublished.inc({ source: f.source });
+          for (const f of chunk) {
+            this.published.add(f.id);
+            this.deps.metrics.firesPublished.inc({ source: f.source });
+          }
         } else {
-          failed.push(f);
+          failed.push(chunk);
           firstError ??= r.reason;
         }
       });
       pending = failed;
-      if (failed.length > 0) throw new Error(`${failed.length} of ${results.length} send(s) failed: ${message(firstError)}`);
+      if (failed.length > 0) throw new Error(`${failed.length} of ${results.length} message(s) failed: ${message(firstError)}`);
     });
   }
 

@@ -8,6 +8,9 @@ import {
   parseMigrateRangeMessage,
   parseSliceMessage,
   parseTaskMessage,
+  parseTaskPayload,
+  MAX_TASKS_PER_MESSAGE,
+  taskBatchOf,
   preparedWindows,
   SliceMessage,
   SUBSCRIPTION_INITIAL_POSITION,
@@ -141,5 +144,34 @@ describe('time', () => {
     expect(p.from).toBe(hour);
     expect(p.until).toBe(hour + 3 * H);
     expect(p.windows.map((w) => w.start)).toEqual([hour, hour + H, hour + 2 * H]);
+  });
+});
+
+describe('parseTaskPayload', () => {
+  it('reads one fire as a batch of one', () => {
+    expect(parseTaskPayload({ timerId: '7', runAt: 1_000, attempt: 1 })).toEqual({ ok: true, value: [{ timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000' }] });
+  });
+
+  it('reads a batch back from its wire form, fire ids derived', () => {
+    const fires = [
+      { timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000' },
+      { timerId: '8', runAt: 2_000, attempt: 3, fireId: '8-2000', backfill: true as const },
+    ];
+    const wire = JSON.parse(JSON.stringify(taskBatchOf(fires))) as unknown;
+    expect(wire).toEqual({ tasks: [{ timerId: '7', runAt: 1_000, attempt: 1 }, { timerId: '8', runAt: 2_000, attempt: 3, backfill: true }] });
+    expect(parseTaskPayload(wire)).toEqual({ ok: true, value: fires });
+  });
+
+  it('rejects a batch whole when one fire is bad, naming it', () => {
+    const r = parseTaskPayload({ tasks: [{ timerId: '7', runAt: 1_000, attempt: 1 }, { timerId: '8', runAt: 'x', attempt: 1 }] });
+    expect(r).toEqual({ ok: false, reason: expect.stringContaining('tasks[1]: bad runAt') });
+  });
+
+  it('rejects an empty, oversized or non-array batch', () => {
+    expect(parseTaskPayload({ tasks: [] }).ok).toBe(false);
+    expect(parseTaskPayload({ tasks: {} }).ok).toBe(false);
+    const many = Array.from({ length: MAX_TASKS_PER_MESSAGE + 1 }, (_, i) => ({ timerId: '7', runAt: i, attempt: 1 }));
+    expect(parseTaskPayload({ tasks: many }).ok).toBe(false);
+    expect(parseTaskPayload([1]).ok).toBe(false);
   });
 });

@@ -33,6 +33,21 @@ export interface TaskMessage extends FireRef {
   backfill?: true;
 }
 
+/** Most fires one task message may carry. */
+export const MAX_TASKS_PER_MESSAGE = 1_000;
+
+/**
+ * Many fires in one task message (the trigger's step of a slice): the broker, the WebSocket proxy and
+ * both clients pay per message, so one message per step and bucket costs a fraction of one per fire.
+ * Each fire keeps its own claim, outcome, retry and dead letter; the message is acknowledged once every
+ * fire's outcome is durable, so a crashed executor's batch comes back whole (its settled fires are then
+ * dropped as duplicates by the claim fence).
+ */
+export interface TaskBatchMessage {
+  /** Fire ids are derived on parse, so they are not sent. */
+  tasks: Omit<TaskMessage, 'fireId'>[];
+}
+
 /** A range of timer ids for one migrator window, when a window is split across replicas. */
 export interface MigrateRangeMessage {
   /** The window, epoch ms [windowStart, windowEnd). */
@@ -47,8 +62,8 @@ export interface MigrateRangeMessage {
 /** The payload each topic carries. */
 export interface TopicPayloads {
   [TOPICS.slices]: SliceMessage;
-  [TOPICS.tasks]: TaskMessage;
-  [TOPICS.catchUp]: TaskMessage;
+  [TOPICS.tasks]: TaskMessage | TaskBatchMessage;
+  [TOPICS.catchUp]: TaskMessage | TaskBatchMessage;
   [TOPICS.retries]: TaskMessage;
   [TOPICS.deadLetter]: TaskMessage;
   [TOPICS.missedFires]: TaskMessage;
@@ -92,6 +107,35 @@ export function parseTaskMessage(raw: unknown): Parsed<TaskMessage> {
   if (!isInt(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return reject(`bad attempt ${String(attempt)}`);
   if (backfill !== undefined && backfill !== true) return reject(`bad backfill ${JSON.stringify(backfill)}`);
   return accept({ timerId, runAt, attempt, fireId: fireId(timerId, runAt), ...(backfill ? { backfill } : {}) });
+}
+
+/**
+ * A task message of either shape (one fire, or `{tasks: [...]}`) as its fires. A batch with one bad fire
+ * is rejected whole: its producer is broken, and half a batch would hide that.
+ */
+export function parseTaskPayload(raw: unknown): Parsed<TaskMessage[]> {
+  const m = fields(raw);
+  if (!m) return reject('not an object');
+  if (!('tasks' in m)) {
+    const one = parseTaskMessage(m);
+    return one.ok ? accept([one.value]) : one;
+  }
+  const { tasks } = m;
+  if (!Array.isArray(tasks) || tasks.length === 0 || tasks.length > MAX_TASKS_PER_MESSAGE) {
+    return reject(`bad tasks: an array of 1..${MAX_TASKS_PER_MESSAGE} fires expected`);
+  }
+  const out: TaskMessage[] = new Array(tasks.length);
+  for (let i = 0; i < tasks.length; i++) {
+    const one = parseTaskMessage(tasks[i]);
+    if (!one.ok) return reject(`tasks[${i}]: ${one.reason}`);
+    out[i] = one.value;
+  }
+  return accept(out);
+}
+
+/** The wire form of a batch. */
+export function taskBatchOf(tasks: readonly TaskMessage[]): TaskBatchMessage {
+  return { tasks: tasks.map((t) => ({ timerId: t.timerId, runAt: t.runAt, attempt: t.attempt, ...(t.backfill ? { backfill: true as const } : {}) })) };
 }
 
 export function parseMigrateRangeMessage(raw: unknown): Parsed<MigrateRangeMessage> {

@@ -3,8 +3,12 @@
  * not part of the payload: correlation, routing hints and the reason a dead letter failed.
  */
 export const MESSAGE_PROPERTIES = {
-  /** The fire id (`<timerId>-<runAtMs>`) of every task message: the correlation id in logs and tools. */
+  /** The fire id (`<timerId>-<runAtMs>`) of every one-fire task message: the correlation id in logs and tools. */
   fireId: 'x-timer-fire-id',
+  /** On a task message carrying many fires (`{tasks: [...]}`): the first and last fire id, and the count. */
+  firstFireId: 'x-timer-first-fire-id',
+  lastFireId: 'x-timer-last-fire-id',
+  fireCount: 'x-timer-fires',
   /** `1` on a message the executor re-published to look at a held fire again (not a new duplicate). */
   recheck: 'x-timer-recheck',
   /** `1` on the task message of a run now: delivered however late, never judged by the misfire policy. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MESSAGE_PROPERTIES, TaskMessage, taskTopicOf } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TaskMessage, taskBatchOf, taskTopicOf } from '@timer/contracts';
 import { CLOCK, NowClock } from '@timer/platform';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 import { lastValueFrom } from 'rxjs';
@@ -23,5 +23,28 @@ export class TaskPublisher {
       .setProperties({ ...properties, [MESSAGE_PROPERTIES.fireId]: task.fireId })
       .build();
     await lastValueFrom(this.client.emit(taskTopicOf(task.runAt, this.clock.now()), record), { defaultValue: undefined });
+  }
+
+  /**
+   * Publishes fires as one task message (`{tasks: [...]}`; one fire: the plain form), on the lane of
+   * the earliest: fires of one trigger step are due within the step, so they share a lane. Resolves once
+   * the broker persisted it; callers chunk at MAX_TASKS_PER_MESSAGE.
+   */
+  async publishBatch(tasks: readonly TaskMessage[]): Promise<void> {
+    if (tasks.length === 0) return;
+    if (tasks.length === 1) return this.publish(tasks[0]);
+    let earliest = tasks[0].runAt;
+    for (const t of tasks) if (t.runAt < earliest) earliest = t.runAt;
+    const first = tasks[0];
+    const last = tasks[tasks.length - 1];
+    const record = new PulsarRecordBuilder(taskBatchOf(tasks))
+      .setKey(first.timerId)
+      .setProperties({
+        [MESSAGE_PROPERTIES.firstFireId]: first.fireId,
+        [MESSAGE_PROPERTIES.lastFireId]: last.fireId,
+        [MESSAGE_PROPERTIES.fireCount]: String(tasks.length),
+      })
+      .build();
+    await lastValueFrom(this.client.emit(taskTopicOf(earliest, this.clock.now()), record), { defaultValue: undefined });
   }
 }
