@@ -4,6 +4,8 @@
  *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
  *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
  *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst]
+ *   BENCH_EXPLAIN=1 also prints, for ours, the latest and still-pending task rows of the window, its
+ *   rows per second, and the executor's and trigger's timer_* metrics (where late fires went).
  *
  * Starts its own stack (the five built roles as processes, a fresh database, Redis key prefix and
  * Pulsar namespace; see e2e/support/stack.ts) and a local receiver, then:
@@ -319,6 +321,15 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
       [from, to],
     );
     if (Number(rec.pending) > 0) res.pending_at_end = Number(rec.pending);
+    if (process.env.BENCH_EXPLAIN) {
+      const late = await stack.sql<Record<string, unknown>>('SELECT * FROM tasks WHERE run_at >= ? AND run_at < ? ORDER BY lateness_ms DESC LIMIT 5', [from, to]);
+      log(`explain: latest rows: ${JSON.stringify(late)}`);
+      const pend = await stack.sql<Record<string, unknown>>('SELECT * FROM tasks WHERE run_at >= ? AND run_at < ? AND status = 0 LIMIT 3', [from, to]);
+      log(`explain: pending rows: ${JSON.stringify(pend)}`);
+      const hist = await stack.sql<Record<string, unknown>>('SELECT (run_at - ?) DIV 1000 AS sec, COUNT(*) AS n, AVG(lateness_ms) AS late, SUM(status=0) AS pending FROM tasks WHERE run_at >= ? AND run_at < ? GROUP BY 1', [from, from, to]);
+      log(`explain: per second: ${JSON.stringify(hist)}`);
+      for (const role of ['executor', 'trigger'] as const) log(`explain: ${role} metrics: ${(await fetch(`http://127.0.0.1:${stack.port(role)}/metrics`).then((r) => r.text()).catch((e) => String(e))).split('\n').filter((l) => /^timer_/.test(l)).join(' | ')}`);
+    }
     notes.push(`task records of the window: ${JSON.stringify(Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, v === null ? null : Number(v)])))}`);
     onDelivery.fn = undefined;
     return res;
