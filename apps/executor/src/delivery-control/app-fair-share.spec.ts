@@ -8,15 +8,21 @@ describe('AppFairShare', () => {
     return n;
   };
 
-  it('lets an app alone take every handler, and another app in as soon as it comes', () => {
+  const hold = (s: AppFairShare, app: string, n: number, now = T) => {
+    for (let i = 0; i < n; i++) expect(s.tryHold(app, now)).toBe(true);
+  };
+
+  it('lets an app alone take every handler and more (its lanes bound it: nobody waits), and another app in as soon as it comes', () => {
     const s = new AppFairShare(100);
-    expect(fill(s, 'a', T)).toBe(100);
+    hold(s, 'a', 150);
+    expect(s.held('a')).toBe(150);
     expect(s.tryHold('b', T)).toBe(true);
+    expect(s.tryHold('a', T)).toBe(false);
   });
 
   it('holds an app to its share while another is active: existing holds stay, new ones wait until it is under', () => {
     const s = new AppFairShare(100);
-    fill(s, 'a', T);
+    hold(s, 'a', 100);
     s.tryHold('b', T);
     expect(s.shareOf('a', T)).toBe(50);
     expect(s.tryHold('a', T)).toBe(false);
@@ -54,8 +60,9 @@ describe('AppFairShare', () => {
   it('gives each app at least one handler', () => {
     const s = new AppFairShare(1);
     expect(s.tryHold('a', T)).toBe(true);
-    expect(s.tryHold('a', T)).toBe(false);
     expect(s.tryHold('b', T)).toBe(true);
+    expect(s.tryHold('a', T)).toBe(false);
+    expect(s.tryHold('b', T)).toBe(false);
   });
 
   it('lines hand-backs up at the pace the app\'s share frees (share / average hold), from the floor, at most 10 min ahead', () => {

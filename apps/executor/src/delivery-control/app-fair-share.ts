@@ -53,11 +53,14 @@ export class AppFairShare {
 
   /** Takes a handler for `app` when it is under its share (or `force`); false: hand the message back. */
   tryHold(app: string, now: number, force = false): boolean {
+    const alone = this.active(now) - (this.apps.has(app) ? 1 : 0) === 0;
     const share = this.shareOf(app, now);
     const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0, busySince: now };
     e.lastSeen = now;
     this.apps.set(app, e);
-    if (!force && e.held >= share) return false;
+    // Alone, an app is limited by the lanes only: its fires across lanes may outnumber one lane's
+    // handlers, and handing them back would only make them late, with nobody to make room for.
+    if (!force && !alone && e.held >= share) return false;
     if (e.held === 0) e.busySince = now;
     e.held++;
     return true;
