@@ -7,9 +7,11 @@ import { nextSecond, pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
 // The web console in a real headless Chromium (Debian's, via deploy/local/chromium.sh; playwright-core
 // never downloads one) against the built roles: sign in, a create refused with the API's message next
 // to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
-// run now, disable, delete, the overview, a dead letter replayed once its receiver recovered, an app and
-// a token made on the admin page, sign out. Any console error or page error fails the test; the browser's
-// own "Failed to load resource" lines may name only the two refusals the test provokes (400, 409).
+// run now, disable, delete, the overview and its charts, a dead letter replayed once its receiver recovered
+// and another purged, an app and a token made, the token revoked and the signing secret rotated (shown
+// once) on the admin page, every page at a phone's width without horizontal overflow, sign out. Any console
+// error or page error fails the test; the browser's own "Failed to load resource" lines may name only the
+// two refusals the test provokes (400, 409).
 // TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
 jest.setTimeout(120_000);
 
@@ -75,7 +77,7 @@ afterAll(async () => {
   await Promise.all([stack?.stop(), receiver?.close()]);
 });
 
-it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, replays a dead letter, makes an app and a token, and signs out', async () => {
+it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, draws the overview, replays and purges dead letters, makes an app and a token, revokes it, rotates the secret, fits a phone, and signs out', async () => {
   const base = `http://127.0.0.1:${stack.port('api')}/console`;
   const page = await newPage();
 
@@ -168,24 +170,36 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('button', { name: 'Yes, delete' }).click();
   await page.getByText('No timers match.').waitFor();
 
-  // A one-shot fire whose receiver answers 500, one attempt only: a dead letter (read while the overview shows).
+  // Two one-shot fires whose receiver answers 500, one attempt only: two dead letters (read while the
+  // overview shows), one to replay and one to purge.
   const runAt = nextSecond(2_000);
-  const failing = await stack.api.createEnabled({ app: APP, name: 'dead-letter', runAt, notifyHTTPParam: { url: receiver.url('/dlq'), method: 'POST' }, retryPolicy: { maxAttempts: 1 } });
+  const oneShot = (name: string) => stack.api.createEnabled({ app: APP, name, runAt, notifyHTTPParam: { url: receiver.url('/dlq'), method: 'POST' }, retryPolicy: { maxAttempts: 1 } });
+  const [failing, doomed] = await Promise.all([oneShot('dead-letter'), oneShot('dead-letter-purged')]);
   const letter = `${failing}-${runAt}`;
+  const purged = `${doomed}-${runAt}`;
   const recover = receiver.failTimer(failing, 500);
+  receiver.failTimer(doomed, 500);
 
-  // The overview of the last hour, from the app's records (a deleted timer's fires included).
+  // The overview of the last hour from the api's overview endpoint (a deleted timer's fires included):
+  // figures, the fires-per-second bars and the lateness lines of the minutes with deliveries.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
-  const succeeded = page.locator('.figure[data-figure="Succeeded"] strong');
-  await succeeded.waitFor();
-  expect(Number(await succeeded.textContent())).toBeGreaterThanOrEqual(2);
+  const delivered = page.locator('.figure[data-figure="Delivered"] strong');
+  await delivered.waitFor();
+  expect(Number(await delivered.textContent())).toBeGreaterThanOrEqual(2);
   expect(await page.locator('.figure[data-figure="Lateness p99"] strong').textContent()).toMatch(/^\d+ ms$/);
+  expect(await page.locator('[data-chart="fires"] rect.o-delivered').count()).toBeGreaterThanOrEqual(1);
+  expect(await page.locator('[data-chart="lateness"] path.p99').getAttribute('d')).toMatch(/^M[\d.]+ [\d.]+/);
+  expect(await page.locator('[data-chart="lateness"] svg').getAttribute('aria-label')).toMatch(/overall p50 \d+ ms, p99 \d+ ms$/);
+  // The chart's numbers as a table, opened from the keyboard.
+  await page.getByText('The minutes with fires as a table').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('table.minutes tbody tr').first().waitFor();
   await shot(page, 'overview');
 
   // Dead letters: the failed fire listed; replayed (confirmed) after the receiver recovered, it arrives
   // once more, exactly that fire, and leaves the list.
   const dead = async () => (await stack.api.call<{ data: { fireId: string }[] }>('GET', `/api/app/v1/dlq?app=${APP}`)).data;
-  expect(await pollUntil(async () => (await dead()).some((l) => l.fireId === letter), 20_000)).toBe(true);
+  expect(await pollUntil(async () => (await dead()).filter((l) => l.fireId === letter || l.fireId === purged).length === 2, 20_000)).toBe(true);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dead letters' }).click();
   const letterRow = page.locator(`table.letters tr[data-fire-id="${letter}"]`);
   await letterRow.waitFor();
@@ -198,11 +212,19 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('button', { name: 'Yes, replay selected' }).click();
   await page.getByText(`Replayed 1 (${letter}).`).waitFor();
   await letterRow.waitFor({ state: 'detached' });
+  // The other one purged (confirmed): gone from the list, not delivered, its failed record kept.
+  await page.getByRole('checkbox', { name: `Select fire ${purged}` }).check();
+  await page.getByRole('button', { name: 'Purge selected' }).click();
+  await page.getByRole('button', { name: 'Yes, purge selected' }).click();
+  await page.getByText('Purged 1; their failed records stay.').waitFor();
   await page.getByText('No dead letters.').waitFor();
   expect(await pollUntil(() => receiver.forTimer(failing).some((d) => d.status === 200), 15_000)).toBe(true);
   const got = receiver.forTimer(failing).map((d) => `${d.fireId} ${d.status}`);
   expect(got).toEqual([`${letter} 500`, `${letter} 200`]);
   expect(await dead()).toEqual([]);
+  expect(receiver.forTimer(doomed).map((d) => `${d.fireId} ${d.status}`)).toEqual([`${purged} 500`]);
+  const kept = await stack.api.call<{ data: { status: number }[] }>('GET', `/api/task/v1/records?app=${APP}&fireID=${purged}`);
+  expect(kept.data.map((r) => r.status)).toEqual([3]);
 
   // Apps and tokens (the admin token signed in): a new app and a token for it, shown once, that works.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps and tokens' }).click();
@@ -216,9 +238,54 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await issue.getByRole('button', { name: 'Issue token' }).click();
   const issued = (await issue.locator('code.secret').textContent()) ?? '';
   expect(issued).toMatch(/^tmr_/);
+  const withIssued = () => fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=console-e2e-made`, { headers: { Authorization: `Bearer ${issued}` } });
+  expect((await withIssued()).status).toBe(200);
+  const tokenId = /Token (\d+) issued/.exec((await issue.getByText(/Token \d+ issued/).textContent()) ?? '')![1];
+
+  // Revoke it by its id (confirmed): refused from then on.
+  const revoke = page.getByRole('region', { name: 'Revoke a token' });
+  await revoke.getByLabel('App', { exact: true }).fill('console-e2e-made');
+  await revoke.getByLabel('Token id').fill(tokenId);
+  await revoke.getByRole('button', { name: 'Revoke token' }).click();
+  await revoke.getByRole('button', { name: 'Yes, revoke token' }).click();
+  await revoke.getByText(`Token ${tokenId} of app "console-e2e-made" revoked`).waitFor();
+  expect((await withIssued()).status).toBe(401);
+
+  // Rotate the signing secret (confirmed): the new one shown once, gone once the page is left.
+  const rotate = page.getByRole('region', { name: 'Rotate the signing secret' });
+  await rotate.getByLabel('App', { exact: true }).fill('console-e2e-made');
+  await rotate.getByRole('button', { name: 'Rotate secret' }).click();
+  await rotate.getByRole('button', { name: 'Yes, rotate secret' }).click();
+  const secret = (await rotate.locator('code.secret[data-secret="Signing secret"]').textContent()) ?? '';
+  expect(secret.length).toBeGreaterThanOrEqual(16);
   await shot(page, 'admin');
-  const withIssued = await fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=console-e2e-made`, { headers: { Authorization: `Bearer ${issued}` } });
-  expect(withIssued.status).toBe(200);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Timers' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps and tokens' }).click();
+  await page.getByRole('region', { name: 'Rotate the signing secret' }).waitFor();
+  expect(await page.locator('code.secret').count()).toBe(0);
+
+  // Every page at a phone's width (390 x 844): nothing wider than the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const pages: [string, string][] = [
+    ['/timers', `Timers of ${APP}`],
+    [`/timers/${failing}`, 'dead-letter'],
+    ['/new', `New timer in ${APP}`],
+    ['/overview', `Overview of ${APP}`],
+    ['/dead-letters', `Dead letters of ${APP}`],
+    ['/admin', 'Apps and tokens'],
+  ];
+  for (const [path, heading] of pages) {
+    await page.goto(`${base}${path}`);
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    if (path === '/overview') await page.locator('[data-chart="fires"]').waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    if (path === '/overview') {
+      await page.getByRole('heading', { name: 'Per minute' }).scrollIntoViewIfNeeded();
+      await shot(page, 'overview-phone');
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
 
   // Sign out: the token leaves the tab.
   await page.getByRole('button', { name: 'Sign out' }).click();

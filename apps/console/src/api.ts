@@ -1,7 +1,7 @@
-import { CreateTimerRequest, DeadLetter, IssuedToken, PatchTimerRequest, PurgeResult, ReplayResult, RecordsQuery, RecordStatus, TaskRecord, Timer, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
+import { CreateTimerRequest, DeadLetter, IssuedToken, Overview, PatchTimerRequest, PurgeResult, ReplayResult, RecordsQuery, RecordStatus, TaskRecord, Timer, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import { fieldErrors } from './field-errors';
 
-export type { DeadLetter, IssuedToken, PurgeResult, ReplayResult, TaskRecord, Timer };
+export type { DeadLetter, IssuedToken, Overview, PurgeResult, ReplayResult, TaskRecord, Timer };
 /** Which dead letters a replay or purge acts on. */
 export type LetterSelection = { fireIds: string[] } | { timerId: string } | { all: true };
 /** What a create form sends (the app comes from the session). */
@@ -83,6 +83,11 @@ export class Api {
 
   records(q: Omit<RecordsQuery, 'app' | 'status'> & { status?: number }): Promise<{ data: TaskRecord[]; total: number }> {
     return this.client.listRecords({ app: this.app, ...q, status: q.status as RecordStatus | undefined });
+  }
+
+  /** The last hour per minute (the api's overview): the session's app, or every app (admin). */
+  overview(allApps = false): Promise<Overview> {
+    return this.client.getOverview({ app: allApps ? undefined : this.app });
   }
 
   deadLetters(q: { pageIndex: number; pageSize: number }): Promise<{ data: DeadLetter[]; total: number }> {
