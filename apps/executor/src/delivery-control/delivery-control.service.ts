@@ -5,10 +5,16 @@ import { ExecutorConfig } from '../config/executor.env';
 import { AppFairShare } from './app-fair-share';
 import { DeferralReason, DeliveryControlMetrics, TOP_ORIGINS } from './delivery-control.metrics';
 import { CircuitState, OriginBreaker, verdictOf } from './origin-breaker';
-import { OriginLimiter } from './origin-limiter';
+import { OriginLimiter, RampSettings } from './origin-limiter';
 
 /** An origin's entry is forgotten after this long without a call, once it has nothing to remember. */
 export const ORIGIN_IDLE_MS = 10 * 60_000;
+/**
+ * A new origin's concurrency: 16 calls, doubled every 100 ms (TIMER_ORIGIN_CONCURRENCY 256 after
+ * 400 ms): the fairness bench's slow app opened 256 connections in the instant the other app's fires
+ * were due; the limit of an origin already in use is never ramped.
+ */
+export const ORIGIN_RAMP: RampSettings = { start: 16, stepMs: 100 };
 
 interface Origin {
   breaker: OriginBreaker;
@@ -109,7 +115,7 @@ export class DeliveryControl {
     if (!o) {
       o = {
         breaker: new OriginBreaker({ failures: this.config.circuitFailures, openMs: this.config.circuitOpenMs, retryAfterMaxMs: this.config.retryAfterMaxMs }),
-        limiter: new OriginLimiter(this.config.originConcurrency),
+        limiter: new OriginLimiter(this.config.originConcurrency, () => this.clock.now(), ORIGIN_RAMP),
         calls: 0,
         lastUsed: now,
         probe: null,

@@ -24,6 +24,26 @@ describe('OriginLimiter', () => {
     expect(await c).toBeTruthy();
   });
 
+  it('ramps a new origin up: start calls at once, doubled every step, waiters granted as it grows', async () => {
+    let now = 0;
+    const l = new OriginLimiter(10, () => now, { start: 2, stepMs: 100 });
+    expect(l.currentLimit()).toBe(2);
+    const first = await Promise.all([l.acquire(0), l.acquire(0)]);
+    expect(first.every((r) => r !== null)).toBe(true);
+    expect(await l.acquire(0)).toBeNull(); // 2 for now
+    const waiting = Array.from({ length: 6 }, () => l.acquire(5_000));
+    now = 100;
+    jest.advanceTimersByTime(100);
+    expect(l.inFlight).toBe(4);
+    expect(l.waiting).toBe(4);
+    now = 200;
+    jest.advanceTimersByTime(100);
+    expect(await Promise.all(waiting)).not.toContain(null);
+    expect(l.inFlight).toBe(8);
+    now = 10_000;
+    expect(l.currentLimit()).toBe(10);
+  });
+
   it('gives up after the longest wait (null), and with no wait allowed refuses at once', async () => {
     const l = new OriginLimiter(1);
     const held = await l.acquire(0);
