@@ -2,13 +2,14 @@
  * Crash-duplicates benchmark (a command, not a test; issue 10 item 5): how many fires reach the
  * receiver twice when an executor is SIGKILLed at 1,000 fires/s.
  *
- *   npm run bench:crash -- [--timers 1000] [--executors 2] [--kill-every 20] [--duration 120] [--flush-ms 0]
+ *   npm run bench:crash -- [--timers 1000] [--executors 2] [--kill-every 20] [--duration 120] [--flush-ms 0] [--phase-max 1000]
  *
  * Before the roles start (Stack `beforeRoles`, fresh database) it inserts --timers enabled
  * every-second timers calling a receiver that answers at once; the roles run with --executors
  * executor processes on one subscription. Once the fires of the window exist it measures --duration
  * seconds of scheduled fires; every --kill-every seconds (the first after half of it) one executor,
- * in turn, is SIGKILLed and restarted at once on its port (as a supervisor would, e2e/chaos's way).
+ * in turn, is SIGKILLed and restarted at once on its port (as a supervisor would, e2e/chaos's way),
+ * the kills spread evenly over the first --phase-max ms of their seconds.
  * Before each kill and at the end it reads `timer_duplicate_deliveries_total{reason}` from every
  * executor's /metrics (the count a killed process had is kept: its last reading). At the receiver,
  * per fire of the window: delivered once, twice or more (and how many of the later deliveries carried
@@ -19,7 +20,7 @@ import { cpus } from 'node:os';
 import { Delivery, markdownTable, metricBy, nextSecond, numericFlags, Receiver, scrapeMetrics, shortId, sleep, sleepUntil, Stack, writeResults } from '../../e2e/support';
 
 const APP = 'crash';
-const DEFAULTS = { timers: 1_000, executors: 2, killEvery: 20, duration: 120, flushMs: 0 };
+const DEFAULTS = { timers: 1_000, executors: 2, killEvery: 20, duration: 120, flushMs: 0, phaseMax: 1_000 };
 
 const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
@@ -124,10 +125,13 @@ async function main(): Promise<void> {
     const kills: Kill[] = [];
     log(`measuring fires scheduled from ${new Date(from).toISOString()} for ${args.duration} s`);
     let victim = 0;
-    for (let base = from + (args.killEvery * 1000) / 2; base < to - 5_000; base += args.killEvery * 1000) {
-      // At a random point of the second: fires are due on whole seconds, so a kill at :000 would find
-      // them claimed and waiting, none called, and one at :900 every callback long done.
-      const at = base + Math.floor(Math.random() * 1000);
+    const bases: number[] = [];
+    for (let base = from + (args.killEvery * 1000) / 2; base < to - 5_000; base += args.killEvery * 1000) bases.push(base);
+    for (const [i, base] of bases.entries()) {
+      // Kill i at its own point of the second, spread evenly over [0, --phase-max) ms: fires are due on
+      // whole seconds, so a kill at :000 finds them claimed and waiting, none called, and one at :900
+      // finds every callback long done; --phase-max 200 puts every kill in the callbacks' first 200 ms.
+      const at = base + Math.floor(((i + 0.5) * Math.min(1_000, args.phaseMax)) / bases.length);
       await sleepUntil(at - 1_000);
       const redeliveriesBefore = await counter.read();
       await sleepUntil(at);
