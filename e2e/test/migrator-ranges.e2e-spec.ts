@@ -34,8 +34,11 @@ describe('migrator windows split across two replicas', () => {
     expect(settled).toBe(true);
     await stack.sql('INSERT IGNORE INTO apps (app) VALUES (?)', ['ranges']);
     const hook = JSON.stringify({ url: 'http://127.0.0.1:1/hook', method: 'POST' });
-    const rows = Array.from({ length: TIMERS }, (_, k) => ['ranges', `t${k}`, `t${k}`, '0 * * * * *', 'UTC', hook, 2]);
-    await stack.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
+    // Their next fire: the first window's start (none of their fires exists yet), so the windows
+    // migrated again below read them; a tick in between leaves a known next fire alone.
+    const [{ first }] = await stack.sql<{ first: number }>('SELECT MIN(window_start) AS first FROM migrator_windows');
+    const rows = Array.from({ length: TIMERS }, (_, k) => ['ranges', `t${k}`, `t${k}`, '0 * * * * *', 'UTC', hook, 2, Number(first)]);
+    await stack.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status, next_fire_at) VALUES ?', [rows]);
     // Created long ago, so the current window gets its fires from its start (not from "enabled now").
     await stack.sql('UPDATE timers SET updated_at = NOW(3) - INTERVAL 1 DAY');
     // The windows completed empty at start-up: forget them, and the next tick (2 s) migrates them again.
