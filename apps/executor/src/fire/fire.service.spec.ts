@@ -21,7 +21,7 @@ import { FireClaimer } from './fire-claimer.service';
 import { FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireLane } from './fire-lanes';
-import { FireService } from './fire.service';
+import { FireService, SLOT_LEAD_MS } from './fire.service';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
@@ -73,6 +73,8 @@ function setup(env: NodeJS.ProcessEnv = {}) {
     new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes)),
     metrics,
     new AppShareGate(control, cache, pub, config, controlMetrics, clock, settled, pauses),
+    config,
+    clock,
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
@@ -894,6 +896,19 @@ describe('FireService fire policies', () => {
       expect(lane.inFlight).toBe(0);
     });
 
+    it('lets a fire due soon wait for its time before it takes a slot; one far ahead takes it at once (to be handed back)', async () => {
+      const s = setup();
+      const soon = T0 + 700;
+      const far = T0 + 60_000;
+      s.fires.addRow('7', soon);
+      s.fires.addRow('7', far);
+      const lane = new FireLane(1);
+      const batch = { tasks: [soon, far].map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
+      expect(await s.service.handleMessage(batch, {}, lane)).toEqual(['succeeded', 'deferred-early']);
+      expect(s.clock.sleeps[0]).toBe(700 - SLOT_LEAD_MS); // waited outside the lane
+      expect(s.callback.calls.map((c) => c.fire.runAt)).toEqual([soon]);
+    });
+
     it('drops a batch with a bad fire whole, as invalid', async () => {
       const s = setup();
       const bad = { tasks: [{ timerId: '7', runAt: T0, attempt: 1 }, { timerId: '7', runAt: T0, attempt: 0 }] };
@@ -915,7 +930,14 @@ describe('FireService fire policies', () => {
       };
       const shares = { enter: async () => ({ entered: true, leave: () => undefined }) };
       const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
-      const service = new FireService(admission as unknown as FireAdmission, delivery as unknown as FireDelivery, metrics, shares as unknown as AppShareGate);
+      const service = new FireService(
+        admission as unknown as FireAdmission,
+        delivery as unknown as FireDelivery,
+        metrics,
+        shares as unknown as AppShareGate,
+        ExecutorConfig.load({}),
+        new FakeClock(0),
+      );
       const batch = { tasks: [1, 2, 3].map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
       await expect(service.handleMessage(batch, {}, new FireLane(10))).rejects.toThrow('outcome not written');
       expect(finished.sort()).toEqual([1, 3]);
@@ -942,5 +964,16 @@ describe('FireLane', () => {
     expect(started).toEqual([0, 1, 2, 3, 4]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect(lane.inFlight).toBe(0);
+  });
+
+  it('hands slots over in order through a long queue and ends with none held', async () => {
+    const lane = new FireLane(3);
+    const order: number[] = [];
+    await Promise.all(Array.from({ length: 5_000 }, (_, i) => lane.run(async () => {
+      order.push(i);
+      await Promise.resolve();
+    })));
+    expect(order).toEqual(Array.from({ length: 5_000 }, (_, i) => i));
+    expect([lane.inFlight, lane.queued]).toEqual([0, 0]);
   });
 });

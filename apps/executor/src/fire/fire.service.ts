@@ -1,11 +1,16 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { parseTaskMessage, parseTaskPayload, TaskMessage } from '@timer/contracts';
+import { Clock, CLOCK } from '@timer/platform';
+import { ExecutorConfig } from '../config/executor.env';
 import { AppShareGate } from '../delivery-control/app-share.gate';
 import { ExecutorMetrics } from './executor.metrics';
 import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
+
+/** A fire takes its lane slot this long before run_at: time for its claim (a batched UPDATE) before its call. */
+export const SLOT_LEAD_MS = 100;
 
 /**
  * One task message, start to finish (docs/pipeline.md, "executor"): parsed, admitted (early deferral,
@@ -22,6 +27,8 @@ export class FireService {
     private readonly delivery: FireDelivery,
     private readonly metrics: ExecutorMetrics,
     private readonly shares: AppShareGate,
+    private readonly config: ExecutorConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -33,11 +40,23 @@ export class FireService {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
     const fires = parsed.value;
-    if (fires.length === 1) return [await lane.run(() => this.handleFire(fires[0], properties))];
-    const results = await Promise.allSettled(fires.map((msg) => lane.run(() => this.handleFire(msg, properties))));
+    if (fires.length === 1) return [await this.inLane(fires[0], properties, lane)];
+    const results = await Promise.allSettled(fires.map((msg) => this.inLane(msg, properties, lane)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     return results.map((r) => (r as PromiseFulfilledResult<FireResult>).value);
+  }
+
+  /**
+   * A fire due soon waits for its time before it takes a slot, so slots go to fires being claimed,
+   * called and recorded rather than to fires waiting: at 5,000 fires/s a step's fires arrive ~0.7 s
+   * early, and 1,000 slots held that long let only ~1,300 fires/s through. Far-ahead fires take their
+   * slot at once: the admission hands them back to the broker.
+   */
+  private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
+    const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
+    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.clock.sleep(wait);
+    return lane.run(() => this.handleFire(msg, properties));
   }
 
   /** A message of one fire, outside any lane (tests and tools). */
