@@ -36,7 +36,7 @@ export class AppFairShare {
 
   /** The most `app` may hold now. */
   shareOf(app: string, now: number): number {
-    const others = this.active(now) - (this.apps.has(app) ? 1 : 0);
+    const others = this.othersActive(app, now);
     if (others === 0) return this.handlers;
     return Math.max(1, Math.floor(this.handlers / (others + 1)));
   }
@@ -51,10 +51,14 @@ export class AppFairShare {
     return this.held(app) * 2 > this.shareOf(app, now);
   }
 
+  private othersActive(app: string, now: number): number {
+    return this.active(now) - (this.apps.has(app) ? 1 : 0);
+  }
+
   /** Takes a handler for `app` when it is under its share (or `force`); false: hand the message back. */
   tryHold(app: string, now: number, force = false): boolean {
-    const alone = this.active(now) - (this.apps.has(app) ? 1 : 0) === 0;
-    const share = this.shareOf(app, now);
+    const alone = this.othersActive(app, now) === 0;
+    const share = alone ? this.handlers : this.shareOf(app, now);
     const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0, busySince: now };
     e.lastSeen = now;
     this.apps.set(app, e);

@@ -39,9 +39,7 @@ export class FireService {
   async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
-    const fires = parsed.value;
-    if (fires.length === 1) return [await this.inLane(fires[0], properties, lane)];
-    const results = await Promise.allSettled(fires.map((msg) => this.inLane(msg, properties, lane)));
+    const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     return results.map((r) => (r as PromiseFulfilledResult<FireResult>).value);

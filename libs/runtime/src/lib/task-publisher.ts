@@ -26,15 +26,24 @@ export class TaskPublisher {
   }
 
   /**
-   * Publishes fires as one task message (`{tasks: [...]}`; one fire: the plain form), on the lane of
-   * the earliest: fires of one trigger step are due within the step, so they share a lane. Resolves once
-   * the broker persisted it; callers chunk at MAX_TASKS_PER_MESSAGE.
+   * Publishes fires as one task message per lane (`{tasks: [...]}`; one fire: the plain form): each fire
+   * goes on the lane its own lateness picks, so a fire due now is never sent down the catch-up lane with
+   * late ones it was found with (the trigger's end-of-minute sweep). Resolves once the broker persisted
+   * them; callers chunk at MAX_TASKS_PER_MESSAGE.
    */
   async publishBatch(tasks: readonly TaskMessage[]): Promise<void> {
-    if (tasks.length === 0) return;
-    if (tasks.length === 1) return this.publish(tasks[0]);
-    let earliest = tasks[0].runAt;
-    for (const t of tasks) if (t.runAt < earliest) earliest = t.runAt;
+    const now = this.clock.now();
+    const lanes = new Map<string, TaskMessage[]>();
+    for (const t of tasks) {
+      const topic = taskTopicOf(t.runAt, now);
+      const lane = lanes.get(topic);
+      if (lane) lane.push(t);
+      else lanes.set(topic, [t]);
+    }
+    await Promise.all([...lanes].map(([topic, fires]) => (fires.length === 1 ? this.publish(fires[0]) : this.emitBatch(topic, fires))));
+  }
+
+  private async emitBatch(topic: string, tasks: TaskMessage[]): Promise<void> {
     const first = tasks[0];
     const last = tasks[tasks.length - 1];
     const record = new PulsarRecordBuilder(taskBatchOf(tasks))
@@ -45,6 +54,6 @@ export class TaskPublisher {
         [MESSAGE_PROPERTIES.fireCount]: String(tasks.length),
       })
       .build();
-    await lastValueFrom(this.client.emit(taskTopicOf(earliest, this.clock.now()), record), { defaultValue: undefined });
+    await lastValueFrom(this.client.emit(topic, record), { defaultValue: undefined });
   }
 }
