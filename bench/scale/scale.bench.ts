@@ -155,7 +155,7 @@ async function migratorOn(s: Stack): Promise<{ service: MigratorService; clock: 
     },
   };
   const index = new SliceIndex(redis, s.keyPrefix);
-  const due = { publish: async () => undefined }; // the clock is two windows ahead: nothing is due
+  const due = { publish: async () => undefined, publishBatch: async () => undefined }; // the clock is two windows ahead: nothing is due
   const writer = new FireWriter(counting, index, due, now);
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: 60 }));
   const regenerator = new FireRegenerator(tasks, writer, index, new TimerRepository(db), db);

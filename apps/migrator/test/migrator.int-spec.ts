@@ -62,7 +62,11 @@ describe('migrator against MariaDB and Redis', () => {
   });
 
   /** Task messages of fires already due (the pipeline e2e tests publish them on the real broker). */
-  const dueFires = { published: [] as string[], publish: async (t: TaskMessage) => void dueFires.published.push(t.fireId) };
+  const dueFires = {
+    published: [] as string[],
+    publish: async (t: TaskMessage) => void dueFires.published.push(t.fireId),
+    publishBatch: async (ts: readonly TaskMessage[]) => void dueFires.published.push(...ts.map((t) => t.fireId)),
+  };
 
   /** A migrator "process": its own Redis connection, lock and index, like a replica. */
   function migrator(opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource } = {}): MigratorService {

@@ -65,7 +65,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const maintenance = new MaintenanceWatch({ read: async () => new Map(windows) } as unknown as MaintenanceWindows, clock);
   const indexed: { timerId: string; runAt: number }[] = [];
   const taskMessages: { timerId: string; runAt: number }[] = [];
-  const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t) }, clock);
+  const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t), publishBatch: async (ts) => void taskMessages.push(...ts) }, clock);
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(

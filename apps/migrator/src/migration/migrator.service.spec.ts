@@ -123,6 +123,9 @@ class FakePublisher implements DueFirePublisher {
   async publish(task: TaskMessage) {
     this.published.push(task.fireId);
   }
+  async publishBatch(tasks: readonly TaskMessage[]) {
+    for (const t of tasks) this.published.push(t.fireId);
+  }
 }
 
 /** Records which pages the fence looked at again, and over which range. */

@@ -79,7 +79,7 @@ function setup(current: TimerEntity = timer()) {
   const tasks = new FakeTasks();
   const index = new FakeIndex();
   const published: string[] = [];
-  const writer = new FireWriter(tasks, index, { publish: async (m) => void published.push(m.fireId) }, { now: () => NOW });
+  const writer = new FireWriter(tasks, index, { publish: async (m) => void published.push(m.fireId), publishBatch: async (ms) => void published.push(...ms.map((m) => m.fireId)) }, { now: () => NOW });
   const stored = { current: current as TimerEntity | null, versions: new Map<string, number>(), nextFireAt: new Map<string, number | null>() };
   const timers: TimerVersions = {
     versionsOf: async () => stored.versions,

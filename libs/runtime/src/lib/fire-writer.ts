@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FireRef, fireId, NEAR_NOW_MS } from '@timer/contracts';
+import { FireRef, fireId, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
@@ -9,7 +9,7 @@ import { TaskPublisher } from './task-publisher';
 
 export type FireRows = Pick<TaskRepository, 'insertIgnore'>;
 export type FireIndexer = Pick<SliceIndex, 'add'>;
-export type DueFirePublisher = Pick<TaskPublisher, 'publish'>;
+export type DueFirePublisher = Pick<TaskPublisher, 'publish' | 'publishBatch'>;
 
 /** What {@link FireWriter.write} did: rows inserted, and the fires already due (not indexed). */
 export interface WrittenFires {
@@ -20,6 +20,12 @@ export interface WrittenFires {
 
 /** Task messages sent at once by {@link FireWriter.publishDue}. */
 const PUBLISH_CHUNK = 1_000;
+/**
+ * Fires per task message when {@link FireWriter.publishDue} sends many: a migrator catching up on a
+ * window (bulk-loaded timers, a long outage) publishes hundreds of thousands of past-due fires, and
+ * one message per fire cost the broker and the executor per message (docs/pipeline.md, "trigger").
+ */
+const DUE_BATCH = 100;
 
 /**
  * Turns timers into stored fires, for every path that creates them (enable, run now, the migrator's
@@ -83,15 +89,20 @@ export class FireWriter {
     let published = 0;
     const failed: FireRef[] = [];
     let firstError: unknown;
-    for (let i = 0; i < due.length; i += PUBLISH_CHUNK) {
-      const chunk = due.slice(i, i + PUBLISH_CHUNK);
+    // Properties (run now) belong to one fire's message; otherwise fires share messages.
+    const perMessage = Object.keys(properties).length > 0 ? 1 : DUE_BATCH;
+    const messages: FireRef[][] = [];
+    for (let i = 0; i < due.length; i += perMessage) messages.push(due.slice(i, i + perMessage));
+    const atOnce = Math.max(1, Math.floor(PUBLISH_CHUNK / perMessage));
+    for (let i = 0; i < messages.length; i += atOnce) {
+      const chunk = messages.slice(i, i + atOnce);
       const results = await Promise.allSettled(
-        chunk.map((f) => this.publisher.publish({ timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 }, properties)),
+        chunk.map((fires) => (fires.length === 1 ? this.publisher.publish(taskOf(fires[0]), properties) : this.publisher.publishBatch(fires.map(taskOf)))),
       );
       results.forEach((r, j) => {
-        if (r.status === 'fulfilled') published++;
+        if (r.status === 'fulfilled') published += chunk[j].length;
         else {
-          failed.push(chunk[j]);
+          failed.push(...chunk[j]);
           firstError ??= r.reason;
         }
       });
@@ -102,4 +113,8 @@ export class FireWriter {
     }
     return published;
   }
+}
+
+function taskOf(f: FireRef): TaskMessage {
+  return { timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 };
 }
