@@ -255,8 +255,8 @@ describe('SliceWalker', () => {
     expect(publisher.ids()).toEqual(['1', '2', '3', '4', '5'].map((id) => `${id}-${[...fires, ...rows].find((f) => f.timerId === id)!.runAt}`).sort());
     expect(publisher.sent).toHaveLength(5);
     // Reconciled in ranges of at most 10 s that tile the minute, read before the walk reaches them,
-    // plus the final sweep of the whole minute.
-    const reconciles = mysql.calls.slice(0, -1);
+    // and never the whole minute at its end.
+    const reconciles = mysql.calls;
     expect(reconciles.length).toBeGreaterThanOrEqual(6);
     expect(reconciles[0].fromMs).toBe(M);
     for (const [i, c] of reconciles.entries()) {
@@ -264,7 +264,6 @@ describe('SliceWalker', () => {
       if (i > 0) expect(c.fromMs).toBeLessThanOrEqual(reconciles[i - 1].toMs);
     }
     expect(reconciles[reconciles.length - 1].toMs).toBe(END);
-    expect(mysql.calls[mysql.calls.length - 1]).toMatchObject({ fromMs: M, toMs: END });
     expect(mysql.calls.every((c) => c.bucket === 1 && c.buckets === 4)).toBe(true);
     expect(await metric('timer_trigger_fires_published_total', { source: 'mysql' })).toBe(2);
     expect(await metric('timer_trigger_fires_published_total', { source: 'index' })).toBe(3);
@@ -360,7 +359,10 @@ describe('SliceWalker', () => {
     expect(state.released).toBe(false); // kept: the redelivered message carries the same token
   });
 
-  it('sweeps MySQL at the end for pending rows created behind the walk', async () => {
+  it('leaves rows created behind the walk to the role that created them: no end-of-minute sweep', async () => {
+    // FireWriter publishes a fire created within NEAR_NOW_MS of its time itself, and the reconciler
+    // covers a failed publish. A sweep here re-sent fires that were only waiting in the executor's
+    // queue (25,403 duplicate messages at 5,000 fires/s, exactly when the pipeline was behind).
     const { walker, publisher, mysql, clock } = setup(M - 1_000, [], [], { reconcileMs: 600_000 });
     const late = { timerId: '3', runAt: M + 10_000 };
     const pendingInSlice = mysql.pendingInSlice.bind(mysql);
@@ -369,8 +371,8 @@ describe('SliceWalker', () => {
       return pendingInSlice(range);
     };
     expect(await walker.walk(SLICE, never)).toBe('finished');
-    expect(publisher.ids()).toEqual([`3-${M + 10_000}`]);
-    expect(mysql.calls.at(-1)).toEqual({ fromMs: M, toMs: END, bucket: 1, buckets: 4 });
+    expect(publisher.ids()).toEqual([]);
+    expect(mysql.calls).toEqual([{ fromMs: M, toMs: END, bucket: 1, buckets: 4 }]);
   });
 
   it('refuses options that cannot walk', () => {

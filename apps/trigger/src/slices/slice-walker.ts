@@ -172,7 +172,6 @@ class SliceRun {
       await this.writeCursor(end);
       t = end;
     }
-    await this.sweep();
     await this.finish();
     return 'finished';
   }
@@ -327,27 +326,6 @@ class SliceRun {
       // Only the resume point suffers: a redelivery would republish from an older cursor.
       this.error('cursor', 'writing the cursor failed', e);
     }
-  }
-
-  /**
-   * Last look at MySQL: pending rows of [runStart, minuteEnd) that this run did not publish (a row
-   * created behind the walk, after the last reconcile, without an index entry). Best effort.
-   */
-  private async sweep(): Promise<void> {
-    if (this.runStart >= this.minuteEnd) return;
-    const { bucket, buckets } = this.slice;
-    let rows: FireRef[];
-    try {
-      rows = await this.deps.mysql.pendingInSlice({ fromMs: this.runStart, toMs: this.minuteEnd, bucket, buckets });
-    } catch (e) {
-      this.error('sweep', 'the final MySQL sweep failed (skipped)', e);
-      return;
-    }
-    const missing = rows.map((r): Fire => ({ ...r, id: fireId(r.timerId, r.runAt), source: 'mysql' })).filter((f) => !this.published.has(f.id));
-    if (missing.length === 0) return;
-    this.logger.warn(`${this.label}: ${missing.length} pending fire(s) found behind the walk; publishing them now`);
-    await this.pause(this.now);
-    await this.publishAll(missing);
   }
 
   private async finish(): Promise<void> {

@@ -42,7 +42,7 @@ export class TriggerMetrics {
     });
     this.errors = new Counter({
       name: 'timer_trigger_errors_total',
-      help: 'Survived failures by operation (extend, cursor, reconcile, read, publish, done, release, sweep)',
+      help: 'Survived failures by operation (extend, cursor, reconcile, read, publish, done, release)',
       labelNames: ['operation'],
       registers: [registry],
     });

@@ -28,7 +28,7 @@ export class TaskPublisher {
   /**
    * Publishes fires as one task message per lane (`{tasks: [...]}`; one fire: the plain form): each fire
    * goes on the lane its own lateness picks, so a fire due now is never sent down the catch-up lane with
-   * late ones it was found with (the trigger's end-of-minute sweep). Resolves once the broker persisted
+   * late ones it was found with (a step or a catch-up of mixed lateness). Resolves once the broker persisted
    * them; callers chunk at MAX_TASKS_PER_MESSAGE.
    */
   async publishBatch(tasks: readonly TaskMessage[]): Promise<void> {
