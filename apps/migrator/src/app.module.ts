@@ -11,6 +11,7 @@ import { MigratorService, RANGE_COORDINATION } from './migration/migrator.servic
 import { RangeCoordinator } from './migration/range-coordinator';
 import { RangeHandler } from './migration/range.handler';
 import { RetentionService } from './migration/retention.service';
+import { ExecutorBacklog } from './reconcile/executor-backlog';
 import { ReconcilerLoop } from './reconcile/reconciler.loop';
 import { ReconcilerMetrics } from './reconcile/reconciler.metrics';
 import { ReconcilerService } from './reconcile/reconciler.service';
@@ -52,6 +53,7 @@ export class AppModule {
         MigratorLoop,
         LedgerRepository,
         { provide: ReconcilerMetrics, inject: [MetricsService], useFactory: (m: MetricsService) => new ReconcilerMetrics(m.registry) },
+        ExecutorBacklog,
         ReconcilerService,
         ReconcilerLoop,
         CompletionService,

@@ -9,6 +9,7 @@ export class ReconcilerMetrics {
   readonly rescued: Counter<'reason'>;
   readonly pausedApps: Gauge;
   readonly pausedMissed: Counter;
+  readonly executorBacklogLag: Gauge;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -26,6 +27,11 @@ export class ReconcilerMetrics {
       name: 'timer_reconciler_rescued_total',
       help: 'Overdue fires the reconciler published again, by reason: pending (never picked up), stale_claim (its executor stopped before recording it), lost_retry (its retry message is missing)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.executorBacklogLag = new Gauge({
+      name: 'timer_executor_backlog_lag_seconds',
+      help: "Age of the oldest task message (timer-tasks, timer-tasks-catchup) no executor has acknowledged, as the last reconciler pass read it: how far behind the executors are",
       registers,
     });
     this.pausedApps = new Gauge({ name: 'timer_paused_apps', help: 'Apps paused now (POST /api/app/v1/pause), as the last reconciler pass read them', registers });

@@ -5,7 +5,7 @@ import { HeldLock, LedgerPause, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { ReconcilerMetrics } from './reconciler.metrics';
-import { Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, rescueMessage } from './reconciler.service';
+import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_MAX_BACKLOG_LAG_MS, rescueMessage } from './reconciler.service';
 
 const T0 = Date.UTC(2030, 0, 1, 10, 30);
 
@@ -78,13 +78,21 @@ class FakePauses implements Pauses, PauseMirror {
   }
 }
 
+class FakeBacklog implements Backlog {
+  lag: number | Error = 0;
+  async lagMs() {
+    if (this.lag instanceof Error) throw this.lag;
+    return this.lag;
+  }
+}
+
 function setup(env: Partial<MigratorEnv> = {}) {
   const clock = { now: () => T0 };
-  const deps = { ledger: new FakeLedger(), publisher: new FakePublisher(), marks: new FakeMarks(), locks: new FakeLocks(), pauses: new FakePauses() };
+  const deps = { ledger: new FakeLedger(), publisher: new FakePublisher(), marks: new FakeMarks(), locks: new FakeLocks(), pauses: new FakePauses(), backlog: new FakeBacklog() };
   const registry = new Registry();
   const metrics = new ReconcilerMetrics(registry);
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), env));
-  const service = new ReconcilerService(deps.ledger, deps.publisher, deps.marks, deps.locks, clock, config, metrics, deps.pauses, deps.pauses);
+  const service = new ReconcilerService(deps.ledger, deps.publisher, deps.marks, deps.locks, clock, config, metrics, deps.pauses, deps.pauses, deps.backlog);
   const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
   const rescued = async (reason: string) => (await registry.getSingleMetric('timer_reconciler_rescued_total')!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
   return { ...deps, service, gauge, rescued };
@@ -131,6 +139,27 @@ describe('ReconcilerService', () => {
     s.publisher.failFor.clear();
     await s.service.pass();
     expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1', '1', '2']);
+  });
+
+  it('holds pending fires back while the executors are far behind, and rescues them once the backlog is fresh', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 90_000), { timerId: '2', runAt: T0 - 60_000, status: TaskStatus.Running, attempt: 1, claimedBy: 'exec:1:a:5' }];
+    s.backlog.lag = RESCUE_MAX_BACKLOG_LAG_MS + 1;
+    // The pending fire is most likely in the backlog; a stale claim is not in any queue.
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 0, stale_claim: 1 } });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['2']);
+    expect(await s.gauge('timer_executor_backlog_lag_seconds')).toBe((RESCUE_MAX_BACKLOG_LAG_MS + 1) / 1_000);
+    expect(await s.gauge('timer_overdue_fires')).toBe(1); // still counted as overdue
+    s.backlog.lag = RESCUE_MAX_BACKLOG_LAG_MS;
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['2', '1']);
+  });
+
+  it('rescues pending fires as usual when the broker does not say how far behind the executors are', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 90_000)];
+    s.backlog.lag = new Error('admin API down (injected)');
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
   });
 
   it('paces the catch-up: at most TIMER_RECONCILER_BATCH fires a pass, oldest first', async () => {

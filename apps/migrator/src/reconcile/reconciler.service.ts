@@ -5,6 +5,7 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { PausedApps, RedisLock, RescueMarks } from '@timer/redis';
 import { TaskPublisher } from '@timer/runtime';
 import { MigratorConfig } from '../config/migrator.env';
+import { ExecutorBacklog } from './executor-backlog';
 import { ReconcilerMetrics, RescueReason } from './reconciler.metrics';
 
 export type Ledger = Pick<LedgerRepository, 'overdue' | 'countPendingBefore' | 'countOpenBefore' | 'missPaused'>;
@@ -13,9 +14,18 @@ export type PauseMirror = Pick<PausedApps, 'sync'>;
 export type Marks = Pick<RescueMarks, 'mark'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type Publisher = Pick<TaskPublisher, 'publish'>;
+export type Backlog = Pick<ExecutorBacklog, 'lagMs'>;
 
 /** A fire is published again at most this often while it stays overdue. */
 export const RESCUE_EVERY_MS = 60_000;
+/**
+ * Pending fires are published again only while the executors' oldest unacknowledged task message is
+ * younger than this. When they are further behind, a pending fire is most likely waiting in that
+ * backlog: at 5,000 fires/s the reconciler re-sent the stack's first fires again and again while the
+ * executor worked through them, adding work exactly when it was behind. Held back, such a fire is
+ * rescued once the backlog is fresh again (nothing is dropped: it waits like the backlog does).
+ */
+export const RESCUE_MAX_BACKLOG_LAG_MS = 10_000;
 /** The gauges count up to this many rows (a count must stay cheap when something is badly wrong). */
 export const COUNT_CAP = 100_000;
 /**
@@ -59,6 +69,7 @@ export class ReconcilerService {
     private readonly metrics: ReconcilerMetrics,
     @Inject(AppRepository) private readonly pauses: Pauses,
     @Inject(PausedApps) private readonly mirror: PauseMirror,
+    @Inject(ExecutorBacklog) private readonly backlog: Backlog,
   ) {}
 
   async pass(): Promise<PassResult> {
@@ -69,7 +80,9 @@ export class ReconcilerService {
       const dueBefore = now - this.config.reconcileGraceMs;
       const pauseEndedSince = now - PAUSE_HORIZON_MS;
       const pausedMissed = await this.settlePauses(now, pauseEndedSince);
-      const rows = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch, pauseEndedSince);
+      const holdPending = await this.backlogTooOld();
+      const found = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch, pauseEndedSince);
+      const rows = holdPending ? found.filter((r) => r.status !== TaskStatus.Pending) : found;
       const fresh = await this.marks.mark(
         rows.map((r) => fireId(r.timerId, r.runAt)),
         RESCUE_EVERY_MS,
@@ -100,6 +113,21 @@ export class ReconcilerService {
       return { ran: true, overdue, rescued, failed, pausedMissed };
     } finally {
       await lock.release();
+    }
+  }
+
+  /** True when pending fires should wait for the executors' backlog ({@link RESCUE_MAX_BACKLOG_LAG_MS}); false when unknown. */
+  private async backlogTooOld(): Promise<boolean> {
+    try {
+      const lag = await this.backlog.lagMs();
+      this.metrics.executorBacklogLag.set(lag / 1_000);
+      if (lag <= RESCUE_MAX_BACKLOG_LAG_MS) return false;
+      this.logger.log(`the executors' oldest task message waits for ${Math.round(lag / 1_000)} s: pending overdue fires are held back this pass (most likely in that backlog)`);
+      return true;
+    } catch (e) {
+      // Without the broker's answer the reconciler does what it did before it asked.
+      this.logger.warn(`reading the executors' backlog failed (pending fires rescued as usual): ${(e as Error).message}`);
+      return false;
     }
   }
 

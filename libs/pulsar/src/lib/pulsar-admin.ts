@@ -21,6 +21,8 @@ export interface PulsarAdminOptions {
 export interface SubscriptionStats {
   msgBacklog: number;
   unackedMessages: number;
+  /** Epoch ms of the oldest message not acknowledged; -1 when none. Only when asked (`topicStats(t, { earliestTimeInBacklog: true })`). */
+  earliestMsgPublishTimeInBacklog?: number;
   type?: string;
   consumers: Array<{ consumerName?: string; unackedMessages?: number; [field: string]: unknown }>;
   [field: string]: unknown;
@@ -112,8 +114,9 @@ export class PulsarAdmin {
     }
   }
 
-  async topicStats(topic: TopicName): Promise<TopicStats> {
-    const res = await this.call('GET', `/admin/v2/${topicUrlPath(topic)}/stats`, [200]);
+  async topicStats(topic: TopicName, options: { earliestTimeInBacklog?: boolean } = {}): Promise<TopicStats> {
+    const query = options.earliestTimeInBacklog ? '?getEarliestTimeInBacklog=true' : '';
+    const res = await this.call('GET', `/admin/v2/${topicUrlPath(topic)}/stats${query}`, [200]);
     return JSON.parse(res.body.toString('utf8')) as TopicStats;
   }
 
