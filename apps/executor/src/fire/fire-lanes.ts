@@ -12,8 +12,14 @@ export class FireLane {
   /** Waiting fires, oldest first: a queue with a moving head (a shift() per fire is O(n) at 100,000 waiting). */
   private waiting: (() => void)[] = [];
   private head = 0;
+  /** Callers of {@link whenNoneWaiting}, resumed when the last waiting fire got its slot. */
+  private drained: (() => void)[] = [];
 
-  constructor(readonly size: number) {}
+  /** `yieldTo`: a lane whose waiting fires go first: a fire of this one starts only when none waits there. */
+  constructor(
+    readonly size: number,
+    private readonly yieldTo?: FireLane,
+  ) {}
 
   get inFlight(): number {
     return this.active;
@@ -23,7 +29,14 @@ export class FireLane {
     return this.waiting.length - this.head;
   }
 
+  /** Resolves once no fire waits for a slot of this lane (at once when none does). */
+  whenNoneWaiting(): Promise<void> {
+    if (this.queued === 0) return Promise.resolve();
+    return new Promise<void>((resume) => this.drained.push(resume));
+  }
+
   async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.yieldTo) await this.yieldTo.whenNoneWaiting();
     if (this.active < this.size) this.active++;
     else await new Promise<void>((resume) => this.waiting.push(resume)); // the slot is handed over, still counted
     try {
@@ -44,13 +57,21 @@ export class FireLane {
       this.head = 0;
     }
     next();
+    if (this.head === this.waiting.length && this.drained.length > 0) {
+      const resume = this.drained;
+      this.drained = [];
+      for (const r of resume) r();
+    }
   }
 }
 
 /**
  * The executor's lanes, one per task topic, sized as the transport's handlers were: fires due now
  * (`timer-tasks`) and retries and rechecks (`timer-task-retries`) get TIMER_EXECUTOR_CONCURRENCY each,
- * the catch-up lane a tenth of it, so catch-up work never takes more than that from fires due now.
+ * the catch-up lane a tenth of it, and a catch-up fire starts only when no fire due now waits for a
+ * slot. Slots alone did not keep catch-up work off fires due now: a local callback takes a few ms, so
+ * a tenth of the slots still took most of the CPU and the database while a backlog drained (at
+ * 5,000 fires/s the fires of the window queued behind the stack's first minutes, 27 s late).
  */
 @Injectable()
 export class FireLanes {
@@ -61,7 +82,7 @@ export class FireLanes {
   constructor(config: ExecutorConfig) {
     this.tasks = new FireLane(config.concurrency);
     this.retries = new FireLane(config.concurrency);
-    this.catchUp = new FireLane(catchUpConcurrency(config.concurrency));
+    this.catchUp = new FireLane(catchUpConcurrency(config.concurrency), this.tasks);
   }
 }
 
