@@ -51,6 +51,9 @@ describe('PulsarAdmin (real broker)', () => {
     expect(peeked[1].payload.toString()).toBe('second');
     // Peeking does not consume.
     expect((await admin.topicStats(topic)).subscriptions.audit.msgBacklog).toBe(2);
+    // Asked for, the publish time of the oldest unacknowledged message (how far behind a consumer is).
+    const withAge = await admin.topicStats(topic, { earliestTimeInBacklog: true });
+    expect(withAge.subscriptions.audit.earliestMsgPublishTimeInBacklog).toBe(peeked[0].publishTime);
   }, 30_000);
 
   it('lets several processes create the same subscriptions at the same time (roles at start-up)', async () => {
