@@ -26,6 +26,9 @@
  *  4. burst: the same schedule from a bare sender process (R requests at once each whole second,
  *     256 connections): the lateness the machine allows any sender of this schedule.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
+ * Ours also records the resident memory of each role and server every 10 s of the window (a soak is a
+ * long --duration, e.g. `--duration 1800 --skip bullmq,ceiling,burst`): each process's growth after the
+ * window's first 5 minutes is in the .md, and a -memory.png charts it.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,7 +37,7 @@ import { join } from 'node:path';
 import { loadBullmq } from './bullmq-peer';
 import Redis from 'ioredis';
 import { Agent, request } from 'undici';
-import { Delivery, infra, nextSecond, percentiles, Percentiles, procCpuSeconds, Receiver, shortId, sleep, sleepUntil, Stack } from '../../e2e/support';
+import { Delivery, infra, nextSecond, percentiles, Percentiles, procCpuSeconds, Receiver, ROLES, shortId, sleep, sleepUntil, Stack } from '../../e2e/support';
 import { drawLineChart } from './chart';
 
 const ROOT = join(__dirname, '..', '..').replace(/[\\/]dist$/, '');
@@ -174,6 +177,8 @@ interface RunResult {
   lateness_by_second: { n: number; p50: number | null; p99: number | null; max: number | null }[];
   cpu_s_by_role?: Record<string, number>;
   cpu_s_by_server?: Record<string, number>;
+  /** Resident MB of each process every MEMORY_EVERY_MS of the window, from its start. */
+  memory_mb?: { t_s: number; mb: Record<string, number> }[];
   notes?: string[];
 }
 
@@ -212,6 +217,60 @@ class CpuMeter {
     for (const [k, v] of Object.entries(now)) out[k] = Number((v - (this.start[k] ?? 0)).toFixed(2));
     return out;
   }
+}
+
+/** How often the memory of the processes is sampled, and the start-up period growth is measured after. */
+const MEMORY_EVERY_MS = 10_000;
+const MEMORY_SETTLED_S = 300;
+
+/** Resident set of a process in MB (Linux /proc), undefined when it is gone. */
+function rssMb(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 102.4) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples each process's resident memory every MEMORY_EVERY_MS until stopped. */
+class MemorySampler {
+  readonly samples: { t_s: number; mb: Record<string, number> }[] = [];
+  private readonly t0 = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  constructor(private readonly pids: () => Record<string, number | undefined>) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), MEMORY_EVERY_MS);
+  }
+  stop(): { t_s: number; mb: Record<string, number> }[] {
+    clearInterval(this.timer);
+    this.sample();
+    return this.samples;
+  }
+  private sample(): void {
+    const mb: Record<string, number> = {};
+    for (const [k, pid] of Object.entries(this.pids())) {
+      const v = rssMb(pid);
+      if (v !== undefined) mb[k] = v;
+    }
+    this.samples.push({ t_s: Math.round((Date.now() - this.t0) / 1000), mb });
+  }
+}
+
+/**
+ * Per process: MB at the first sample after MEMORY_SETTLED_S, the largest after it, and the growth in
+ * percent; null when the window was shorter than that.
+ */
+function memoryGrowth(samples: { t_s: number; mb: Record<string, number> }[]): Record<string, { settled_mb: number; max_after_mb: number; growth_pct: number }> | null {
+  const i = samples.findIndex((s) => s.t_s >= MEMORY_SETTLED_S);
+  if (i < 0 || i === samples.length - 1) return null;
+  const out: Record<string, { settled_mb: number; max_after_mb: number; growth_pct: number }> = {};
+  for (const [k, settled] of Object.entries(samples[i].mb)) {
+    const max = Math.max(...samples.slice(i).map((s) => s.mb[k] ?? 0));
+    out[k] = { settled_mb: settled, max_after_mb: max, growth_pct: Math.round(((max - settled) / settled) * 1000) / 10 };
+  }
+  return out;
 }
 
 const selfCpu = () => {
@@ -297,7 +356,9 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
       from = nextSecond(args.warmup * 1000);
       to = from + args.duration * 1000;
       const [a] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [from]);
-      const [b] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [to - 1000]);
+      // A window longer than the migrator's horizon (a soak) is created as it goes: its start must exist.
+      const last = args.duration * 1000 > 2 * args.windowMinutes * 60_000 ? from : to - 1000;
+      const [b] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [last]);
       if (Number(a.n) >= args.rate && Number(b.n) >= args.rate) break;
       if (Date.now() > ready) throw new Error(`fires of the window not created within 5 min (${a.n}/${b.n} of ${args.rate})`);
       log(`ours: waiting for the fires of the window to exist (${a.n} and ${b.n} of ${args.rate})`);
@@ -309,11 +370,13 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     const servers = serverPids();
     const cpu = new CpuMeter(() => ({ ...stack.cpuSeconds(), receiver: selfCpu() }));
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
+    const memory = new MemorySampler(() => ({ ...Object.fromEntries(ROLES.map((r) => [r, stack.pid(r)])), ...servers }));
     log(`ours: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s`);
     await watch('ours', c, to + 500, 60_000);
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
     res.cpu_s_by_server = srvCpu.since();
+    res.memory_mb = memory.stop();
     res.notes = notes;
     // Where the time goes: the executor's own numbers (records), and the broker topics.
     const [rec] = await stack.sql<Record<string, number>>(
@@ -536,10 +599,24 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
     '',
     `CPU seconds during the window, bullmq: ${cpuTable(bull)}`,
     '',
+    ...memoryLines(ours),
     ...(ours?.notes ?? []).map((n) => `- ours: ${n}`),
     ...(bull?.notes ?? []).map((n) => `- bullmq: ${n}`),
     '',
   ].join('\n');
+}
+
+function memoryLines(ours?: RunResult): string[] {
+  const samples = ours?.memory_mb ?? [];
+  if (samples.length === 0) return [];
+  const first = samples[0].mb;
+  const lastS = samples[samples.length - 1];
+  const lines = [`Resident memory, ours (MB, window start -> ${lastS.t_s} s): ${Object.entries(lastS.mb).map(([k, v]) => `${k} ${first[k] ?? '?'} -> ${v}`).join(', ')}`, ''];
+  const growth = memoryGrowth(samples);
+  if (growth) {
+    lines.push(`Growth after the first ${MEMORY_SETTLED_S} s (largest later sample vs the one at ${MEMORY_SETTLED_S} s): ${Object.entries(growth).map(([k, g]) => `${k} ${g.settled_mb} -> ${g.max_after_mb} MB (${g.growth_pct} %)`).join(', ')}`, '');
+  }
+  return lines;
 }
 
 async function main(): Promise<void> {
@@ -599,7 +676,15 @@ async function main(): Promise<void> {
     series.push({ label: 'burst ceiling p99', color: [120, 120, 120] as [number, number, number], values: burst.lateness_by_second.map((s) => s.p99 ?? NaN), dashed: true });
   }
   drawLineChart(`${base}.png`, `lateness per second at ${args.rate}/s`, 'second of the window', 'ms', series);
-  log(`wrote ${base}.json, .md, .png`);
+  const mem = ours?.memory_mb ?? [];
+  if (mem.length > 1) {
+    const palette: [number, number, number][] = [[30, 90, 200], [200, 40, 40], [30, 150, 60], [220, 130, 0], [120, 60, 160], [0, 150, 150], [120, 120, 120], [180, 100, 60]];
+    const names = Object.keys(mem[mem.length - 1].mb);
+    // One x step per sample (MEMORY_EVERY_MS): the chart's x axis is in samples, labelled in its title.
+    const memSeries = names.map((k, i) => ({ label: k, color: palette[i % palette.length], values: mem.map((m) => m.mb[k] ?? NaN) }));
+    drawLineChart(`${base}-memory.png`, `resident memory at ${args.rate}/s, one sample per ${MEMORY_EVERY_MS / 1000} s`, `sample (${MEMORY_EVERY_MS / 1000} s each)`, 'MB', memSeries);
+  }
+  log(`wrote ${base}.json, .md, .png${mem.length > 1 ? ', -memory.png' : ''}`);
   process.stdout.write(markdown(result, ours, bull, ceiling, burst));
   if (errors.length) {
     process.stderr.write(`errors:\n${errors.join('\n')}\n`);
