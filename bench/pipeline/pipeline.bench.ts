@@ -153,6 +153,7 @@ class Collector {
       duplicates: this.duplicates,
       early: this.early,
       delivered_per_s: round(this.delivered / this.perSecond.length),
+      received: this.received,
       lateness_ms: roundP(percentiles(this.lateness)),
       lateness_by_second: this.perSecond.map((l) => {
         const p = percentiles(l);
@@ -177,6 +178,8 @@ interface RunResult {
   lateness_by_second: { n: number; p50: number | null; p99: number | null; max: number | null }[];
   cpu_s_by_role?: Record<string, number>;
   cpu_s_by_server?: Record<string, number>;
+  /** Every delivery the receiver got while this system was measured (the window's and any other). */
+  received?: number;
   /** Resident MB of each process every MEMORY_EVERY_MS of the window, from its start. */
   memory_mb?: { t_s: number; mb: Record<string, number> }[];
   notes?: string[];
@@ -599,11 +602,33 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
     '',
     `CPU seconds during the window, bullmq: ${cpuTable(bull)}`,
     '',
+    ...cpuPerFireLines(ours, bull),
     ...memoryLines(ours),
     ...(ours?.notes ?? []).map((n) => `- ours: ${n}`),
     ...(bull?.notes ?? []).map((n) => `- bullmq: ${n}`),
     '',
   ].join('\n');
+}
+
+/**
+ * CPU per delivered fire: the CPU seconds of the system's own processes while it was measured, over
+ * every delivery the receiver got meanwhile (catch-up fires outside the window cost CPU too). Ours:
+ * its roles, MariaDB, Redis and the broker; BullMQ: its workers and Redis (MariaDB and the broker idle
+ * then, and are not BullMQ's). The receiver is excluded from both.
+ */
+function cpuPerFireMs(x: RunResult | undefined, servers: string[]): number | null {
+  if (!x?.received) return null;
+  const roles = Object.entries(x.cpu_s_by_role ?? {}).filter(([k]) => k !== 'receiver').reduce((a, [, v]) => a + v, 0);
+  const srv = servers.reduce((a, k) => a + (x.cpu_s_by_server?.[k] ?? 0), 0);
+  return ((roles + srv) * 1000) / x.received;
+}
+
+function cpuPerFireLines(ours?: RunResult, bull?: RunResult): string[] {
+  const o = cpuPerFireMs(ours, ['mariadb', 'redis', 'pulsar']);
+  const b = cpuPerFireMs(bull, ['redis']);
+  if (o === null && b === null) return [];
+  const f = (v: number | null, x?: RunResult) => (v === null ? 'not measured' : `${v.toFixed(3)} ms (${x?.received} deliveries while measured)`);
+  return [`CPU per delivered fire (receiver excluded): ours ${f(o, ours)}, BullMQ ${f(b, bull)}${o !== null && b !== null ? `; ours / BullMQ = ${(o / b).toFixed(2)}` : ''}`, ''];
 }
 
 function memoryLines(ours?: RunResult): string[] {
