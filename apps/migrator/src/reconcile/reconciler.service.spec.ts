@@ -5,7 +5,7 @@ import { HeldLock, LedgerPause, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { ReconcilerMetrics } from './reconciler.metrics';
-import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_MAX_BACKLOG_LAG_MS, rescueMessage } from './reconciler.service';
+import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_HOLD_MAX_MS, RESCUE_MAX_BACKLOG_LAG_MS, rescueMessage } from './reconciler.service';
 
 const T0 = Date.UTC(2030, 0, 1, 10, 30);
 
@@ -153,6 +153,13 @@ describe('ReconcilerService', () => {
     s.backlog.lag = RESCUE_MAX_BACKLOG_LAG_MS;
     expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
     expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['2', '1']);
+  });
+
+  it('rescues pending fires when the oldest message is so old that a consumer is more likely stuck than behind', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 900_000)];
+    s.backlog.lag = RESCUE_HOLD_MAX_MS + 1;
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
   });
 
   it('rescues pending fires as usual when the broker does not say how far behind the executors are', async () => {

@@ -26,6 +26,11 @@ export const RESCUE_EVERY_MS = 60_000;
  * rescued once the backlog is fresh again (nothing is dropped: it waits like the backlog does).
  */
 export const RESCUE_MAX_BACKLOG_LAG_MS = 10_000;
+/**
+ * Beyond this age the oldest message is taken for one a stuck consumer holds (connected, never
+ * acknowledging), not for a backlog being worked through: pending fires are rescued as usual.
+ */
+export const RESCUE_HOLD_MAX_MS = 600_000;
 /** The gauges count up to this many rows (a count must stay cheap when something is badly wrong). */
 export const COUNT_CAP = 100_000;
 /**
@@ -122,6 +127,10 @@ export class ReconcilerService {
       const lag = await this.backlog.lagMs();
       this.metrics.executorBacklogLag.set(lag / 1_000);
       if (lag <= RESCUE_MAX_BACKLOG_LAG_MS) return false;
+      if (lag > RESCUE_HOLD_MAX_MS) {
+        this.logger.warn(`the executors' oldest task message waits for ${Math.round(lag / 1_000)} s: a consumer may be stuck; pending overdue fires are rescued`);
+        return false;
+      }
       this.logger.log(`the executors' oldest task message waits for ${Math.round(lag / 1_000)} s: pending overdue fires are held back this pass (most likely in that backlog)`);
       return true;
     } catch (e) {
