@@ -153,7 +153,6 @@ class Collector {
       duplicates: this.duplicates,
       early: this.early,
       delivered_per_s: round(this.delivered / this.perSecond.length),
-      received: this.received,
       lateness_ms: roundP(percentiles(this.lateness)),
       lateness_by_second: this.perSecond.map((l) => {
         const p = percentiles(l);
@@ -372,12 +371,14 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     await sleepUntil(from - 100);
     const servers = serverPids();
     const cpu = new CpuMeter(() => ({ ...stack.cpuSeconds(), receiver: selfCpu() }));
+    const receivedBefore = c.received;
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
     const memory = new MemorySampler(() => ({ ...Object.fromEntries(ROLES.map((r) => [r, stack.pid(r)])), ...servers }));
     log(`ours: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s`);
     await watch('ours', c, to + 500, 60_000);
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
+    res.received = c.received - receivedBefore; // over the same span as the CPU
     res.cpu_s_by_server = srvCpu.since();
     res.memory_mb = memory.stop();
     res.notes = notes;
@@ -453,11 +454,13 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
     await sleepUntil(from - 100);
     const servers = serverPids();
     const cpu = new CpuMeter(() => ({ ...Object.fromEntries(workers.map((w, i) => [`bullmq-worker-${i}`, procCpuSeconds(w.pid)])), receiver: selfCpu() }));
+    const receivedBefore = c.received;
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
     log(`bullmq: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s (${args.bullmqWorkers} workers x concurrency ${args.bullmqConcurrency})`);
     await watch('bullmq', c, to + 500, 60_000);
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
+    res.received = c.received - receivedBefore; // over the same span as the CPU
     res.cpu_s_by_server = srvCpu.since();
     res.notes = notes;
     onDelivery.fn = undefined;
@@ -499,10 +502,12 @@ async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: D
   try {
     await sleepUntil(from - 100);
     const cpu = new CpuMeter(() => ({ sender: procCpuSeconds(child.pid), receiver: selfCpu() }));
+    const receivedBefore = c.received;
     log(`burst: a bare sender, ${args.rate} requests at each whole second for ${args.duration} s`);
     await watch('burst', c, to + 500, 30_000);
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
+    res.received = c.received - receivedBefore; // over the same span as the CPU
     res.notes = [`one process, undici, ${connections} keep-alive connections`];
     return res;
   } finally {
