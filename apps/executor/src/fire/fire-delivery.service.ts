@@ -7,6 +7,7 @@ import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './attempt-outcomes.service';
+import { CallStarts } from './call-starts.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
@@ -35,6 +36,7 @@ export class FireDelivery {
     private readonly overlap: OverlapGuard,
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
+    private readonly calls: CallStarts,
   ) {}
 
   /** Runs one claimed attempt to its recorded outcome. */
@@ -79,7 +81,10 @@ export class FireDelivery {
       const turn = await this.overlap.enter(def.timer, attempt);
       if (!turn.go) return this.outcomes.missed(attempt, 'overlap', `skipped: overlap, fire ${turn.holder} in flight`, start - target);
     } else if (overlap) await this.overlap.resume(def.timer, attempt);
-    // Measured after a buffered fire's wait for its turn: when the callback really starts.
+    // The call's start is marked before it goes out: a taker-over of this claim, should this process
+    // die, then knows whether it may have reached the receiver; refused once it was taken over.
+    if (!(await this.calls.beforeCall(attempt.token))) return this.outcomes.takenOver(msg);
+    // Measured after a buffered fire's wait for its turn and the mark: when the callback really starts.
     const lateness = this.clock.now() - target;
     this.metrics.lateness.observe(Math.max(0, lateness) / 1000);
 
