@@ -7,6 +7,9 @@ import { PulsarSerializer } from './pulsar.serializer';
 import { ClientPulsarOptions, PulsarStatus } from './pulsar-transport.options';
 import { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName, TopicDefaults } from './topic-name';
 
+/** A producer that takes longer than this to open is logged (its first messages waited for it). */
+const SLOW_PRODUCER_MS = 250;
+
 export const REQUEST_RESPONSE_UNSUPPORTED =
   'ClientPulsar supports emit() (events) only; request/response (send / @MessagePattern) is not implemented by the Pulsar transport';
 
@@ -94,13 +97,21 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
     if (!producer) {
       const options = this.options.producer;
       const batching = (options?.batching ?? []).some((pattern) => this.getTopic(pattern) === topic);
-      producer = this.connect().then((client) =>
-        client.createProducer({
-          topic,
-          maxPendingMessages: options?.maxPendingMessages,
-          ...(batching ? { batchingEnabled: true, batchingMaxPublishDelayMs: options?.batchingMaxPublishDelayMs } : {}),
-        }),
-      );
+      const started = Date.now();
+      producer = this.connect()
+        .then((client) =>
+          client.createProducer({
+            topic,
+            maxPendingMessages: options?.maxPendingMessages,
+            ...(batching ? { batchingEnabled: true, batchingMaxPublishDelayMs: options?.batchingMaxPublishDelayMs } : {}),
+          }),
+        )
+        .then((p) => {
+          // The messages that wait for a new producer wait this long: worth a line when it is long.
+          const ms = Date.now() - started;
+          if (ms >= SLOW_PRODUCER_MS) this.logger.warn(`the producer of ${topic} took ${ms} ms to open`);
+          return p;
+        });
       const cached = producer;
       this.producers.set(topic, cached);
       cached.catch(() => {
