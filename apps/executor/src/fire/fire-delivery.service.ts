@@ -81,16 +81,20 @@ export class FireDelivery {
       const turn = await this.overlap.enter(def.timer, attempt);
       if (!turn.go) return this.outcomes.missed(attempt, 'overlap', `skipped: overlap, fire ${turn.holder} in flight`, start - target);
     } else if (overlap) await this.overlap.resume(def.timer, attempt);
-    // The call's start is marked before it goes out: a taker-over of this claim, should this process
-    // die, then knows whether it may have reached the receiver; refused once it was taken over.
-    if (!(await this.calls.beforeCall(attempt.token))) return this.outcomes.takenOver(msg);
-    // Measured after a buffered fire's wait for its turn and the mark: when the callback really starts.
+    // Measured after a buffered fire's wait for its turn: when the callback really starts.
     const lateness = this.clock.now() - target;
     this.metrics.lateness.observe(Math.max(0, lateness) / 1000);
 
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
     // Adaptive delivery: the origin's circuit, Retry-After and concurrency; refused = an attempt deferred, not sent.
     const gate = await this.control.enter(def.timer.notifyHttpParam?.url);
+    // The call's start is marked once it has its origin slot (its connection), right before it goes out:
+    // should this process die, a taker-over of the claim then knows whether the call may have reached
+    // the receiver. Refused when the claim was taken over already (this process was taken for dead).
+    if (gate.go && !(await this.calls.beforeCall(attempt.token))) {
+      gate.cancel();
+      return this.outcomes.takenOver(msg);
+    }
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
