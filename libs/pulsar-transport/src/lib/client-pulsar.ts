@@ -91,6 +91,15 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
     return (await producer.send(message)) as T;
   }
 
+  /**
+   * Opens the producers of `patterns` now instead of on their first message, which would otherwise wait
+   * for the WebSocket handshake and the broker's producer (over a second on a loaded broker). Resolves
+   * once they are open; one that fails is dropped, and its first message tries again.
+   */
+  async prepare(patterns: readonly string[]): Promise<void> {
+    await Promise.all(patterns.map((pattern) => this.getProducer(this.getTopic(pattern))));
+  }
+
   /** The cached producer of a topic, created on first use. */
   protected getProducer(topic: string): Promise<Producer> {
     let producer = this.producers.get(topic);
