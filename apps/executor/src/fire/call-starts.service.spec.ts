@@ -74,6 +74,17 @@ describe('CallStarts', () => {
     expect(s.calls.nextToken()).toBe(`exec-a:${CALL_MARKS_CHUNK}`);
   });
 
+  it('does not judge a chunk gone while its opening is still on its way', async () => {
+    const s = setup();
+    let opened: () => void = () => undefined;
+    jest.spyOn(s.marks, 'open').mockImplementationOnce((p, c) => new Promise<void>((r) => (opened = () => void s.marks.open(p, c).then(r))));
+    s.calls.nextToken();
+    await s.calls.beat();
+    expect(s.calls.nextToken()).toBe('exec-a:1');
+    opened();
+    await settle();
+  });
+
   it('counts a claim as called when nothing proves otherwise: chunk not open, a foreign token, Redis down', async () => {
     const s = setup();
     const own = s.calls.nextToken();

@@ -29,6 +29,8 @@ export class CallStarts implements OnApplicationBootstrap, OnApplicationShutdown
   private scheduled = false;
   /** Chunks whose marks may be incomplete and whose opening bit is still to be cleared. */
   private readonly toClose = new Set<number>();
+  /** The latest chunk whose opening Redis acknowledged: a chunk still being opened is not judged gone. */
+  private opened = -1;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -136,9 +138,10 @@ export class CallStarts implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private open(chunk: number): void {
-    this.marks.open(this.liveness.processId, chunk, this.ttlMs).catch((e: unknown) => {
-      this.logger.warn(`opening call-mark chunk ${chunk} failed (its claims count as called): ${(e as Error).message}`);
-    });
+    this.marks.open(this.liveness.processId, chunk, this.ttlMs).then(
+      () => (this.opened = Math.max(this.opened, chunk)),
+      (e: unknown) => this.logger.warn(`opening call-mark chunk ${chunk} failed (its claims count as called): ${(e as Error).message}`),
+    );
   }
 
   private async closePending(): Promise<void> {
@@ -158,7 +161,8 @@ export class CallStarts implements OnApplicationBootstrap, OnApplicationShutdown
     const current = chunkOf(Math.max(0, this.seq - 1));
     try {
       if (current > 0) await this.marks.keep(this.liveness.processId, current - 1, this.ttlMs);
-      if (!(await this.marks.keep(this.liveness.processId, current, this.ttlMs)) && this.seq > 0 && chunkOf(this.seq - 1) === current) {
+      const kept = await this.marks.keep(this.liveness.processId, current, this.ttlMs);
+      if (!kept && current <= this.opened && this.seq > 0 && chunkOf(this.seq - 1) === current) {
         this.logger.warn(`call-mark chunk ${current} is gone from Redis (flushed or expired): its claims count as called, new claims use a new chunk`);
         this.seq = (current + 1) * CALL_MARKS_CHUNK;
       }
