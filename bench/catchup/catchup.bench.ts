@@ -30,6 +30,9 @@ const NEVER = '0 0 0 1 1 *';
 const TARGET_P99_MS = 1000;
 /** After the measured window, how long a fire of the every-second timer may still arrive. */
 const LATE_ARRIVAL_MS = 30_000;
+/** The start-up the report details: CPU per role over its first seconds, the timer's first fires one by one. */
+const STARTUP_S = 10;
+const FIRST_FIRES = 5;
 
 const DEFAULTS = { overdue: 150_000, timers: 3000, spreadMinutes: 20, seconds: 90, drainMaxSeconds: 600 };
 type Args = typeof DEFAULTS;
@@ -42,6 +45,8 @@ interface Sample {
   open: number;
   /** Backlog deliveries at the receiver so far. */
   received: number;
+  /** CPU seconds per role so far. */
+  cpu: Record<string, number>;
 }
 
 async function loadBacklog(s: Stack, args: Args, hookUrl: string): Promise<{ from: number; to: number; ms: number }> {
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
     const startMs = healthyAt - backlog.to;
     log(`roles healthy ${Math.round(startMs / 1000)} s after the last overdue fire's time (logs in ${stack.logDir}); creating the every-second timer`);
     const cpu0 = stack.cpuSeconds();
-    const samples: Sample[] = [{ at: healthyAt, open: await openBacklog(stack), received: backlogReceived }];
+    const samples: Sample[] = [{ at: healthyAt, open: await openBacklog(stack), received: backlogReceived, cpu: cpu0 }];
     const timerId = await stack.api.createEnabled({ app: NOW_APP, name: 'every-second', cron: '* * * * * *', notifyHTTPParam: { url: receiver.url('/now'), method: 'POST' } });
     const enabledAt = Date.now();
     const from = nextSecond();
@@ -99,7 +104,7 @@ async function main(): Promise<void> {
     for (let at = nextSecond(); ; at += 1000) {
       await sleepUntil(at);
       const open = await openBacklog(stack);
-      samples.push({ at: Date.now(), open, received: backlogReceived });
+      samples.push({ at: Date.now(), open, received: backlogReceived, cpu: stack.cpuSeconds() });
       if (drainedAt === undefined && open === 0) {
         drainedAt = Date.now();
         log(`backlog drained ${((drainedAt - healthyAt) / 1000).toFixed(1)} s after the roles were healthy`);
@@ -225,7 +230,10 @@ async function summarize(stack: Stack, args: Args, m: Measured): Promise<{ json:
       1,
     ),
     '',
-    `Task messages in per topic: ${JSON.stringify(lanes)}. CPU seconds per role from the enable to the end: ${JSON.stringify(m.cpu)}.`,
+    `Task messages in per topic: ${JSON.stringify(lanes)}. CPU seconds per role from the enable to the end: ${JSON.stringify(m.cpu)}; ` +
+      `in the first ${STARTUP_S} s after the roles were healthy: ${JSON.stringify(diffCpu(first.cpu, (sampleAt(m.samples, m.healthyAt + STARTUP_S * 1000) ?? first).cpu))}.`,
+    '',
+    `The every-second timer's first ${FIRST_FIRES} fires, lateness ms: ${JSON.stringify([...got.values()].sort((a, b) => a.scheduledAt - b.scheduledAt).slice(0, FIRST_FIRES).map((d) => d.receivedAt - d.scheduledAt))}.`,
     '',
     '## Per 10 s of the measured window',
     '',
@@ -238,7 +246,7 @@ async function summarize(stack: Stack, args: Args, m: Measured): Promise<{ json:
     everySecond: { timerId: m.timerId, from: m.from, to: m.to, expected: args.seconds, arrived: got.size, missing, duplicates, latenessMs: p, targetMet: met, perFire: [...got.values()].map((d) => [d.scheduledAt, d.receivedAt - d.scheduledAt]) },
     lanes,
     cpuSeconds: m.cpu,
-    samples: m.samples.map((s) => [s.at - m.healthyAt, s.open, s.received]),
+    samples: m.samples.map((s) => [s.at - m.healthyAt, s.open, s.received, s.cpu]),
   };
   return { json, md };
 }

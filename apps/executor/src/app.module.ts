@@ -8,6 +8,7 @@ import { DeliveryControlMetrics } from './delivery-control/delivery-control.metr
 import { DeliveryControl } from './delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './fire/attempt-outcomes.service';
 import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
+import { CallStarts } from './fire/call-starts.service';
 import { ClaimBatcher } from './fire/claim-batcher.service';
 import { ExecutorMetrics } from './fire/executor.metrics';
 import { ExecutorLiveness } from './fire/executor-liveness.service';
@@ -54,6 +55,7 @@ export class AppModule {
         CallbackClientCloser,
         SettledFires,
         ExecutorLiveness,
+        CallStarts,
         PauseWatch,
         MaintenanceWatch,
         MaintenanceGate,

@@ -5,6 +5,7 @@
  */
 import { AppRepository, TaskStatus, TimerStatus } from '@timer/dal';
 import { verifySignature } from '@timer/callback';
+import { CallMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { ExecutorHarness, metricValue, Receiver } from './executor-harness';
 
@@ -177,6 +178,28 @@ describe('executor (allowPrivate: true)', () => {
     expect(task).toMatchObject({ attempt: 1, status: TaskStatus.Succeeded });
     expect(task!.claimedBy).not.toBe('gone-host:4242:deadbeef:7');
     expect(await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'holder_died' })).toBe(1);
+  });
+
+  it('takes a fire over from a dead executor that had not started its call, and delivers it as a first delivery', async () => {
+    const timer = await h.timer({ url: receiver.url('/holder-gone-uncalled') });
+    const runAt = Date.now() - 1_000;
+    await h.row(timer.id, runAt);
+    // The dead process had opened its chunk of claims and marked claim 3's call, not claim 4's.
+    const marks = h.app.get(CallMarks);
+    await marks.open('gone-host:4243:deadbeef', 0, 60_000);
+    await marks.markMany('gone-host:4243:deadbeef', 0, [3], 60_000);
+    await holdRow(h, timer.id, runAt, 'gone-host:4243:deadbeef:4', Date.now() + 50_000);
+    const before = await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'holder_died' });
+    await h.publish(timer.id, runAt);
+    const task = await settled(h, timer.id, runAt);
+    const calls = receiver.callsTo('/holder-gone-uncalled');
+    expect(calls).toHaveLength(1);
+    expect(calls[0].headers['x-timer-redelivery']).toBeUndefined();
+    expect(task).toMatchObject({ attempt: 1, status: TaskStatus.Succeeded });
+    expect(await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'holder_died' })).toBe(before);
+    expect(await metricValue(h, 'timer_executor_takeovers_total', { call: 'not_called' })).toBe(1);
+    // Fenced off: the dead process, were it only paused, could not start that call any more.
+    await expect(marks.markMany('gone-host:4243:deadbeef', 0, [4], 60_000)).resolves.toEqual([false]);
   });
 
   it('re-creates a missing row and records the fire of a deleted timer missed', async () => {

@@ -1,6 +1,6 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
 import type { Clock } from '@timer/platform';
-import type { OverlapTurn } from '@timer/redis';
+import { CALL_MARKS_CHUNK, type CallStart, type OverlapTurn } from '@timer/redis';
 import type { FireRef, TaskMessage } from '@timer/contracts';
 import { ClaimResult, DefinitionChanges, FireClaimRequest, FireOutcome, FireState, NewTask, TaskStatus, TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 
@@ -299,5 +299,58 @@ export class FakeInFlightFires {
   async release(timerId: string, fireId: string): Promise<void> {
     if (this.inFlight.get(timerId) === fireId) this.inFlight.delete(timerId);
     if (this.waiting.get(timerId) === fireId) this.waiting.delete(timerId);
+  }
+}
+
+/** CallMarks in memory, as its scripts behave (TTLs aside): per chunk key, its opening bit and the claims called and taken over. */
+export class FakeCallMarks {
+  readonly chunks = new Map<string, { open: boolean; called: Set<number>; taken: Set<number> }>();
+  /** Set to make every command fail, as an unreachable Redis does. */
+  fail = false;
+
+  key(processId: string, chunk: number): string {
+    return `${processId}:${chunk}`;
+  }
+  async open(processId: string, chunk: number): Promise<void> {
+    this.check();
+    this.chunk(processId, chunk).open = true;
+  }
+  async keep(processId: string, chunk: number): Promise<boolean> {
+    this.check();
+    return this.chunks.has(this.key(processId, chunk));
+  }
+  async close(processId: string, chunk: number): Promise<void> {
+    this.check();
+    this.chunk(processId, chunk).open = false;
+  }
+  async markMany(processId: string, chunk: number, indexes: readonly number[]): Promise<boolean[]> {
+    this.check();
+    const c = this.chunk(processId, chunk);
+    return indexes.map((i) => {
+      if (c.taken.has(i)) return false;
+      c.called.add(i);
+      return true;
+    });
+  }
+  async takeOver(processId: string, chunk: number, index: number): Promise<CallStart> {
+    this.check();
+    const c = this.chunk(processId, chunk);
+    c.taken.add(index);
+    return !c.open ? 'unknown' : c.called.has(index) ? 'called' : 'not_called';
+  }
+  /** Whether the claim `token` (`<processId>:<seq>`) is marked as called. */
+  called(token: string): boolean {
+    const cut = token.lastIndexOf(':');
+    const seq = Number(token.slice(cut + 1));
+    return this.chunks.get(this.key(token.slice(0, cut), Math.floor(seq / CALL_MARKS_CHUNK)))?.called.has(seq % CALL_MARKS_CHUNK) ?? false;
+  }
+  private chunk(processId: string, chunk: number) {
+    const key = this.key(processId, chunk);
+    let c = this.chunks.get(key);
+    if (!c) this.chunks.set(key, (c = { open: false, called: new Set(), taken: new Set() }));
+    return c;
+  }
+  private check(): void {
+    if (this.fail) throw new Error('redis down');
   }
 }

@@ -89,6 +89,21 @@ describe('DeliveryControl', () => {
     expect(text).not.toContain('quiet');
   });
 
+  it('takes back a slot given up unused (cancel): free again, the circuit learns nothing, a cancelled probe lets the next fire probe', async () => {
+    const s = setup({ TIMER_ORIGIN_CONCURRENCY: '1', TIMER_EXECUTOR_CLAIM_LEASE_MS: '46250' });
+    const first = await s.control.enter('http://a:1/');
+    if (first.go) first.cancel();
+    const second = await s.control.enter('http://a:1/');
+    expect(second.go).toBe(true);
+    if (second.go) second.done(ok);
+    await go(s.control, 'http://down:1/', refused);
+    await go(s.control, 'http://down:1/', refused);
+    s.clock.current = T0 + 5_000;
+    const probe = await s.control.enter('http://down:1/');
+    if (probe.go) probe.cancel();
+    expect((await s.control.enter('http://down:1/')).go).toBe(true);
+  });
+
   it('defers as origin_busy when no slot of the origin frees within the wait', async () => {
     const s = setup({ TIMER_ORIGIN_CONCURRENCY: '1', TIMER_EXECUTOR_CLAIM_LEASE_MS: '46250' }); // no spare lease: no wait
     expect(s.config.originMaxWaitMs).toBe(0);

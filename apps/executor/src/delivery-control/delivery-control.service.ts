@@ -25,12 +25,15 @@ interface Origin {
   probe: { settled: Promise<void>; resolve: () => void } | null;
 }
 
-/** Go ahead (then report the answer with `done`, which says when the next call may go), or not now. */
+/**
+ * Go ahead (then report the answer with `done`, which says when the next call may go, or give the slot
+ * back unused with `cancel`), or not now.
+ */
 export type OriginGate =
-  | { go: true; waitedMs: number; done: (result: CallbackResult) => number }
+  | { go: true; waitedMs: number; done: (result: CallbackResult) => number; cancel: () => void }
   | { go: false; reason: DeferralReason; until: number; result: CallbackResult };
 
-const ALWAYS: OriginGate = { go: true, waitedMs: 0, done: () => 0 };
+const ALWAYS: OriginGate = { go: true, waitedMs: 0, done: () => 0, cancel: () => undefined };
 
 /**
  * Per-process delivery control (docs/pipeline.md, "Adaptive delivery" and "Fair delivery"): for each
@@ -95,6 +98,15 @@ export class DeliveryControl {
         if (probe) this.probeSettled(o);
         if (o.breaker.state === CircuitState.Open && (before !== CircuitState.Open || probe)) this.metrics.circuitOpened.inc();
         return o.breaker.notBefore(at);
+      },
+      // No call was made: the slot is free again and the origin's state learns nothing.
+      cancel: () => {
+        release();
+        o.calls--;
+        if (probe) {
+          o.breaker.cancelProbe();
+          this.probeSettled(o);
+        }
       },
     };
   }

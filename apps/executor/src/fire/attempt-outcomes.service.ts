@@ -158,6 +158,13 @@ export class AttemptOutcomes {
     return 'missed';
   }
 
+  /** The claim was taken over before its call went out (this process was taken for dead): nothing sent, nothing written. */
+  takenOver(msg: TaskMessage): FireResult {
+    this.metrics.fenced.inc();
+    this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: taken over by another executor before its call (this process was taken for dead); not called`);
+    return 'fenced';
+  }
+
   private fenced(msg: TaskMessage): FireResult {
     this.metrics.fenced.inc();
     this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: the claim passed to another executor (lease expired); outcome dropped, theirs counts`);

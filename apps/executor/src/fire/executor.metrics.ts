@@ -25,6 +25,7 @@ export class ExecutorMetrics {
   readonly flushDuration: Histogram;
   readonly claimBatchSize: Histogram;
   readonly prefetched: Counter;
+  readonly takeovers: Counter<'call'>;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -54,7 +55,7 @@ export class ExecutorMetrics {
     });
     this.redeliveries = new Counter({
       name: 'timer_duplicate_deliveries_total',
-      help: 'Callbacks sent with X-Timer-Redelivery: 1, because an earlier delivery of the same attempt may have reached the receiver (holder_died: taken over from a dead executor; lease_expired: the holder\'s lease ran out)',
+      help: 'Callbacks sent with X-Timer-Redelivery: 1, because an earlier delivery of the same attempt may have reached the receiver (holder_died: taken over from a dead executor whose call had started or may have; lease_expired: the holder\'s lease ran out)',
       labelNames: ['reason'],
       registers,
     });
@@ -97,6 +98,12 @@ export class ExecutorMetrics {
       registers,
     });
     this.prefetched = new Counter({ name: 'timer_executor_prefetched_definitions_total', help: 'Timer definitions loaded by the prefetch', registers });
+    this.takeovers = new Counter({
+      name: 'timer_executor_takeovers_total',
+      help: 'Fires taken over from a dead executor, by whether its call had started: called, not_called, unknown (nothing proves it had not; counted as called)',
+      labelNames: ['call'],
+      registers,
+    });
     // Exported at 0 from the start, so that increase() in the TimerMissedFires alert
     // (deploy/prometheus/alerts.yml) also sees a process's first missed fire.
     for (const reason of MISSED_REASONS) this.missed.inc({ reason }, 0);

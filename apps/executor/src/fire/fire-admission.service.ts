@@ -3,6 +3,7 @@ import { Clock, CLOCK } from '@timer/platform';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { FireState, TaskStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
+import { CallStarts } from './call-starts.service';
 import { ExecutorMetrics } from './executor.metrics';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
@@ -39,6 +40,7 @@ export class FireAdmission {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly pauses: PauseWatch,
     private readonly cache: TimerCache,
+    private readonly calls: CallStarts,
   ) {}
 
   async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
@@ -71,14 +73,17 @@ export class FireAdmission {
     if (claim.kind === 'timer-not-found') return done(this.missedWithoutRow(msg));
     if (claim.kind === 'refused') {
       // Held by an executor that is gone: take it over now rather than after its lease.
-      const token = await this.claimer.takeOverFromDead(msg, claim.state);
-      if (token !== null) {
-        this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: its holder ${claim.state?.claimedBy} is gone; taken over`);
-        return { admitted: true, attempt: { msg, token, onDemand, redelivery: 'holder_died' } };
+      const taken = await this.claimer.takeOverFromDead(msg, claim.state);
+      if (taken !== null) {
+        const how = taken.mayHaveCalled ? 'its call may have reached the receiver' : 'its call had not started';
+        this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: its holder ${claim.state?.claimedBy} is gone; taken over (${how})`);
+        return { admitted: true, attempt: { msg, token: taken.token, onDemand, redelivery: taken.mayHaveCalled ? 'holder_died' : null } };
       }
       return done(await this.notClaimed(msg, claim.state, recheck));
     }
-    // A recheck that claims took the fire over from a holder whose lease ran out.
+    // A recheck that claims took the fire over from a holder whose lease ran out (whether it called is
+    // not known): flagged, and carried on to this claim's own takers.
+    if (recheck) await this.calls.carry(claim.token);
     return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
   }
 

@@ -3,6 +3,7 @@ import { Clock, CLOCK } from '@timer/platform';
 import { TaskMessage } from '@timer/contracts';
 import { ClaimResult, FireClaimRepository, FireState, TaskRepository, TaskStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
+import { CallStarts } from './call-starts.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorLiveness } from './executor-liveness.service';
 import { TimerCache } from './timer-cache.service';
@@ -14,14 +15,18 @@ import { TimerCache } from './timer-cache.service';
  */
 export type AttemptClaim = { kind: 'claimed'; token: string } | { kind: 'refused'; state: FireState | null } | { kind: 'timer-not-found' };
 
+/** A fire taken over from a dead holder: the new claim's token, and whether the holder's call may have started. */
+export interface Takeover {
+  token: string;
+  mayHaveCalled: boolean;
+}
+
 /**
  * Takes fires for delivery attempts: the batched claim under a unique token, a missing row re-created,
  * a replay reopened, and the takeover of a fire whose holder died.
  */
 @Injectable()
 export class FireClaimer {
-  private seq = 0;
-
   constructor(
     private readonly batcher: ClaimBatcher,
     private readonly claims: FireClaimRepository,
@@ -30,6 +35,7 @@ export class FireClaimer {
     private readonly liveness: ExecutorLiveness,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly config: ExecutorConfig,
+    private readonly calls: CallStarts,
   ) {}
 
   /**
@@ -58,22 +64,23 @@ export class FireClaimer {
 
   /**
    * Takes over a fire held (unexpired lease) by an executor process that is gone, so its fire goes
-   * out within seconds of the death instead of after the lease. Returns the new claim's token, or
-   * null when the holder is alive, the fire is not held, or someone else took it first.
+   * out within seconds of the death instead of after the lease. Returns the new claim's token and
+   * whether the dead holder's call may have started ({@link CallStarts}), or null when the holder is
+   * alive, the fire is not held, or someone else took it first.
    */
-  async takeOverFromDead(msg: TaskMessage, state: FireState | null): Promise<string | null> {
+  async takeOverFromDead(msg: TaskMessage, state: FireState | null): Promise<Takeover | null> {
     if (state === null || state.status !== TaskStatus.Running || state.claimedBy === null) return null;
     if (state.attempt > msg.attempt || (state.claimedUntil ?? 0) <= this.clock.now()) return null;
     if (!(await this.liveness.isDead(state.claimedBy))) return null;
     const token = this.nextToken();
     const now = this.clock.now();
     const taken = await this.claims.takeOver({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: now, leaseMs: this.config.leaseMs }, state.claimedBy);
-    return taken ? token : null;
+    if (!taken) return null;
+    return { token, mayHaveCalled: await this.calls.takenOver(state.claimedBy, token) };
   }
 
   private nextToken(): string {
-    this.seq = (this.seq + 1) % 1e12;
-    return this.liveness.token(this.seq);
+    return this.calls.nextToken();
   }
 
   private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {

@@ -7,6 +7,7 @@ import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './attempt-outcomes.service';
+import { CallStarts } from './call-starts.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
@@ -35,6 +36,7 @@ export class FireDelivery {
     private readonly overlap: OverlapGuard,
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
+    private readonly calls: CallStarts,
   ) {}
 
   /** Runs one claimed attempt to its recorded outcome. */
@@ -86,6 +88,13 @@ export class FireDelivery {
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
     // Adaptive delivery: the origin's circuit, Retry-After and concurrency; refused = an attempt deferred, not sent.
     const gate = await this.control.enter(def.timer.notifyHttpParam?.url);
+    // The call's start is marked once it has its origin slot (its connection), right before it goes out:
+    // should this process die, a taker-over of the claim then knows whether the call may have reached
+    // the receiver. Refused when the claim was taken over already (this process was taken for dead).
+    if (gate.go && !(await this.calls.beforeCall(attempt.token))) {
+      gate.cancel();
+      return this.outcomes.takenOver(msg);
+    }
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;

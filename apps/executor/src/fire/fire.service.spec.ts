@@ -4,15 +4,16 @@ import type { CallbackClient, CallbackResult } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { BloomFilter, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
+import type { BloomFilter, CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
 import type { MaintenanceWindow } from '@timer/schedule';
-import { FakeBloom, FakeCallback, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
+import { FakeBloom, FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AppShareGate } from '../delivery-control/app-share.gate';
 import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { AttemptOutcomes } from './attempt-outcomes.service';
+import { CallStarts } from './call-starts.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorMetrics } from './executor.metrics';
 import { type ExecutorLiveness, LIVENESS_TTL_MS } from './executor-liveness.service';
@@ -55,7 +56,9 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const pub = publisher as unknown as FirePublisher;
   const settled = new SettledFires(bloom as unknown as BloomFilter, claims);
   const liveness = new FakeLiveness();
-  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config);
+  const marks = new FakeCallMarks();
+  const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
+  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
   const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
   const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
@@ -69,8 +72,8 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
-    new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache),
-    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes)),
+    new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache, calls),
+    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes), calls),
     metrics,
     new AppShareGate(control, cache, pub, config, controlMetrics, clock, settled, pauses),
     config,
@@ -78,7 +81,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
+  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
 }
 
 describe('FireService', () => {
@@ -185,6 +188,40 @@ describe('FireService', () => {
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
       expect(s.fires.row('7', T0)!.claimedBy).toMatch(/^exec-a:/);
       expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(1);
+    });
+
+    it('delivers a fire taken over from a dead executor that had not started its call as a first delivery: not flagged, not counted', async () => {
+      const s = setup();
+      await s.marks.open('exec-b', 0);
+      await s.marks.markMany('exec-b', 0, [8]); // another claim of exec-b called; claim 9 waited for its run_at
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:9', claimedUntil: T0 + 50_000 });
+      s.liveness.dead.add('exec-b');
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, jitteredAt: T0, attempt: 1 });
+      expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(0);
+      expect(await value(s.metrics.takeovers, { call: 'not_called' })).toBe(1);
+      // Were exec-b only paused, it can no longer start the call it lost.
+      await expect(s.marks.markMany('exec-b', 0, [9])).resolves.toEqual([false]);
+    });
+
+    it('flags a fire taken over from a dead executor whose call had started', async () => {
+      const s = setup();
+      await s.marks.open('exec-b', 0);
+      await s.marks.markMany('exec-b', 0, [9]);
+      s.fires.addRow('7', T0, { status: TaskStatus.Running, attempt: 1, claimedBy: 'exec-b:9', claimedUntil: T0 + 50_000 });
+      s.liveness.dead.add('exec-b');
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls[0].fire).toMatchObject({ redelivery: true });
+      expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(1);
+      expect(await value(s.metrics.takeovers, { call: 'called' })).toBe(1);
+    });
+
+    it('does not call a fire whose claim was taken over before its call (this process was taken for dead)', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      await s.marks.takeOver('exec-a', 0, 0); // the first claim token of this process: exec-a:0
+      expect(await s.service.handle(s.msg(T0))).toBe('fenced');
+      expect(s.callback.calls).toHaveLength(0);
     });
 
     it('flags a recheck that claims after the holder\'s lease ran out as a redelivery', async () => {

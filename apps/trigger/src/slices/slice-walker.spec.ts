@@ -180,14 +180,26 @@ describe('SliceWalker', () => {
     expect(state.done).toBe(true);
   });
 
+  it('starting behind (a restart 30 s into the minute), publishes the steps already due at once, 10 s a read, then walks step by step', async () => {
+    const fires = [fire('1', 1_000), fire('2', 25_000), fire('3', 30_300), fire('4', 45_000)];
+    const { walker, index, publisher, state } = setup(M + 30_000, fires);
+    expect(await walker.walk(SLICE, never)).toBe('finished');
+    // Three reads of 10 s and one of the steps due within the lead, instead of 153 reads one after the other.
+    expect(index.calls.slice(0, 5)).toEqual([[M, M + 10_000], [M + 10_000, M + 20_000], [M + 20_000, M + 30_000], [M + 30_000, M + 30_600], [M + 30_600, M + 30_800]]);
+    const at = new Map(publisher.sent.map((p) => [p.task.timerId, p.at]));
+    expect([at.get('1'), at.get('2'), at.get('3')]).toEqual([M + 30_000, M + 30_000, M + 30_000]);
+    expect(at.get('4')).toBe(M + 45_000 - 500);
+    expect(state.cursor).toBe(END);
+  });
+
   it('resumes from the cursor: earlier fires are not published again', async () => {
     const fires = [fire('1', 1_000), fire('2', 29_999), fire('3', 30_000), fire('4', 59_000)];
     const rows = [{ timerId: '6', runAt: M + 10_000 }, { timerId: '7', runAt: M + 40_000 }];
     const { walker, state, index, mysql, publisher } = setup(END + 1_000, fires, rows);
     state.cursor = M + 30_000;
     expect(await walker.walk(SLICE, never)).toBe('finished');
-    expect(index.calls[0]).toEqual([M + 30_000, M + 30_200]);
-    expect(index.calls).toHaveLength(150);
+    // Late: the due steps go out reconcileMs (10 s) at a time.
+    expect(index.calls).toEqual([[M + 30_000, M + 40_000], [M + 40_000, M + 50_000], [M + 50_000, END]]);
     expect(mysql.calls[0]).toEqual({ fromMs: M + 30_000, toMs: M + 40_000, bucket: 1, buckets: 4 });
     expect(publisher.ids()).toEqual([`3-${M + 30_000}`, `4-${M + 59_000}`, `7-${M + 40_000}`]);
   });
@@ -284,7 +296,7 @@ describe('SliceWalker', () => {
   it('reads MySQL per step while Redis fails, and goes back to the index when it recovers', async () => {
     const fires = [fire('1', 2_000), fire('9', 40_000)];
     const rows = [{ timerId: '1', runAt: M + 2_000 }, { timerId: '5', runAt: M + 3_000 }];
-    const { walker, index, mysql, publisher, state, metric } = setup(END + 1_000, fires, rows, { reconcileMs: 600_000 });
+    const { walker, index, mysql, publisher, state, metric } = setup(M - 1_000, fires, rows, { reconcileMs: 600_000 });
     index.fail = (from) => from < M + 30_000; // Redis down for the first half
     state.failExtend = false;
     expect(await walker.walk(SLICE, never)).toBe('finished');
@@ -315,7 +327,7 @@ describe('SliceWalker', () => {
   });
 
   it('retries failed sends and moves the cursor only once every message of the step was acked', async () => {
-    const { walker, publisher, state } = setup(END + 1_000, [fire('1', 100), fire('2', 150), fire('3', 300)]);
+    const { walker, publisher, state } = setup(M - 1_000, [fire('1', 100), fire('2', 150), fire('3', 300)]);
     let failures = 2;
     publisher.fail = (task) => (task.timerId === '2' && failures-- > 0 ? new Error('send timeout') : undefined);
     const cursorAtFirstSend: (number | null)[] = [];
@@ -333,7 +345,7 @@ describe('SliceWalker', () => {
 
   it('sends a step in messages of up to batchMax fires and sends a failed message again whole', async () => {
     const fires = [fire('1', 100), fire('2', 110), fire('3', 120), fire('4', 130), fire('5', 140), fire('6', 900)];
-    const { walker, publisher, metric } = setup(END + 1_000, fires, [], { batchMax: 2 });
+    const { walker, publisher, metric } = setup(M - 1_000, fires, [], { batchMax: 2 });
     let failures = 1;
     publisher.fail = (task) => (task.timerId === '3' && failures-- > 0 ? new Error('send timeout') : undefined);
     expect(await walker.walk(SLICE, never)).toBe('finished');

@@ -161,9 +161,9 @@ class SliceRun {
     if (this.runStart > minute) this.logger.debug(`${this.label}: resuming at +${this.runStart - minute} ms`);
     if (this.runStart < this.minuteEnd) await this.reconcile(this.runStart);
     for (let t = this.runStart; t < this.minuteEnd; ) {
-      const end = Math.min(t + this.options.stepMs, this.minuteEnd);
       await this.pause(t - this.options.leadMs);
-      if (this.now >= this.nextReconcileAt || t >= this.reconciledUntil) await this.reconcile(t);
+      const end = this.stepEnd(t);
+      if (this.now >= this.nextReconcileAt || end > this.reconciledUntil) await this.reconcile(t);
       const fires = await this.readStep(t, end);
       if (fires.length > 0) {
         await this.publishAll(fires);
@@ -174,6 +174,20 @@ class SliceRun {
     }
     await this.finish();
     return 'finished';
+  }
+
+  /**
+   * Where the step that starts at `t` ends: one step, or, when the walk is behind (it started or resumed
+   * late: after downtime, or in the current minute after a restart), every step already due at once, up to
+   * reconcileMs of them. One read and its messages in parallel instead of a round trip per 200 ms step:
+   * a trigger started 50 s into a minute walked 250 steps of it, one after the other, before the steps due
+   * now (the catch-up bench's fire due 2-3 s after the start went out 1.3-1.5 s late).
+   */
+  private stepEnd(t: number): number {
+    const { stepMs, leadMs, reconcileMs } = this.options;
+    const due = Math.floor(Math.max(0, this.now + leadMs - t) / stepMs);
+    const most = Math.max(1, Math.floor(reconcileMs / stepMs));
+    return Math.min(t + Math.min(due + 1, most) * stepMs, this.minuteEnd);
   }
 
   /** The cursor, clamped to the minute; the minute's start when there is none (or Redis fails). */
@@ -269,9 +283,11 @@ class SliceRun {
   /** The fires of [t, end) not yet published: the index's, plus the plan's (MySQL) not in the index. */
   private async readStep(t: number, end: number): Promise<Fire[]> {
     const { minute, bucket, buckets } = this.slice;
-    const step = Math.floor((t - this.runStart) / this.options.stepMs);
-    const planned = this.plan.get(step) ?? [];
-    this.plan.delete(step);
+    const planned: Fire[] = [];
+    for (let step = Math.floor((t - this.runStart) / this.options.stepMs); this.runStart + step * this.options.stepMs < end; step++) {
+      planned.push(...(this.plan.get(step) ?? []));
+      this.plan.delete(step);
+    }
     const found = await this.retrying('read', `reading the fires of [+${t - minute}, +${end - minute}) ms`, async () => {
       try {
         return (await this.deps.index.due(minute, bucket, t, end)).map((f): Fire => ({ ...f, id: fireId(f.timerId, f.runAt), source: 'index' }));

@@ -35,6 +35,13 @@ describe('ClientPulsar', () => {
     await expect(client.connect()).resolves.toBe(fake);
   });
 
+  it('prepare() opens the producers ahead of the first message, which then reuses them', async () => {
+    await client.prepare(['orders', 'acme/jobs/due']);
+    expect(fake.producers).toHaveLength(2);
+    await lastValueFrom(client.emit('orders', { id: 1 }));
+    expect(fake.producers).toHaveLength(2);
+  });
+
   it('emit() sends JSON to the pattern topic and emits the message id after the broker ack', async () => {
     const id = await lastValueFrom(client.emit('orders', { id: 1 }));
     expect(id).toBe('fake-1');

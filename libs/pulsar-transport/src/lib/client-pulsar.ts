@@ -7,6 +7,9 @@ import { PulsarSerializer } from './pulsar.serializer';
 import { ClientPulsarOptions, PulsarStatus } from './pulsar-transport.options';
 import { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName, TopicDefaults } from './topic-name';
 
+/** A producer that takes longer than this to open is logged (its first messages waited for it). */
+const SLOW_PRODUCER_MS = 250;
+
 export const REQUEST_RESPONSE_UNSUPPORTED =
   'ClientPulsar supports emit() (events) only; request/response (send / @MessagePattern) is not implemented by the Pulsar transport';
 
@@ -88,19 +91,36 @@ export class ClientPulsar extends ClientProxy<never, PulsarStatus> {
     return (await producer.send(message)) as T;
   }
 
+  /**
+   * Opens the producers of `patterns` now instead of on their first message, which would otherwise wait
+   * for the WebSocket handshake and the broker's producer (over a second on a loaded broker). Resolves
+   * once they are open; one that fails is dropped, and its first message tries again.
+   */
+  async prepare(patterns: readonly string[]): Promise<void> {
+    await Promise.all(patterns.map((pattern) => this.getProducer(this.getTopic(pattern))));
+  }
+
   /** The cached producer of a topic, created on first use. */
   protected getProducer(topic: string): Promise<Producer> {
     let producer = this.producers.get(topic);
     if (!producer) {
       const options = this.options.producer;
       const batching = (options?.batching ?? []).some((pattern) => this.getTopic(pattern) === topic);
-      producer = this.connect().then((client) =>
-        client.createProducer({
-          topic,
-          maxPendingMessages: options?.maxPendingMessages,
-          ...(batching ? { batchingEnabled: true, batchingMaxPublishDelayMs: options?.batchingMaxPublishDelayMs } : {}),
-        }),
-      );
+      const started = Date.now();
+      producer = this.connect()
+        .then((client) =>
+          client.createProducer({
+            topic,
+            maxPendingMessages: options?.maxPendingMessages,
+            ...(batching ? { batchingEnabled: true, batchingMaxPublishDelayMs: options?.batchingMaxPublishDelayMs } : {}),
+          }),
+        )
+        .then((p) => {
+          // The messages that wait for a new producer wait this long: worth a line when it is long.
+          const ms = Date.now() - started;
+          if (ms >= SLOW_PRODUCER_MS) this.logger.warn(`the producer of ${topic} took ${ms} ms to open`);
+          return p;
+        });
       const cached = producer;
       this.producers.set(topic, cached);
       cached.catch(() => {

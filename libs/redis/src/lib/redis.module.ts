@@ -11,6 +11,7 @@ import { RescueMarks } from './rescue-marks';
 import { PausedApps } from './paused-apps';
 import { InFlightFires } from './in-flight-fires';
 import { MaintenanceWindows } from './maintenance-windows';
+import { CallMarks } from './call-marks';
 
 /** The role's Redis client, lock, bloom filter, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
 @Global()
@@ -47,9 +48,10 @@ import { MaintenanceWindows } from './maintenance-windows';
     { provide: PausedApps, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new PausedApps(r, p) },
     { provide: MaintenanceWindows, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new MaintenanceWindows(r, p) },
     { provide: InFlightFires, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new InFlightFires(r, p) },
+    { provide: CallMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new CallMarks(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -8,9 +8,21 @@ const task = (timerId: string, runAt: number): TaskMessage => ({ timerId, runAt,
 
 function setup() {
   const sent: { topic: string; data: { data: unknown; options?: { properties?: Record<string, string> } } }[] = [];
-  const client = { emit: (topic: string, data: never) => (sent.push({ topic, data }), of(undefined)) } as unknown as ClientPulsar;
-  return { sent, publisher: new TaskPublisher(client, { now: () => NOW }) };
+  const prepared: string[] = [];
+  const client = {
+    emit: (topic: string, data: never) => (sent.push({ topic, data }), of(undefined)),
+    prepare: async (topics: string[]) => void prepared.push(...topics),
+  } as unknown as ClientPulsar;
+  return { sent, prepared, publisher: new TaskPublisher(client, { now: () => NOW }) };
 }
+
+describe('TaskPublisher start-up', () => {
+  it('opens both lanes\' producers, so a first fire does not wait for its producer', () => {
+    const { prepared, publisher } = setup();
+    publisher.onApplicationBootstrap();
+    expect(prepared.sort()).toEqual([TOPICS.catchUp, TOPICS.tasks].sort());
+  });
+});
 
 describe('TaskPublisher.publishBatch', () => {
   it('sends one message per lane: fires due now never ride the catch-up lane with late ones', async () => {
