@@ -3,10 +3,13 @@
  * Messages are published to timer-tasks as the trigger does; rows are created first, as the
  * migrator / api do.
  */
+import { fireId, TOPICS } from '@timer/contracts';
 import { AppRepository, TaskStatus, TimerStatus } from '@timer/dal';
 import { verifySignature } from '@timer/callback';
+import type { PulsarRecord } from '@timer/pulsar-transport';
 import { CallMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
+import { FirePublisher } from '../src/fire/fire-publisher';
 import { ExecutorHarness, metricValue, Receiver } from './executor-harness';
 
 jest.setTimeout(90_000);
@@ -210,6 +213,22 @@ describe('executor (allowPrivate: true)', () => {
     const task = await settled(h, timer.id, runAt, TaskStatus.Missed);
     expect(task!.error).toBe('timer deleted');
     expect(receiver.callsTo('/deleted')).toHaveLength(0);
+  });
+
+  it('hands back the fires of one turn as one message that comes back from the broker and delivers each of them once', async () => {
+    const timers = await Promise.all([1, 2, 3].map(() => h.timer({ url: receiver.url('/handed-back') })));
+    const runAt = Date.now();
+    for (const t of timers) await h.row(t.id, runAt);
+    const emit = jest.spyOn(h.client, 'emit');
+    const fires = timers.map((t) => ({ timerId: t.id, runAt, fireId: fireId(t.id, runAt), attempt: 1 }));
+    await Promise.all(fires.map((f) => h.app.get(FirePublisher).handBack(f, Date.now() + 500, 1)));
+    const sent = emit.mock.calls.filter(([topic]) => topic === TOPICS.retries).map(([, record]) => record as PulsarRecord);
+    emit.mockRestore();
+    expect(sent).toHaveLength(1);
+    expect(sent[0].options?.properties).toMatchObject({ 'x-timer-deferrals': '1', 'x-timer-fires': '3' });
+    for (const t of timers) expect(await settled(h, t.id, runAt)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+    await pause(500);
+    expect(receiver.callsTo('/handed-back').map((c) => c.headers['x-timer-fire-id']).sort()).toEqual(fires.map((f) => f.fireId).sort());
   });
 
   it('finishes an in-flight callback and writes its outcome when the transport drains (shutdown order)', async () => {

@@ -12,6 +12,7 @@ export {
   SliceMessage,
   TaskBatchMessage,
   taskBatchOf,
+  taskBatchPropertiesOf,
   TaskMessage,
   TopicPayloads,
 } from './lib/messages';

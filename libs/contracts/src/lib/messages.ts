@@ -1,4 +1,5 @@
 import { FireRef, fireId, isTimerId } from './fire-ref';
+import { MESSAGE_PROPERTIES } from './properties';
 import { isMinuteStart } from './time';
 import { TOPICS } from './topics';
 
@@ -136,6 +137,15 @@ export function parseTaskPayload(raw: unknown): Parsed<TaskMessage[]> {
 /** The wire form of a batch. */
 export function taskBatchOf(tasks: readonly TaskMessage[]): TaskBatchMessage {
   return { tasks: tasks.map((t) => ({ timerId: t.timerId, runAt: t.runAt, attempt: t.attempt, ...(t.backfill ? { backfill: true as const } : {}) })) };
+}
+
+/** The properties a batch's message carries (read by logs and tools without parsing it): its first and last fire id and its count. */
+export function taskBatchPropertiesOf(tasks: readonly TaskMessage[]): Record<string, string> {
+  return {
+    [MESSAGE_PROPERTIES.firstFireId]: tasks[0].fireId,
+    [MESSAGE_PROPERTIES.lastFireId]: tasks[tasks.length - 1].fireId,
+    [MESSAGE_PROPERTIES.fireCount]: String(tasks.length),
+  };
 }
 
 export function parseMigrateRangeMessage(raw: unknown): Parsed<MigrateRangeMessage> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { MESSAGE_PROPERTIES, TaskMessage, taskBatchOf, taskTopicOf, TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TaskMessage, taskBatchOf, taskBatchPropertiesOf, taskTopicOf, TOPICS } from '@timer/contracts';
 import { CLOCK, NowClock } from '@timer/platform';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 import { lastValueFrom } from 'rxjs';
@@ -57,16 +57,7 @@ export class TaskPublisher implements OnApplicationBootstrap {
   }
 
   private async emitBatch(topic: string, tasks: TaskMessage[]): Promise<void> {
-    const first = tasks[0];
-    const last = tasks[tasks.length - 1];
-    const record = new PulsarRecordBuilder(taskBatchOf(tasks))
-      .setKey(first.timerId)
-      .setProperties({
-        [MESSAGE_PROPERTIES.firstFireId]: first.fireId,
-        [MESSAGE_PROPERTIES.lastFireId]: last.fireId,
-        [MESSAGE_PROPERTIES.fireCount]: String(tasks.length),
-      })
-      .build();
+    const record = new PulsarRecordBuilder(taskBatchOf(tasks)).setKey(tasks[0].timerId).setProperties(taskBatchPropertiesOf(tasks)).build();
     await lastValueFrom(this.client.emit(topic, record), { defaultValue: undefined });
   }
 }
