@@ -153,15 +153,13 @@ export class TimersService {
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
       const spreadOffsetMs = await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true, spread: spreadOf(locked) }, now);
-      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
-      if (spreadOffsetMs !== (locked.spreadOffsetMs ?? null)) await this.timers.setSpreadOffset(ref.app, ref.id, spreadOffsetMs, m);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
-      await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
+      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
+      // next_fire_at: every fire before `until` exists once this transaction commits: the migrator reads this timer again from its next one.
+      await this.timers.markEnabled(ref.app, ref.id, { spreadOffsetMs, nextFireAt: FireWriter.nextFireAt(locked, until) }, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
       // Inside the transaction: if Redis fails it rolls back and the client retries.
       due = (await this.fires.write(fires, m)).due;
-      // Every fire before `until` now exists: the migrator reads this timer again from its next one.
-      await this.timers.setNextFireAt(ref.id, FireWriter.nextFireAt(locked, until), m);
       return { changed: true, fires: fires.length, until, version: locked.version + 1 };
     });
     // After the commit (a message must name a committed row): fires due within seconds, which the
