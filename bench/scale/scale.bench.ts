@@ -1,7 +1,7 @@
 /**
  * Scale benchmark (a command, not a test): what the migrator's windows cost with many timers.
  *
- *   npm run bench:scale -- [--timers 100000] [--windows 3] [--sparse 1] [--api-seconds 0] [--api-concurrency 16]
+ *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16]
  *
  * On a fresh database (the Stack's, no roles started) it bulk-inserts --timers enabled timers with a
  * realistic mix (MIX below: every-minute, 5-minute, hourly and daily crons in 20 time zones, a share
@@ -18,7 +18,12 @@
  * 03:00 window (every timer fires) and the two after it (1 % fire) and prints their ratio.
  *
  * --api-seconds N > 0 starts the api role (needs `npm run build`) and creates + enables typical
- * timers (hourly and daily crons) for N seconds from --api-concurrency concurrent loops.
+ * timers (hourly and daily crons) for N seconds from --api-concurrency concurrent loops, all in one app
+ * (the app of the mix), and reports the CPU ms per timer of the api process, of MariaDB and Redis
+ * (the whole servers) and of this process (the client) over the phase.
+ *
+ * --mix 0 skips the mix phase (with --sparse 0 only the API phase runs: for iterating on it; the
+ * full run's figures are the same).
  *
  * Writes .local/results/scale-<time>.json and .md and prints the tables. A progress line every 5 s.
  */
@@ -38,7 +43,7 @@ import { MigratorService, WindowOutcome } from '../../apps/migrator/src/migratio
 const H = 3_600_000;
 const APP = 'scale';
 const INSERT_BATCH = 2_000;
-const DEFAULTS = { timers: 100_000, windows: 3, sparse: 1, apiSeconds: 0, apiConcurrency: 16 };
+const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16 };
 type Args = typeof DEFAULTS;
 
 const ZONES = [
@@ -280,6 +285,8 @@ interface ApiResult {
   perS: number;
   latencyMs: Record<string, number | null>;
   errors: number;
+  /** CPU ms per timer created and enabled, by process (client: this process, its HTTP calls). */
+  cpuMsPerTimer: { api: number; mariadb: number; redis: number; client: number };
 }
 
 /** Create + enable of typical timers (hourly and daily crons) through the api, for `seconds`. */
@@ -303,11 +310,14 @@ async function apiPhase(args: Args): Promise<ApiResult> {
             notifyHTTPParam: { url: 'https://hooks.example.com/scale', method: 'POST' },
           });
           latencies.push(performance.now() - t0);
-        } catch {
-          errors++;
+        } catch (e) {
+          if (errors++ === 0) log(`api: first error: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
     };
+    const pids = { mariadb: serverPid('mariadbd', 'mysqld'), redis: serverPid('redis-server') };
+    const cpu0 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
+    const client0 = process.cpuUsage();
     const t0 = Date.now();
     const progress = setInterval(() => log(`api: ${latencies.length} timers created and enabled (${Math.round(latencies.length / ((Date.now() - t0) / 1000))}/s), ${errors} errors`), 5000);
     try {
@@ -316,8 +326,19 @@ async function apiPhase(args: Args): Promise<ApiResult> {
       clearInterval(progress);
     }
     const secs = (Date.now() - t0) / 1000;
+    const cpu1 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
+    const client = process.cpuUsage(client0);
+    const perTimer = (a: number, b: number) => round(((b - a) * 1000) / Math.max(1, latencies.length), 3);
     const p = percentiles(latencies);
-    return { seconds: round(secs), concurrency: args.apiConcurrency, created: latencies.length, perS: Math.round(latencies.length / secs), latencyMs: { p50: p.p50, p99: p.p99, max: p.max }, errors };
+    return {
+      seconds: round(secs),
+      concurrency: args.apiConcurrency,
+      created: latencies.length,
+      perS: Math.round(latencies.length / secs),
+      latencyMs: { p50: p.p50, p99: p.p99, max: p.max },
+      errors,
+      cpuMsPerTimer: { api: perTimer(cpu0.api, cpu1.api), mariadb: perTimer(cpu0.mariadb, cpu1.mariadb), redis: perTimer(cpu0.redis, cpu1.redis), client: perTimer(0, (client.user + client.system) / 1e6) },
+    };
   } finally {
     await stack.stop();
   }
@@ -331,15 +352,17 @@ async function main(): Promise<void> {
   if (args.timers < 100 || args.windows < 1) throw new Error('need --timers >= 100 and --windows >= 1');
   Logger.overrideLogger(['error', 'warn']);
   log(`bench:scale: ${args.timers} timers, ${args.windows} windows; mix ${JSON.stringify(MIX)} (% of timers), ${ZONES.length} time zones`);
-  const mix = await mixPhase(args);
+  const mix = args.mix ? await mixPhase(args) : undefined;
   const sparse = args.sparse ? await sparsePhase(args) : undefined;
   const api = args.apiSeconds > 0 ? await apiPhase(args) : undefined;
 
   const cost = (w: WindowRow) => w.migratorCpuS + w.mariadbCpuS + w.redisCpuS;
   const ratio = sparse && sparse.length === 3 ? { wall: round((((sparse[1].wallS + sparse[2].wallS) / 2) / sparse[0].wallS) * 100, 2), cpu: round((((cost(sparse[1]) + cost(sparse[2])) / 2) / cost(sparse[0])) * 100, 2) } : undefined;
-  const s = mix.storage;
+  const s = mix?.storage;
   const md = [
     `# bench:scale, ${args.timers} timers (${new Date().toISOString()})`,
+    ...(mix && s
+      ? [
     '',
     `Mix (% of timers): ${Object.entries(MIX).map(([k, v]) => `${k} ${v}`).join(', ')}; ${ZONES.length} time zones; inserted in ${round(mix.insertMs / 1000)} s.`,
     'Each window expanded by MigratorService in this process (one migrator, no replicas), the clock two windows ahead of it.',
@@ -354,6 +377,8 @@ async function main(): Promise<void> {
         ['Redis slice index (used_memory delta)', s.redis.indexedFires, s.redis.usedMemoryDelta, null, s.redis.bytesPerFire],
       ],
     ),
+        ]
+      : []),
     ...(sparse
       ? [
           '',
@@ -369,7 +394,11 @@ async function main(): Promise<void> {
           '',
           `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.seconds} s`,
           '',
-          markdownTable(['created + enabled', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors'], [[api.created, api.perS, api.latencyMs.p50, api.latencyMs.p99, api.latencyMs.max, api.errors]], 1),
+          markdownTable(
+            ['created + enabled', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'CPU ms per timer: api', 'MariaDB', 'Redis', 'client'],
+            [[api.created, api.perS, api.latencyMs.p50, api.latencyMs.p99, api.latencyMs.max, api.errors, api.cpuMsPerTimer.api, api.cpuMsPerTimer.mariadb, api.cpuMsPerTimer.redis, api.cpuMsPerTimer.client]],
+            1,
+          ),
         ]
       : []),
   ].join('\n');

@@ -31,7 +31,7 @@ export interface Candidate {
   spec: ScheduleSpec;
   /** The timer edited or enabled: its stored pending fires are not counted twice. */
   timerId?: string;
-  /** A create: counts against maxTimers. */
+  /** A create, its row already inserted in this transaction (the live-timer count includes it): counts against maxTimers. */
   isNew: boolean;
   /** Its fires are written now (enable, edit of an enabled timer), not just allowed (a create makes a disabled timer). */
   writesFires: boolean;
@@ -86,7 +86,7 @@ export class QuotaService {
    */
   async admit(m: EntityManager, quota: Quota, c: Candidate, now: number): Promise<number | null> {
     if (c.isNew && quota.maxTimers > 0) {
-      const timers = await this.quotas.liveTimers(c.app, m);
+      const timers = (await this.quotas.liveTimers(c.app, m)) - 1;
       if (timers >= quota.maxTimers) {
         throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${c.app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
       }

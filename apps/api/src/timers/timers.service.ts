@@ -81,20 +81,35 @@ export class TimersService {
     if (isAdmin(p)) await this.ensureApp(dto.app);
     try {
       return await this.dataSource.transaction(async (m) => {
-        // The app's row lock first (quotas): concurrent creates of one app pass the maxTimers check one at a time.
-        const quota = await this.quotas.lock(m, dto.app);
-        if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
-        const spreadOffsetMs = await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false, spread: spreadOf(resolved) }, now);
-        const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs }, m);
-        await this.versions.snapshot(id, 'create', now, m);
+        // The timer's rows first, the app's row lock (quotas) after them: concurrent creates of one app pass
+        // the maxTimers check one at a time and hold the lock only for the key, the quota reads and the
+        // commit. The count after the lock is this transaction's first consistent read (everything before
+        // it writes or locks), so under REPEATABLE READ its snapshot is taken once every create that held
+        // the lock before has committed; it includes this create's own row. The key under the lock: its
+        // delete-then-insert of one key from two transactions at once would deadlock on the gap.
+        const spread = spreadOf(resolved);
+        const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs: spread ? 0 : null }, m);
+        if (!spread) await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
-        if (key) await this.idempotencyKeys.complete(dto.app, key.value, result, m);
+        const quota = await this.quotas.lock(m, dto.app);
+        if (key) {
+          await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
+          await this.idempotencyKeys.complete(dto.app, key.value, result, m);
+        }
+        const spreadOffsetMs = await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false, spread }, now);
+        if (spread) {
+          // autoSpread: the offset admission chose, in the row before its version is recorded.
+          if (spreadOffsetMs) await this.timers.setSpreadOffset(dto.app, id, spreadOffsetMs, m);
+          await this.versions.snapshot(id, 'create', now, m);
+        }
         return result;
       });
     } catch (e) {
+      // A concurrent request with the same key committed first (this one waited on the unique key, or on
+      // the timer's name when the body is the same).
+      const first = (e instanceof IdempotencyKeyTakenError || e instanceof DuplicateTimerNameError) && key && (await this.replay(dto.app, key.value, key.hash));
+      if (first) return first;
       if (e instanceof DuplicateTimerNameError) throw conflict(`app ${dto.app} already has a timer named ${JSON.stringify(dto.name)}`);
-      // A concurrent request with the same key committed first (this one waited on the unique key).
-      const first = e instanceof IdempotencyKeyTakenError && key && (await this.replay(dto.app, key.value, key.hash));
       if (first) return first;
       throw e;
     }
@@ -153,15 +168,13 @@ export class TimersService {
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
       const spreadOffsetMs = await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true, spread: spreadOf(locked) }, now);
-      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
-      if (spreadOffsetMs !== (locked.spreadOffsetMs ?? null)) await this.timers.setSpreadOffset(ref.app, ref.id, spreadOffsetMs, m);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
-      await this.timers.setStatus(ref.app, ref.id, TimerStatus.Enabled, m);
+      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
+      // next_fire_at: every fire before `until` exists once this transaction commits: the migrator reads this timer again from its next one.
+      await this.timers.markEnabled(ref.app, ref.id, { spreadOffsetMs, nextFireAt: FireWriter.nextFireAt(locked, until) }, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
       // Inside the transaction: if Redis fails it rolls back and the client retries.
       due = (await this.fires.write(fires, m)).due;
-      // Every fire before `until` now exists: the migrator reads this timer again from its next one.
-      await this.timers.setNextFireAt(ref.id, FireWriter.nextFireAt(locked, until), m);
       return { changed: true, fires: fires.length, until, version: locked.version + 1 };
     });
     // After the commit (a message must name a committed row): fires due within seconds, which the

@@ -145,6 +145,17 @@ describe('fireTimesBetween', () => {
     expect(() => fireTimesBetween({ cron: 'nope', timeZone: 'UTC' }, from, from + H)).toThrow(ScheduleError);
   });
 
+  it('reuses a parsed cron across zones and calls without carrying one timer\'s zone or position to another', () => {
+    const day = [utc('2026-01-15T00:00:00Z'), utc('2026-01-16T00:00:00Z')] as const;
+    const tokyo = () => isos(fireTimesBetween({ cron: '0 0 9 * * *', timeZone: 'Asia/Tokyo' }, ...day));
+    expect(tokyo()).toEqual(['2026-01-15T00:00:00.000Z']);
+    expect(isos(fireTimesBetween({ cron: '0 0 9 * * *', timeZone: 'Europe/London' }, ...day))).toEqual(['2026-01-15T09:00:00.000Z']);
+    expect(isos(nextFireTimes({ cron: '0 0 9 * * *', timeZone: 'Europe/London' }, utc('2026-03-01T00:00:00Z'), 1))).toEqual(['2026-03-01T09:00:00.000Z']);
+    expect(tokyo()).toEqual(['2026-01-15T00:00:00.000Z']);
+    // An invalid expression is refused every time, not remembered.
+    for (let i = 0; i < 2; i++) expect(() => fireTimesBetween({ cron: '0 0 25 * * *', timeZone: 'UTC' }, ...day)).toThrow(ScheduleError);
+  });
+
   it('evaluates in the timer zone, including half-hour offsets (Asia/Kolkata, UTC+05:30)', () => {
     expect(isos(fireTimesBetween({ cron: '0 0 9 * * *', timeZone: 'Asia/Kolkata' }, utc('2026-01-15T00:00:00Z'), utc('2026-01-17T00:00:00Z')))).toEqual([
       '2026-01-15T03:30:00.000Z',

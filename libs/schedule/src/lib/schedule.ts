@@ -242,13 +242,27 @@ function compileKind(spec: ScheduleSpec): Kind {
   if (fields.some((f, i) => /h/i.test(i === dow ? f.replace(/thu/gi, '') : f))) {
     throw new ScheduleError('cron', 'cron may not use H (random values)');
   }
-  let expr: CronExpression;
-  try {
-    expr = CronExpressionParser.parse(fields.join(' '), { tz: 'UTC', currentDate: 0 });
-  } catch (e) {
-    throw new ScheduleError('cron', `invalid cron expression "${cron}": ${(e as Error).message}`);
-  }
+  const expr = parsedCron(fields.join(' '), cron);
   return { kind: 'cron', expr, everyHour: expr.fields.hour.values.length === 24, zone, gap: 'shift', overlap: 'first' };
+}
+
+/** Parsed cron expressions by text: one create+enable evaluates its schedule about five times, and many timers share a cron. */
+const parsed = new Map<string, CronExpression>();
+/** Most expressions kept; the cache is dropped whole beyond it. */
+const MAX_PARSED = 10_000;
+
+/** The expression of a cron text (only its fields are read, never iterated: one object serves every caller). */
+function parsedCron(text: string, asGiven: string): CronExpression {
+  let expr = parsed.get(text);
+  if (expr) return expr;
+  try {
+    expr = CronExpressionParser.parse(text, { tz: 'UTC', currentDate: 0 });
+  } catch (e) {
+    throw new ScheduleError('cron', `invalid cron expression "${asGiven}": ${(e as Error).message}`);
+  }
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(text, expr);
+  return expr;
 }
 
 /**

@@ -53,7 +53,8 @@ export class QuotaRepository {
    * Pending fires delivered in [fromMs, toMs) per bucket of `bucketMs`: of one timer, of one app, or of
    * all apps when neither is given; `exceptTimerId` leaves out a timer's fires (one being edited or
    * enabled). A fire is counted at run_at plus its timer's `spread_offset_ms` (autoSpread): the scan
-   * by run_at is corrected by the fires of the few timers with an offset (`idx_spread_offset`).
+   * by run_at is corrected by the fires of the few timers with an offset (`idx_spread_offset`), in the
+   * same statement (admission runs this under the app's row lock: one round trip, not two).
    */
   async pendingHistogram(
     opts: { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string },
@@ -62,61 +63,25 @@ export class QuotaRepository {
     checkEpochMs('fromMs', opts.fromMs);
     checkEpochMs('toMs', opts.toMs);
     if (!Number.isSafeInteger(opts.bucketMs) || opts.bucketMs < 1) throw new RangeError('bucketMs must be a positive integer');
-    const where = ['run_at >= ?', 'run_at < ?', 'status = ?'];
-    const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending];
-    if (opts.timerId !== undefined) {
-      where.unshift('timer_id = CAST(? AS UNSIGNED)');
-      params.unshift(opts.timerId);
-    } else if (opts.app !== undefined) {
-      where.unshift('app = ?');
-      params.unshift(opts.app);
-    }
-    if (opts.exceptTimerId !== undefined) {
-      where.push('timer_id <> CAST(? AS UNSIGNED)');
-      params.push(opts.exceptTimerId);
-    }
-    const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
-    const m = managerOf(this.dataSource, manager);
-    const rows = (await m.query(`SELECT run_at DIV ? AS b, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b`, [
-      opts.bucketMs,
-      ...params,
-    ])) as { b: string | number; n: string | number }[];
-    const out: FireHistogram = new Map(rows.map((r) => [Number(r.b) * opts.bucketMs, Number(r.n)]));
-    for (const s of await this.spreadShifts(opts, m)) {
+    const scan = byRunAt(opts);
+    const shifts = spreadShifts(opts);
+    const rows = (await managerOf(this.dataSource, manager).query(`${scan.sql} UNION ALL ${shifts.sql}`, [...scan.params, ...shifts.params])) as {
+      shift: string | number;
+      b0: string | number;
+      b1: string | number | null;
+      counted: string | number;
+      lands: string | number;
+      n: string | number;
+    }[];
+    const out: FireHistogram = new Map();
+    for (const r of rows) if (Number(r.shift) === 0) out.set(Number(r.b0) * opts.bucketMs, Number(r.n));
+    for (const s of rows) {
+      if (Number(s.shift) === 0) continue;
       // Moved from the bucket of run_at (when the scan counted it) to the bucket of its delivery (when in range).
       if (Number(s.counted) === 1) add(out, Number(s.b0) * opts.bucketMs, -Number(s.n));
       if (Number(s.lands) === 1) add(out, Number(s.b1) * opts.bucketMs, Number(s.n));
     }
     return out;
-  }
-
-  /**
-   * The pending fires of timers with a spread offset, grouped by the bucket of run_at (`b0`, `counted`
-   * by the scan when run_at >= fromMs) and of run_at + offset (`b1`, `lands` when before toMs).
-   */
-  private async spreadShifts(
-    opts: { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string },
-    m: EntityManager,
-  ): Promise<{ b0: string | number; b1: string | number; counted: string | number; lands: string | number; n: string | number }[]> {
-    const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?'];
-    const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending];
-    if (opts.timerId !== undefined) {
-      where.push('t.id = CAST(? AS UNSIGNED)');
-      params.push(opts.timerId);
-    } else if (opts.app !== undefined) {
-      where.push('t.app = ?');
-      params.push(opts.app);
-    }
-    if (opts.exceptTimerId !== undefined) {
-      where.push('t.id <> CAST(? AS UNSIGNED)');
-      params.push(opts.exceptTimerId);
-    }
-    return m.query(
-      `SELECT k.run_at DIV ? AS b0, (k.run_at + t.spread_offset_ms) DIV ? AS b1, k.run_at >= ? AS counted, k.run_at + t.spread_offset_ms < ? AS lands, COUNT(*) AS n
-       FROM timers t FORCE INDEX (idx_spread_offset) JOIN tasks k FORCE INDEX (uk_timer_run_at) ON k.timer_id = t.id
-       WHERE ${where.join(' AND ')} GROUP BY b0, b1, counted, lands`,
-      [opts.bucketMs, opts.bucketMs, opts.fromMs, opts.toMs, ...params],
-    );
   }
 
   private async read(app: string, manager: EntityManager, lock: string): Promise<StoredQuota | null> {
@@ -135,4 +100,54 @@ function add(h: FireHistogram, at: number, n: number): void {
   const v = (h.get(at) ?? 0) + n;
   if (v === 0) h.delete(at);
   else h.set(at, v);
+}
+
+type HistogramOptions = { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string };
+
+/** The pending fires per bucket of run_at (`shift` 0), in the columns of {@link spreadShifts}. */
+function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
+  const where = ['run_at >= ?', 'run_at < ?', 'status = ?'];
+  const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending];
+  if (opts.timerId !== undefined) {
+    where.unshift('timer_id = CAST(? AS UNSIGNED)');
+    params.unshift(opts.timerId);
+  } else if (opts.app !== undefined) {
+    where.unshift('app = ?');
+    params.unshift(opts.app);
+  }
+  if (opts.exceptTimerId !== undefined) {
+    where.push('timer_id <> CAST(? AS UNSIGNED)');
+    params.push(opts.exceptTimerId);
+  }
+  const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
+  return {
+    sql: `(SELECT 0 AS shift, run_at DIV ? AS b0, NULL AS b1, 1 AS counted, 0 AS lands, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b0)`,
+    params: [opts.bucketMs, ...params],
+  };
+}
+
+/**
+ * The pending fires of timers with a spread offset (`shift` 1), grouped by the bucket of run_at (`b0`,
+ * `counted` by the scan when run_at >= fromMs) and of run_at + offset (`b1`, `lands` when before toMs).
+ */
+function spreadShifts(opts: HistogramOptions): { sql: string; params: unknown[] } {
+  const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?'];
+  const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending];
+  if (opts.timerId !== undefined) {
+    where.push('t.id = CAST(? AS UNSIGNED)');
+    params.push(opts.timerId);
+  } else if (opts.app !== undefined) {
+    where.push('t.app = ?');
+    params.push(opts.app);
+  }
+  if (opts.exceptTimerId !== undefined) {
+    where.push('t.id <> CAST(? AS UNSIGNED)');
+    params.push(opts.exceptTimerId);
+  }
+  return {
+    sql: `(SELECT 1 AS shift, k.run_at DIV ? AS b0, (k.run_at + t.spread_offset_ms) DIV ? AS b1, k.run_at >= ? AS counted, k.run_at + t.spread_offset_ms < ? AS lands, COUNT(*) AS n
+       FROM timers t FORCE INDEX (idx_spread_offset) JOIN tasks k FORCE INDEX (uk_timer_run_at) ON k.timer_id = t.id
+       WHERE ${where.join(' AND ')} GROUP BY b0, b1, counted, lands)`,
+    params: [opts.bucketMs, opts.bucketMs, opts.fromMs, opts.toMs, ...params],
+  };
 }

@@ -208,7 +208,7 @@ export class TimerRepository {
     return affectedRows(result) > 0;
   }
 
-  /** Sets the spread offset admission chose for a live timer (an enable, in its transaction); the version is the enable's. */
+  /** Sets the spread offset admission chose for a live timer (a create, in its transaction, before its version is recorded). */
   async setSpreadOffset(app: string, id: string, offsetMs: number | null, manager?: EntityManager): Promise<boolean> {
     if (!isId(id)) return false;
     const result = await managerOf(this.dataSource, manager).query('UPDATE timers SET spread_offset_ms = ? WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL', [
@@ -216,6 +216,19 @@ export class TimerRepository {
       id,
       app,
     ]);
+    return affectedRows(result) > 0;
+  }
+
+  /**
+   * Enables a live timer in one statement (an enable, under its row lock): status, version, the spread
+   * offset admission chose and its next fire after the fires the enable wrote. False when absent.
+   */
+  async markEnabled(app: string, id: string, set: { spreadOffsetMs: number | null; nextFireAt: number | null }, manager?: EntityManager): Promise<boolean> {
+    if (!isId(id)) return false;
+    const result = await managerOf(this.dataSource, manager).query(
+      'UPDATE timers SET status = ?, version = version + 1, spread_offset_ms = ?, next_fire_at = ? WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL',
+      [TimerStatus.Enabled, set.spreadOffsetMs, set.nextFireAt, id, app],
+    );
     return affectedRows(result) > 0;
   }
 
