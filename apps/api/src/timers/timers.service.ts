@@ -110,7 +110,6 @@ export class TimersService {
       const first = (e instanceof IdempotencyKeyTakenError || e instanceof DuplicateTimerNameError) && key && (await this.replay(dto.app, key.value, key.hash));
       if (first) return first;
       if (e instanceof DuplicateTimerNameError) throw conflict(`app ${dto.app} already has a timer named ${JSON.stringify(dto.name)}`);
-      if (first) return first;
       throw e;
     }
   }

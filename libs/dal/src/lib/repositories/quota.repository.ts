@@ -104,21 +104,29 @@ function add(h: FireHistogram, at: number, n: number): void {
 
 type HistogramOptions = { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string };
 
-/** The pending fires per bucket of run_at (`shift` 0), in the columns of {@link spreadShifts}. */
-function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
-  const where = ['run_at >= ?', 'run_at < ?', 'status = ?'];
-  const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending];
+/** Whose fires a histogram counts: one timer, one app or all, less the timer `exceptTimerId`. */
+function scopeOf(opts: HistogramOptions, timerColumn: string, appColumn: string): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
   if (opts.timerId !== undefined) {
-    where.unshift('timer_id = CAST(? AS UNSIGNED)');
-    params.unshift(opts.timerId);
+    where.push(`${timerColumn} = CAST(? AS UNSIGNED)`);
+    params.push(opts.timerId);
   } else if (opts.app !== undefined) {
-    where.unshift('app = ?');
-    params.unshift(opts.app);
+    where.push(`${appColumn} = ?`);
+    params.push(opts.app);
   }
   if (opts.exceptTimerId !== undefined) {
-    where.push('timer_id <> CAST(? AS UNSIGNED)');
+    where.push(`${timerColumn} <> CAST(? AS UNSIGNED)`);
     params.push(opts.exceptTimerId);
   }
+  return { where, params };
+}
+
+/** The pending fires per bucket of run_at (`shift` 0), in the columns of {@link spreadShifts}. */
+function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
+  const scope = scopeOf(opts, 'timer_id', 'app');
+  const where = ['run_at >= ?', 'run_at < ?', 'status = ?', ...scope.where];
+  const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending, ...scope.params];
   const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
   return {
     sql: `(SELECT 0 AS shift, run_at DIV ? AS b0, NULL AS b1, 1 AS counted, 0 AS lands, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b0)`,
@@ -131,19 +139,9 @@ function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
  * `counted` by the scan when run_at >= fromMs) and of run_at + offset (`b1`, `lands` when before toMs).
  */
 function spreadShifts(opts: HistogramOptions): { sql: string; params: unknown[] } {
-  const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?'];
-  const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending];
-  if (opts.timerId !== undefined) {
-    where.push('t.id = CAST(? AS UNSIGNED)');
-    params.push(opts.timerId);
-  } else if (opts.app !== undefined) {
-    where.push('t.app = ?');
-    params.push(opts.app);
-  }
-  if (opts.exceptTimerId !== undefined) {
-    where.push('t.id <> CAST(? AS UNSIGNED)');
-    params.push(opts.exceptTimerId);
-  }
+  const scope = scopeOf(opts, 't.id', 't.app');
+  const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?', ...scope.where];
+  const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending, ...scope.params];
   return {
     sql: `(SELECT 1 AS shift, k.run_at DIV ? AS b0, (k.run_at + t.spread_offset_ms) DIV ? AS b1, k.run_at >= ? AS counted, k.run_at + t.spread_offset_ms < ? AS lands, COUNT(*) AS n
        FROM timers t FORCE INDEX (idx_spread_offset) JOIN tasks k FORCE INDEX (uk_timer_run_at) ON k.timer_id = t.id
