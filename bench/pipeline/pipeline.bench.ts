@@ -3,7 +3,7 @@
  *
  *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
  *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
- *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst]
+ *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst] [--shape every-second|spike]
  *   BENCH_EXPLAIN=1 also prints, for ours, the latest and still-pending task rows of the window, its
  *   rows per second, and the executor's and trigger's timer_* metrics (where late fires went).
  *
@@ -25,6 +25,11 @@
  *  3. ceiling: a bare keep-alive HTTP loop (64 connections, child process) to the same receiver.
  *  4. burst: the same schedule from a bare sender process (R requests at once each whole second,
  *     256 connections): the lateness the machine allows any sender of this schedule.
+ * --shape spike: the top-of-hour burst instead. Ours gets R hourly timers ("0 M * * * *", minute M the
+ * first whole minute at least 90 s and the warm-up after the start, so the fires exist before it): R
+ * fires due at one second and nothing else due, the shape of the hourly and daily crons at :00 of
+ * bench:scale's realistic mix (e.g. --rate 137000 for its 1,000,000 timers). BullMQ gets R delayed jobs
+ * due at one second, the burst sender R requests at once; --duration is 1.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
  * Ours also records the resident memory of each role and server every 10 s of the window (a soak is a
  * long --duration, e.g. `--duration 1800 --skip bullmq,ceiling,burst`): each process's growth after the
@@ -54,10 +59,12 @@ interface Args {
   ceilingSeconds: number;
   executors: number;
   skip: Set<string>;
+  /** every-second: R every-second timers for --duration s; spike: R fires due at one second (top of the hour). */
+  shape: 'every-second' | 'spike';
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, executors: 1, skip: new Set() };
+  const a: Args = { rate: 1000, duration: 30, warmup: 5, setup: 'api', windowMinutes: 1, bullmqWorkers: 2, bullmqConcurrency: 200, ceilingSeconds: 5, executors: 1, skip: new Set(), shape: 'every-second' };
   let setupGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
@@ -78,6 +85,10 @@ function parseArgs(argv: string[]): Args {
       case '--ceiling-seconds': a.ceilingSeconds = num(); break;
       case '--executors': a.executors = Math.max(1, Math.round(num())); break;
       case '--skip': a.skip = new Set(value.split(',')); break;
+      case '--shape':
+        if (value !== 'every-second' && value !== 'spike') throw new Error(`bad --shape ${value}`);
+        a.shape = value;
+        break;
       case '--setup':
         if (value !== 'api' && value !== 'bulk') throw new Error(`bad --setup ${value}`);
         a.setup = value;
@@ -89,6 +100,7 @@ function parseArgs(argv: string[]): Args {
   }
   if (!setupGiven && a.rate > 2000) a.setup = 'bulk';
   if (a.rate < 1 || a.duration < 1) throw new Error('--rate and --duration must be >= 1');
+  if (a.shape === 'spike') a.duration = 1;
   return a;
 }
 
@@ -308,8 +320,16 @@ async function watch(label: string, c: Collector, until: number, maxSettleMs: nu
   tick();
 }
 
+/** Spike: the first whole minute at least 90 s (start-up and expansion) and the warm-up from now. */
+function spikeMinute(args: Args): number {
+  return Math.ceil((Date.now() + Math.max(90_000, args.warmup * 1000)) / 60_000) * 60_000;
+}
+
 async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
   const notes: string[] = [];
+  const spikeAt = args.shape === 'spike' ? spikeMinute(args) : null;
+  // An hourly cron at the spike's minute: the top-of-hour shape, an hour from the next one.
+  const cron = spikeAt === null ? '* * * * * *' : `0 ${new Date(spikeAt).getUTCMinutes()} * * * *`;
   const hook = { url: receiver.url('/ours'), method: 'POST', body: '{"bench":true}' };
   const app = 'bench';
   log(`ours: starting the stack (setup ${args.setup}, window ${args.windowMinutes} min)`);
@@ -324,7 +344,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
             await s.sql('INSERT IGNORE INTO apps (app) VALUES (?)', [app]);
             for (let i = 0; i < args.rate; i += 1000) {
               const rows = [];
-              for (let k = i; k < Math.min(args.rate, i + 1000); k++) rows.push([app, `t${k}`, `t${k}`, '* * * * * *', 'UTC', JSON.stringify(hook), 2]);
+              for (let k = i; k < Math.min(args.rate, i + 1000); k++) rows.push([app, `t${k}`, `t${k}`, cron, 'UTC', JSON.stringify(hook), 2]);
               await s.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
             }
             notes.push(`bulk-inserted ${args.rate} enabled timers in ${Date.now() - t0} ms; the migrator expanded them`);
@@ -341,7 +361,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
         for (;;) {
           const i = next++;
           if (i >= args.rate) return;
-          await stack.api.createEnabled({ app, name: `t${i}`, cron: '* * * * * *', notifyHTTPParam: hook });
+          await stack.api.createEnabled({ app, name: `t${i}`, cron, notifyHTTPParam: hook });
           if (++done % 500 === 0) log(`ours: ${done}/${args.rate} timers created and enabled`);
         }
       };
@@ -355,8 +375,9 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     let to = 0;
     const ready = Date.now() + 300_000;
     for (;;) {
-      from = nextSecond(args.warmup * 1000);
+      from = spikeAt ?? nextSecond(args.warmup * 1000);
       to = from + args.duration * 1000;
+      if (spikeAt !== null && Date.now() > spikeAt - 2000) throw new Error(`the spike's fires were not created 2 s before it`);
       const [a] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [from]);
       // A window longer than the migrator's horizon (a soak) is created as it goes: its start must exist.
       const last = args.duration * 1000 > 2 * args.windowMinutes * 60_000 ? from : to - 1000;
@@ -497,8 +518,10 @@ async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: D
   const to = from + args.duration * 1000;
   const c = new Collector(from, to, args.rate);
   onDelivery.fn = (d) => c.add(d);
-  // Three bursts before the window warm the sender up, as a running executor is (they are not counted).
-  const child = fork(__filename, ['--as', 'burst', receiver.url('/burst'), String(from - 3000), String(to), String(args.rate), String(connections)], { stdio: 'inherit' });
+  // Three bursts before the window warm the sender up, as a running executor is (they are not counted);
+  // not before a spike: R requests in flight at once would still be queued when it starts.
+  const warm = args.shape === 'spike' ? 0 : 3000;
+  const child = fork(__filename, ['--as', 'burst', receiver.url('/burst'), String(from - warm), String(to), String(args.rate), String(connections)], { stdio: 'inherit' });
   try {
     await sleepUntil(from - 100);
     const cpu = new CpuMeter(() => ({ sender: procCpuSeconds(child.pid), receiver: selfCpu() }));
@@ -592,7 +615,7 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
   return [
     `# Pipeline benchmark ${r.timestamp}`,
     '',
-    `${r.machine}; schedule: ${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s; ours with ${r.executors} executor process(es), BullMQ with ${r.bullmq_workers} worker process(es).`,
+    `${r.machine}; schedule: ${r.shape === 'spike' ? `a spike: ${r.rate_per_s} fires due at one second (hourly timers at one minute, the top-of-hour shape)` : `${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s`}; ours with ${r.executors} executor process(es), BullMQ with ${r.bullmq_workers} worker process(es).`,
     '',
     '| system | rate/s | delivered/s | expected | delivered | missed | duplicates | early | p50 ms | p95 ms | p99 ms | max ms | client CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -681,6 +704,7 @@ async function main(): Promise<void> {
     machine: `${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`,
     rate_per_s: args.rate,
     duration_s: args.duration,
+    shape: args.shape,
     setup: args.setup,
     window_minutes: args.windowMinutes,
     executors: args.executors,
