@@ -29,7 +29,9 @@
  * first whole minute at least 90 s and the warm-up after the start, so the fires exist before it): R
  * fires due at one second and nothing else due, the shape of the hourly and daily crons at :00 of
  * bench:scale's realistic mix (e.g. --rate 137000 for its 1,000,000 timers). BullMQ gets R delayed jobs
- * due at one second, the burst sender R requests at once; --duration is 1.
+ * due at one second, the burst sender R requests at once; --duration is 1. Each system first gets a
+ * tenth as many fires 10 s before the spike (not counted; ours: timers at second 50 of the minute
+ * before): a service at the top of the hour is warm, not started a minute ago.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
  * Ours also records the resident memory of each role and server every 10 s of the window (a soak is a
  * long --duration, e.g. `--duration 1800 --skip bullmq,ceiling,burst`): each process's growth after the
@@ -320,6 +322,10 @@ async function watch(label: string, c: Collector, until: number, maxSettleMs: nu
   tick();
 }
 
+/** A spike is preceded by SPIKE_WARM_SHARE of its fires SPIKE_WARM_MS before it (not counted). */
+const SPIKE_WARM_MS = 10_000;
+const spikeWarmCount = (args: Args) => (args.shape === 'spike' ? Math.ceil(args.rate / 10) : 0);
+
 /** Spike: the first whole minute at least 90 s (start-up and expansion) and the warm-up from now. */
 function spikeMinute(args: Args): number {
   return Math.ceil((Date.now() + Math.max(90_000, args.warmup * 1000)) / 60_000) * 60_000;
@@ -330,6 +336,8 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
   const spikeAt = args.shape === 'spike' ? spikeMinute(args) : null;
   // An hourly cron at the spike's minute: the top-of-hour shape, an hour from the next one.
   const cron = spikeAt === null ? '* * * * * *' : `0 ${new Date(spikeAt).getUTCMinutes()} * * * *`;
+  const warmCron = spikeAt === null ? '' : `${60 - SPIKE_WARM_MS / 1000} ${new Date(spikeAt - 60_000).getUTCMinutes()} * * * *`;
+  const timers = Array.from({ length: args.rate + spikeWarmCount(args) }, (_, k) => ({ name: `t${k}`, cron: k < args.rate ? cron : warmCron }));
   const hook = { url: receiver.url('/ours'), method: 'POST', body: '{"bench":true}' };
   const app = 'bench';
   log(`ours: starting the stack (setup ${args.setup}, window ${args.windowMinutes} min)`);
@@ -342,9 +350,8 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
         ? async (s) => {
             const t0 = Date.now();
             await s.sql('INSERT IGNORE INTO apps (app) VALUES (?)', [app]);
-            for (let i = 0; i < args.rate; i += 1000) {
-              const rows = [];
-              for (let k = i; k < Math.min(args.rate, i + 1000); k++) rows.push([app, `t${k}`, `t${k}`, cron, 'UTC', JSON.stringify(hook), 2]);
+            for (let i = 0; i < timers.length; i += 1000) {
+              const rows = timers.slice(i, i + 1000).map((t) => [app, t.name, t.name, t.cron, 'UTC', JSON.stringify(hook), 2]);
               await s.sql('INSERT INTO timers (app, name, live_name, cron, time_zone, notify_http_param, status) VALUES ?', [rows]);
             }
             notes.push(`bulk-inserted ${args.rate} enabled timers in ${Date.now() - t0} ms; the migrator expanded them`);
@@ -359,15 +366,15 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
       let done = 0;
       const worker = async () => {
         for (;;) {
-          const i = next++;
-          if (i >= args.rate) return;
-          await stack.api.createEnabled({ app, name: `t${i}`, cron, notifyHTTPParam: hook });
-          if (++done % 500 === 0) log(`ours: ${done}/${args.rate} timers created and enabled`);
+          const t = timers[next++];
+          if (!t) return;
+          await stack.api.createEnabled({ app, name: t.name, cron: t.cron, notifyHTTPParam: hook });
+          if (++done % 500 === 0) log(`ours: ${done}/${timers.length} timers created and enabled`);
         }
       };
       await Promise.all(Array.from({ length: 16 }, worker));
       const ms = Date.now() - t0;
-      notes.push(`created+enabled ${args.rate} timers through the API in ${ms} ms (${Math.round((args.rate * 1000) / ms)} timers/s, 16 concurrent clients)`);
+      notes.push(`created+enabled ${timers.length} timers through the API in ${ms} ms (${Math.round((timers.length * 1000) / ms)} timers/s, 16 concurrent clients)`);
       log(`ours: ${notes[notes.length - 1]}`);
     }
     // Wait until the fires of the whole window exist (enable pre-creates them; bulk: the migrator).
@@ -450,7 +457,7 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
   try {
     const total = args.rate * args.duration;
     const estimateMs = Math.ceil(total / 10) + 3000; // ~10k jobs/s when adding in bulk
-    const from = nextSecond(Math.max(args.warmup * 1000, estimateMs));
+    const from = nextSecond(Math.max(args.warmup * 1000, estimateMs) + (args.shape === 'spike' ? SPIKE_WARM_MS + 2000 : 0));
     const to = from + args.duration * 1000;
     log(`bullmq: adding ${total} delayed jobs (one per fire) under prefix ${prefix}`);
     const t0 = Date.now();
@@ -462,6 +469,14 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
         }
         await queue.addBulk(jobs);
       }
+    }
+    const warmAt = from - SPIKE_WARM_MS;
+    for (let i = 0; i < spikeWarmCount(args); i += 1000) {
+      const jobs = [];
+      for (let k = i; k < Math.min(spikeWarmCount(args), i + 1000); k++) {
+        jobs.push({ name: 'fire', data: { timerId: `w${k}`, runAt: warmAt }, opts: { jobId: `w${k}-${warmAt}`, delay: Math.max(0, warmAt - Date.now()), removeOnComplete: true, removeOnFail: true } });
+      }
+      await queue.addBulk(jobs);
     }
     const addMs = Date.now() - t0;
     notes.push(`added ${total} delayed jobs in ${addMs} ms (${Math.round((total * 1000) / addMs)} jobs/s)`);
@@ -514,14 +529,18 @@ async function runCeiling(args: Args, receiver: Receiver): Promise<{ rate_per_s:
  */
 async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
   const connections = 256;
-  const from = nextSecond(6000);
+  const from = nextSecond(args.shape === 'spike' ? SPIKE_WARM_MS + 2000 : 6000);
   const to = from + args.duration * 1000;
   const c = new Collector(from, to, args.rate);
   onDelivery.fn = (d) => c.add(d);
   // Three bursts before the window warm the sender up, as a running executor is (they are not counted);
   // not before a spike: R requests in flight at once would still be queued when it starts.
   const warm = args.shape === 'spike' ? 0 : 3000;
-  const child = fork(__filename, ['--as', 'burst', receiver.url('/burst'), String(from - warm), String(to), String(args.rate), String(connections)], { stdio: 'inherit' });
+  const child = fork(
+    __filename,
+    ['--as', 'burst', receiver.url('/burst'), String(from - warm), String(to), String(args.rate), String(connections), String(from - SPIKE_WARM_MS), String(spikeWarmCount(args))],
+    { stdio: 'inherit' },
+  );
   try {
     await sleepUntil(from - 100);
     const cpu = new CpuMeter(() => ({ sender: procCpuSeconds(child.pid), receiver: selfCpu() }));
@@ -541,7 +560,7 @@ async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: D
 
 // ---- child processes -------------------------------------------------------------------------
 
-async function burstSender(url: string, from: number, to: number, rate: number, connections: number): Promise<void> {
+async function burstSender(url: string, from: number, to: number, rate: number, connections: number, warmAt: number, warmCount: number): Promise<void> {
   const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
   const one = async (k: number, at: number) => {
     const res = await request(url, {
@@ -553,6 +572,10 @@ async function burstSender(url: string, from: number, to: number, rate: number, 
     await res.body.dump();
   };
   const sent: Promise<unknown>[] = [];
+  if (warmCount > 0) {
+    await sleepUntil(warmAt);
+    for (let k = 0; k < warmCount; k++) sent.push(one(k, warmAt).catch(() => undefined));
+  }
   for (let at = from; at < to; at += 1000) {
     await sleepUntil(at);
     for (let k = 0; k < rate; k++) sent.push(one(k, at).catch(() => undefined));
@@ -677,7 +700,7 @@ async function main(): Promise<void> {
   if (argv[0] === '--as') {
     if (argv[1] === 'bullmq-worker') return bullmqWorker(argv[2], argv[3], argv[4], Number(argv[5]), argv[6]);
     if (argv[1] === 'ceiling') return ceilingLoop(argv[2], Number(argv[3]), Number(argv[4]));
-    if (argv[1] === 'burst') return burstSender(argv[2], Number(argv[3]), Number(argv[4]), Number(argv[5]), Number(argv[6]));
+    if (argv[1] === 'burst') return burstSender(argv[2], Number(argv[3]), Number(argv[4]), Number(argv[5]), Number(argv[6]), Number(argv[7]), Number(argv[8]));
     throw new Error(`unknown child ${argv[1]}`);
   }
   const args = parseArgs(argv);
