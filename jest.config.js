@@ -1,5 +1,5 @@
 // One Jest run over four projects, chosen by where a test lives and its suffix:
-//   unit         apps/*/src, libs/*/src  *.spec.ts       no servers, no tools
+//   unit         apps/*/src, libs/*/src, bench  *.spec.ts  no servers, no tools
 //   integration  apps/*/test, libs/*/test *.int-spec.ts  real MariaDB, Redis and Pulsar
 //   e2e          e2e/test *.e2e-spec.ts                  the servers and the built roles (npm run build)
 //   deploy       deploy/test *.spec.ts                   compose file, dashboard, Helm chart: no servers,
@@ -15,7 +15,7 @@ const project = (displayName, roots, testMatch, extra = {}) => ({ ...preset, dis
 
 module.exports = {
   projects: [
-    project('unit', ['<rootDir>/apps', '<rootDir>/libs'], ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts']),
+    project('unit', ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/bench'], ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts']),
     project('integration', ['<rootDir>/apps', '<rootDir>/libs'], ['<rootDir>/{apps,libs}/*/test/**/*.int-spec.ts'], { globalSetup: serversSetup }),
     project('e2e', ['<rootDir>/e2e'], ['<rootDir>/e2e/test/**/*.e2e-spec.ts'], { globalSetup: serversSetup }),
     project('deploy', ['<rootDir>/deploy'], ['<rootDir>/deploy/test/**/*.spec.ts']),

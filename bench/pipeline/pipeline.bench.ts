@@ -33,9 +33,13 @@
  * tenth as many fires 10 s before the spike (not counted; ours: timers at second 50 of the minute
  * before): a service at the top of the hour is warm, not started a minute ago.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
- * Ours also records the resident memory of each role and server every 10 s of the window (a soak is a
- * long --duration, e.g. `--duration 1800 --skip bullmq,ceiling,burst`): each process's growth after the
- * window's first 5 minutes is in the .md, and a -memory.png charts it.
+ * Ours also records the resident memory of each role and server, and each role's V8 heap in use (its
+ * /metrics), every 10 s of the window (a soak is a long --duration, e.g. `--duration 1800 --skip
+ * bullmq,ceiling,burst`). The .md gives each process's growth after the window's first 5 minutes: the
+ * median of the window's last 5 minutes against the median of minutes 5-10 (two halves of what follows
+ * minute 5 when shorter), so a GC sawtooth is no growth and a leak or a step that stays is; and beside
+ * it the peak figure, the largest sample after minute 5 against the one at minute 5, which counts a GC
+ * high point as growth. A -memory.png charts the resident memory, a -heap.png the heap.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,6 +50,7 @@ import Redis from 'ioredis';
 import { Agent, request } from 'undici';
 import { Delivery, infra, nextSecond, percentiles, Percentiles, procCpuSeconds, Receiver, ROLES, shortId, sleep, sleepUntil, Stack } from '../../e2e/support';
 import { drawLineChart } from './chart';
+import { memoryGrowth, MemorySample } from './memory-growth';
 
 const ROOT = join(__dirname, '..', '..').replace(/[\\/]dist$/, '');
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -194,7 +199,9 @@ interface RunResult {
   /** Every delivery the receiver got while this system was measured (the window's and any other). */
   received?: number;
   /** Resident MB of each process every MEMORY_EVERY_MS of the window, from its start. */
-  memory_mb?: { t_s: number; mb: Record<string, number> }[];
+  memory_mb?: MemorySample[];
+  /** V8 heap in use (MB) of each role, sampled with memory_mb. */
+  heap_mb?: MemorySample[];
   notes?: string[];
 }
 
@@ -250,43 +257,56 @@ function rssMb(pid: number | undefined): number | undefined {
   }
 }
 
-/** Samples each process's resident memory every MEMORY_EVERY_MS until stopped. */
+/** V8 heap in use of a role (prom-client's `nodejs_heap_size_used_bytes` on its /metrics), in MB. */
+async function heapUsedMb(port: number): Promise<number | undefined> {
+  try {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) }).then((r) => r.text());
+    const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)$/m.exec(text);
+    return m ? Math.round(Number(m[1]) / 104_857.6) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Samples each process's resident memory, and each role's V8 heap in use, every MEMORY_EVERY_MS until
+ * stopped. The heap tells a leak (live objects grow) from V8 or the allocator keeping more pages
+ * (resident grows, the heap in use does not).
+ */
 class MemorySampler {
-  readonly samples: { t_s: number; mb: Record<string, number> }[] = [];
+  readonly rss: MemorySample[] = [];
+  readonly heap: MemorySample[] = [];
   private readonly t0 = Date.now();
   private readonly timer: NodeJS.Timeout;
-  constructor(private readonly pids: () => Record<string, number | undefined>) {
+  private heapRead: Promise<void> = Promise.resolve();
+  constructor(
+    private readonly pids: () => Record<string, number | undefined>,
+    private readonly heapPorts: Record<string, number>,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), MEMORY_EVERY_MS);
   }
-  stop(): { t_s: number; mb: Record<string, number> }[] {
+  async stop(): Promise<{ rss: MemorySample[]; heap: MemorySample[] }> {
     clearInterval(this.timer);
     this.sample();
-    return this.samples;
+    await this.heapRead;
+    return { rss: this.rss, heap: this.heap };
   }
   private sample(): void {
+    const t_s = Math.round((Date.now() - this.t0) / 1000);
     const mb: Record<string, number> = {};
     for (const [k, pid] of Object.entries(this.pids())) {
       const v = rssMb(pid);
       if (v !== undefined) mb[k] = v;
     }
-    this.samples.push({ t_s: Math.round((Date.now() - this.t0) / 1000), mb });
+    this.rss.push({ t_s, mb });
+    this.heapRead = this.heapRead.then(async () => {
+      const entries = await Promise.all(Object.entries(this.heapPorts).map(async ([k, port]) => [k, await heapUsedMb(port)] as const));
+      const heap: Record<string, number> = {};
+      for (const [k, v] of entries) if (v !== undefined) heap[k] = v;
+      this.heap.push({ t_s, mb: heap });
+    });
   }
-}
-
-/**
- * Per process: MB at the first sample after MEMORY_SETTLED_S, the largest after it, and the growth in
- * percent; null when the window was shorter than that.
- */
-function memoryGrowth(samples: { t_s: number; mb: Record<string, number> }[]): Record<string, { settled_mb: number; max_after_mb: number; growth_pct: number }> | null {
-  const i = samples.findIndex((s) => s.t_s >= MEMORY_SETTLED_S);
-  if (i < 0 || i === samples.length - 1) return null;
-  const out: Record<string, { settled_mb: number; max_after_mb: number; growth_pct: number }> = {};
-  for (const [k, settled] of Object.entries(samples[i].mb)) {
-    const max = Math.max(...samples.slice(i).map((s) => s.mb[k] ?? 0));
-    out[k] = { settled_mb: settled, max_after_mb: max, growth_pct: Math.round(((max - settled) / settled) * 1000) / 10 };
-  }
-  return out;
 }
 
 const selfCpu = () => {
@@ -401,14 +421,16 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     const cpu = new CpuMeter(() => ({ ...stack.cpuSeconds(), receiver: selfCpu() }));
     const receivedBefore = c.received;
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
-    const memory = new MemorySampler(() => ({ ...Object.fromEntries(ROLES.map((r) => [r, stack.pid(r)])), ...servers }));
+    const memory = new MemorySampler(() => ({ ...Object.fromEntries(ROLES.map((r) => [r, stack.pid(r)])), ...servers }), Object.fromEntries(ROLES.map((r) => [r, stack.port(r)])));
     log(`ours: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s`);
     await watch('ours', c, to + 500, 60_000);
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
     res.received = c.received - receivedBefore; // over the same span as the CPU
     res.cpu_s_by_server = srvCpu.since();
-    res.memory_mb = memory.stop();
+    const mem = await memory.stop();
+    res.memory_mb = mem.rss;
+    res.heap_mb = mem.heap;
     res.notes = notes;
     // Where the time goes: the executor's own numbers (records), and the broker topics.
     const [rec] = await stack.sql<Record<string, number>>(
@@ -688,9 +710,19 @@ function memoryLines(ours?: RunResult): string[] {
   const first = samples[0].mb;
   const lastS = samples[samples.length - 1];
   const lines = [`Resident memory, ours (MB, window start -> ${lastS.t_s} s): ${Object.entries(lastS.mb).map(([k, v]) => `${k} ${first[k] ?? '?'} -> ${v}`).join(', ')}`, ''];
-  const growth = memoryGrowth(samples);
-  if (growth) {
-    lines.push(`Growth after the first ${MEMORY_SETTLED_S} s (largest later sample vs the one at ${MEMORY_SETTLED_S} s): ${Object.entries(growth).map(([k, g]) => `${k} ${g.settled_mb} -> ${g.max_after_mb} MB (${g.growth_pct} %)`).join(', ')}`, '');
+  for (const [what, series] of [['resident memory', samples], ['V8 heap in use', ours?.heap_mb ?? []]] as const) {
+    const growth = memoryGrowth(series, MEMORY_SETTLED_S);
+    if (!growth) continue;
+    const [s0, s1] = growth.settled_s;
+    const [e0, e1] = growth.end_s;
+    lines.push(
+      `Growth of ${what} after the first ${MEMORY_SETTLED_S} s, median of (${e0}, ${e1}] s vs median of [${s0}, ${s1}) s ` +
+        `(peak: largest sample after ${MEMORY_SETTLED_S} s vs the one at it): ` +
+        Object.entries(growth.by_process)
+          .map(([k, g]) => `${k} ${g.settled_mb} -> ${g.end_mb} MB (${g.growth_pct} %; peak ${g.at_settled_mb} -> ${g.peak_mb}, ${g.peak_growth_pct} %)`)
+          .join(', '),
+      '',
+    );
   }
   return lines;
 }
@@ -753,15 +785,17 @@ async function main(): Promise<void> {
     series.push({ label: 'burst ceiling p99', color: [120, 120, 120] as [number, number, number], values: burst.lateness_by_second.map((s) => s.p99 ?? NaN), dashed: true });
   }
   drawLineChart(`${base}.png`, `lateness per second at ${args.rate}/s`, 'second of the window', 'ms', series);
-  const mem = ours?.memory_mb ?? [];
-  if (mem.length > 1) {
-    const palette: [number, number, number][] = [[30, 90, 200], [200, 40, 40], [30, 150, 60], [220, 130, 0], [120, 60, 160], [0, 150, 150], [120, 120, 120], [180, 100, 60]];
+  const charts: string[] = [];
+  const palette: [number, number, number][] = [[30, 90, 200], [200, 40, 40], [30, 150, 60], [220, 130, 0], [120, 60, 160], [0, 150, 150], [120, 120, 120], [180, 100, 60]];
+  for (const [suffix, what, mem] of [['memory', 'resident memory', ours?.memory_mb ?? []], ['heap', 'V8 heap in use', ours?.heap_mb ?? []]] as const) {
+    if (mem.length < 2) continue;
     const names = Object.keys(mem[mem.length - 1].mb);
     // One x step per sample (MEMORY_EVERY_MS): the chart's x axis is in samples, labelled in its title.
     const memSeries = names.map((k, i) => ({ label: k, color: palette[i % palette.length], values: mem.map((m) => m.mb[k] ?? NaN) }));
-    drawLineChart(`${base}-memory.png`, `resident memory at ${args.rate}/s, one sample per ${MEMORY_EVERY_MS / 1000} s`, `sample (${MEMORY_EVERY_MS / 1000} s each)`, 'MB', memSeries);
+    drawLineChart(`${base}-${suffix}.png`, `${what} at ${args.rate}/s, one sample per ${MEMORY_EVERY_MS / 1000} s`, `sample (${MEMORY_EVERY_MS / 1000} s each)`, 'MB', memSeries);
+    charts.push(`-${suffix}.png`);
   }
-  log(`wrote ${base}.json, .md, .png${mem.length > 1 ? ', -memory.png' : ''}`);
+  log(`wrote ${base}.json, .md, .png${charts.map((c) => `, ${c}`).join('')}`);
   process.stdout.write(markdown(result, ours, bull, ceiling, burst));
   if (errors.length) {
     process.stderr.write(`errors:\n${errors.join('\n')}\n`);

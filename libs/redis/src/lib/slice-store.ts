@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { SliceMessage } from '@timer/contracts';
 import { extendLockToken, LockTokenExtension, releaseLockToken } from './lock-token';
-import { SLICE_STATE_TTL_MS, sliceCursorKey, sliceDoneAllKey, sliceDoneKey, sliceLockResource } from './slice-keys';
+import { SLICE_STATE_TTL_MS, sliceCursorKey, sliceDoneAllKey, sliceDoneKey, sliceKey, sliceLockResource } from './slice-keys';
 import { SliceIndex } from './slice-index';
 
 /** What the scheduler knows of one minute's slices. */
@@ -92,7 +92,18 @@ export class SliceStore {
     await this.redis.set(sliceCursorKey(this.prefix, minute, bucket), String(at), 'PX', SLICE_STATE_TTL_MS);
   }
 
+  /**
+   * Marks the slice done and drops its index entries in one MULTI. Nothing reads a done slice's sorted
+   * set again (the scheduler never offers it, a late holder's extend is refused), and keeping it for
+   * the index's 24 h retention cost ~130 B of Redis memory per fire: at 1,000 fires/s, 11 GB a day.
+   */
   async markDone(minute: number, bucket: number): Promise<void> {
-    await this.redis.set(sliceDoneKey(this.prefix, minute, bucket), '1', 'PX', SLICE_STATE_TTL_MS);
+    const results = await this.redis
+      .multi()
+      .set(sliceDoneKey(this.prefix, minute, bucket), '1', 'PX', SLICE_STATE_TTL_MS)
+      .unlink(sliceKey(this.prefix, minute, bucket))
+      .exec();
+    const failed = results?.find(([err]) => err)?.[0];
+    if (!results || failed) throw failed ?? new Error('MULTI of markDone aborted');
   }
 }
