@@ -14,7 +14,8 @@ export const MAX_SHARE_DEFERRALS = 120;
 /** The n-th hand-back waits 1 s * 2^n, at most this (+-20 %): an app far over its share is not re-read every second. */
 export const SHARE_DEFERRAL_MAX_MS = 30_000;
 
-export type ShareEntry = { entered: true; leave: () => void } | { entered: false };
+/** Taken (give it back with `leave`), or not: the message is being handed back, stored by the broker once `handedBack` resolves. */
+export type ShareEntry = { entered: true; leave: () => void } | { entered: false; handedBack: Promise<void> };
 
 /** Properties of messages that are never handed back (see `enter`). */
 const ASKED_FOR = [MESSAGE_PROPERTIES.recheck, MESSAGE_PROPERTIES.runNow, MESSAGE_PROPERTIES.replayedFrom];
@@ -65,10 +66,10 @@ export class AppShareGate {
     // it without a handler of the share, rather than being handed back again and again.
     if (await this.shouldDrop(msg, properties, app)) return NOTHING_HELD;
     const at = this.control.shares.handBackAt(app, now, shareDeferralMs(deferrals));
-    await this.publisher.handBack(msg, at, deferrals + 1);
+    const handedBack = this.publisher.handBack(msg, at, deferrals + 1);
     this.metrics.deferred.inc({ reason: 'app_share' });
     this.logger.debug(`fire ${msg.fireId}: app ${app} holds its share (${this.control.shares.held(app)}); back at ${at}`);
-    return { entered: false };
+    return { entered: false, handedBack };
   }
 
   /**

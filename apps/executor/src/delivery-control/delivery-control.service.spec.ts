@@ -161,7 +161,7 @@ describe('AppShareGate', () => {
     expect((await s.g.enter(s.msg('3'), {})).entered).toBe(true); // app b: from now on each app's share is 1
     const held = await s.g.enter(s.msg('1'), {});
     expect(held.entered).toBe(true);
-    expect(await s.g.enter(s.msg('2'), { 'x-timer-deferrals': '3' })).toEqual({ entered: false });
+    expect(await s.g.enter(s.msg('2'), { 'x-timer-deferrals': '3' })).toMatchObject({ entered: false });
     expect(s.publisher.handedBack).toHaveLength(1);
     const back = s.publisher.handedBack[0];
     expect(back.deferrals).toBe(4);

@@ -57,6 +57,18 @@ export class DeliveryControl {
   }
 
   /**
+   * Whether a call to `url` would go out at once now: an origin in use, its circuit closed, no
+   * Retry-After running and a slot free (a new origin, still ramping, says no). Changes nothing.
+   */
+  wouldGoNow(url: unknown): boolean {
+    const key = originOf(url);
+    const o = key === null ? undefined : this.origins.get(key);
+    if (!o) return false;
+    const now = this.clock.now();
+    return o.breaker.state === CircuitState.Closed && o.breaker.notBefore(now) <= now && o.limiter.waiting === 0 && o.limiter.inFlight < o.limiter.currentLimit();
+  }
+
+  /**
    * Before a call to `url`: refused while its origin's circuit is open or a Retry-After runs (the
    * attempt is deferred to `until`), else a slot of the origin, waited for at most the lease's spare
    * time (`origin_busy` after it). An unparseable URL is not gated (the call itself reports it).

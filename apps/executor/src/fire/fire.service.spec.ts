@@ -19,7 +19,7 @@ import { ExecutorMetrics } from './executor.metrics';
 import { type ExecutorLiveness, LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireAdmission, RECHECK_MARGIN_MS } from './fire-admission.service';
 import { FireClaimer } from './fire-claimer.service';
-import { FireDelivery } from './fire-delivery.service';
+import { EARLY_CALL_MARK_MS, FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireLane } from './fire-lanes';
 import { FireService, SLOT_LEAD_MS } from './fire.service';
@@ -837,6 +837,52 @@ describe('FireService fire policies', () => {
       wakes[1]();
       expect(await Promise.all([heavy, light])).toEqual(['succeeded', 'succeeded']);
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
+    });
+    it("gives its lane slot back before the broker stores its hand-back: another app's fire due at that instant takes the slot meanwhile", async () => {
+      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
+      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
+      s.fires.addRow('7', T0);
+      s.fires.addRow('8', T0);
+      // Two apps active, a share of 2 each: 'app' (timer 7) holds both of its own, 'light' one.
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('light', T0);
+      let stored!: () => void;
+      const handBack = s.publisher.handBack.bind(s.publisher);
+      s.publisher.handBack = (m, at, n) => handBack(m, at, n).then(() => new Promise<void>((r) => (stored = r)));
+      const lane = new FireLane(1);
+      const over = s.service.handleMessage(s.msg(T0), {}, lane);
+      while (s.publisher.handedBack.length === 0) await new Promise((r) => setImmediate(r));
+      expect(lane.inFlight).toBe(0);
+      expect(await s.service.handleMessage({ timerId: '8', runAt: T0, fireId: `8-${T0}`, attempt: 1 }, {}, lane)).toEqual(['succeeded']);
+      stored();
+      expect(await over).toEqual(['deferred-share']);
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8']);
+    });
+
+    it('marks a call during its short wait for run_at when its origin has a free slot; else once the call has its origin slot', async () => {
+      const s = setup();
+      const called = () => [...s.marks.chunks.values()].reduce((n, c) => n + c.called.size, 0);
+      s.fires.defs.set('8', timerDef('8', { notifyHttpParam: { url: 'http://127.0.0.1:2/new', method: 'POST' } }));
+      s.fires.addRow('7', T0 - 30);
+      expect(await s.service.handle(s.msg(T0 - 30))).toBe('succeeded'); // origin :1 in use, idle now
+      const sleep = s.clock.sleep.bind(s.clock);
+      const markedBeforeTime: number[] = [];
+      s.clock.sleep = async (ms: number) => {
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        markedBeforeTime.push(called());
+        await sleep(ms);
+      };
+      const fire = async (timerId: string, runAt: number) => {
+        s.fires.addRow(timerId, runAt);
+        return s.service.handle({ timerId, runAt, fireId: `${timerId}-${runAt}`, attempt: 1 });
+      };
+      expect(await fire('7', s.clock.now() + EARLY_CALL_MARK_MS)).toBe('succeeded'); // marked while it waits
+      expect(await fire('8', s.clock.now() + 100)).toBe('succeeded'); // an origin not in use yet: after its gate
+      expect(await fire('7', s.clock.now() + EARLY_CALL_MARK_MS + 1)).toBe('succeeded'); // a longer wait: after its gate
+      expect(markedBeforeTime).toEqual([2, 2, 3]);
+      expect(called()).toBe(4);
+      expect(s.callback.calls).toHaveLength(4);
     });
   });
 

@@ -5,7 +5,7 @@ import { HeldLock, LedgerPause, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { ReconcilerMetrics } from './reconciler.metrics';
-import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_HOLD_MAX_MS, RESCUE_MAX_BACKLOG_LAG_MS, rescueMessage } from './reconciler.service';
+import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_HOLD_MAX_MS, RESCUE_MAX_BACKLOG_LAG_MS, RESCUE_MESSAGE_FIRES, rescueMessage } from './reconciler.service';
 
 const T0 = Date.UTC(2030, 0, 1, 10, 30);
 
@@ -46,10 +46,16 @@ class FakeMarks implements Marks {
 
 class FakePublisher implements Publisher {
   sent: TaskMessage[] = [];
+  /** Fires per message published. */
+  messages: number[] = [];
   failFor = new Set<string>();
   async publish(t: TaskMessage) {
-    if (this.failFor.has(t.fireId)) throw new Error('broker unavailable (injected)');
-    this.sent.push(t);
+    await this.publishBatch([t]);
+  }
+  async publishBatch(tasks: readonly TaskMessage[]) {
+    if (tasks.some((t) => this.failFor.has(t.fireId))) throw new Error('broker unavailable (injected)');
+    this.sent.push(...tasks);
+    this.messages.push(tasks.length);
   }
 }
 
@@ -129,9 +135,11 @@ describe('ReconcilerService', () => {
 
   it('publishes a fire that stays overdue at most once a minute, and retries one whose publish failed', async () => {
     const s = setup();
-    s.ledger.rows = [pending('1', T0 - 40_000), pending('2', T0 - 40_000)];
+    s.ledger.rows = [pending('1', T0 - 40_000)];
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 }, failed: 0 });
+    s.ledger.rows.push(pending('2', T0 - 40_000));
     s.publisher.failFor.add(`2-${T0 - 40_000}`);
-    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 }, failed: 1 });
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 0 }, failed: 1 });
     expect(await s.service.pass()).toMatchObject({ rescued: { pending: 0 }, failed: 0 });
     expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1']);
     // The mark of a failed publish lapses with the others; a minute later both go out again.
@@ -139,6 +147,16 @@ describe('ReconcilerService', () => {
     s.publisher.failFor.clear();
     await s.service.pass();
     expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['1', '1', '2']);
+  });
+
+  it('rescues fires RESCUE_MESSAGE_FIRES to a message, and counts the fires of a message that failed as failed', async () => {
+    const s = setup();
+    const n = 2 * RESCUE_MESSAGE_FIRES + 50;
+    s.ledger.rows = Array.from({ length: n }, (_, i) => pending(String(i), T0 - 100_000 + i));
+    s.publisher.failFor.add(`${RESCUE_MESSAGE_FIRES}-${T0 - 100_000 + RESCUE_MESSAGE_FIRES}`); // in the second message
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: RESCUE_MESSAGE_FIRES + 50 }, failed: RESCUE_MESSAGE_FIRES });
+    expect(s.publisher.messages).toEqual([RESCUE_MESSAGE_FIRES, 50]);
+    expect(await s.rescued('pending')).toBe(RESCUE_MESSAGE_FIRES + 50);
   });
 
   it('holds pending fires back while the executors are far behind, and rescues them once the backlog is fresh', async () => {

@@ -13,7 +13,7 @@ export type Pauses = Pick<AppRepository, 'pauseWindows'>;
 export type PauseMirror = Pick<PausedApps, 'sync'>;
 export type Marks = Pick<RescueMarks, 'mark'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
-export type Publisher = Pick<TaskPublisher, 'publish'>;
+export type Publisher = Pick<TaskPublisher, 'publish' | 'publishBatch'>;
 export type Backlog = Pick<ExecutorBacklog, 'lagMs'>;
 
 /** A fire is published again at most this often while it stays overdue. */
@@ -31,6 +31,13 @@ export const RESCUE_MAX_BACKLOG_LAG_MS = 10_000;
  * acknowledging), not for a backlog being worked through: pending fires are rescued as usual.
  */
 export const RESCUE_HOLD_MAX_MS = 600_000;
+/**
+ * Rescued fires per task message (as FireWriter.publishDue sends fires already due). A pass rescues up
+ * to TIMER_RECONCILER_BATCH fires, and a message each cost the broker and the executors per message:
+ * in the fairness bench a pass re-sent 1,000 handed-back fires of the slow app one message each, and the
+ * other app's fires due in that second were late.
+ */
+export const RESCUE_MESSAGE_FIRES = 100;
 /** The gauges count up to this many rows (a count must stay cheap when something is badly wrong). */
 export const COUNT_CAP = 100_000;
 /**
@@ -95,15 +102,21 @@ export class ReconcilerService {
       const rescued: Record<RescueReason, number> = { pending: 0, stale_claim: 0, lost_retry: 0 };
       let failed = 0;
       const due = rows.filter((_, i) => fresh[i]);
-      const results = await Promise.allSettled(due.map((r) => this.publisher.publish(rescueMessage(r))));
+      const messages: OverdueFire[][] = [];
+      for (let i = 0; i < due.length; i += RESCUE_MESSAGE_FIRES) messages.push(due.slice(i, i + RESCUE_MESSAGE_FIRES));
+      const results = await Promise.allSettled(
+        messages.map((fires) => (fires.length === 1 ? this.publisher.publish(rescueMessage(fires[0])) : this.publisher.publishBatch(fires.map(rescueMessage)))),
+      );
       results.forEach((res, i) => {
         if (res.status === 'rejected') {
-          failed++;
+          failed += messages[i].length;
           return;
         }
-        const reason = reasonOf(due[i]);
-        rescued[reason]++;
-        this.metrics.rescued.inc({ reason });
+        for (const r of messages[i]) {
+          const reason = reasonOf(r);
+          rescued[reason]++;
+          this.metrics.rescued.inc({ reason });
+        }
       });
       if (due.length > 0) {
         this.logger.warn(
