@@ -49,7 +49,7 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
 
   beforeAll(async () => {
     await h.start();
-    for (const app of ['alpha', 'beta', 'race', 'rate', 'gap']) expect((await h.as().post('/api/app/v1/apps', { app })).body.code).toBe(0);
+    for (const app of ['alpha', 'beta', 'race', 'rate', 'gap', 'few']) expect((await h.as().post('/api/app/v1/apps', { app })).body.code).toBe(0);
     alphaToken = (await h.as().post('/api/app/v1/tokens', { app: 'alpha' })).body.data.token as string;
   });
   afterAll(() => h.stop());
@@ -104,6 +104,8 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
     await create('alpha');
     expect((await h.as().delete(def, { app: 'beta', id: ids[0] })).body.code).toBe(0);
     await create('beta');
+    // The count the check reads (apps.live_timers) follows creates, refusals and deletes.
+    expect(await h.count("SELECT live_timers AS n FROM apps WHERE app = 'beta'")).toBe(2);
   });
 
   it('maxTimers holds under concurrent creates: 12 at once against maxTimers=5 leave exactly 5', async () => {
@@ -112,6 +114,7 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     expect(results.filter((r) => r.status === 403 && r.body.code === 40301)).toHaveLength(7);
     expect(await h.count("SELECT COUNT(*) AS n FROM timers WHERE app = 'race'")).toBe(5);
+    expect(await h.count("SELECT live_timers AS n FROM apps WHERE app = 'race'")).toBe(5);
   });
 
   it('minIntervalMs: a schedule firing closer answers 403 on create, PATCH and enable, with the gap in the message; nothing written', async () => {
@@ -165,6 +168,26 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
     expect(enabling.body.msg).toContain('would have 95 fires (80 scheduled + 15 of this timer)');
     expect((await h.as().post('/api/timer/v1/unable', { app: 'rate', id: first })).body.code).toBe(0);
     expect((await enable('rate', third)).body).toMatchObject({ code: 0, data: { changed: true } });
+  });
+
+  it('maxFiresPerMinute with a few fires (one-shot, hourly, daily): the minutes they land in are counted exactly; nothing written on a 429', async () => {
+    await putQuota({ app: 'few', maxFiresPerMinute: 3 });
+    await createEnabled('few', { every: '30s' }); // 2 fires in every coming minute
+    const oneShot = (runAt: number) => ({ cron: undefined, runAt });
+    await createEnabled('few', oneShot(T + 90_000)); // 3 in the minute T + 1 min
+    const before = await snapshot();
+    const refused = await h.as().post(def, body('few', oneShot(T + 100_000)));
+    expect(refused.status).toBe(429);
+    expect(refused.body.msg).toBe(`quota maxFiresPerMinute of app few is 3; its busiest coming minute (${new Date(T + 60_000).toISOString()}) would have 4 fires (3 scheduled + 1 of this timer)`);
+    expect(await snapshot()).toEqual(before);
+    // Hourly at minute 5 (3 fires in the prepared windows): 2 + 1 fits once, not twice.
+    await createEnabled('few', { cron: '0 5 * * * *' });
+    const hourly = await h.as().post(def, body('few', { cron: '0 5 * * * *' }));
+    expect(hourly.status).toBe(429);
+    expect(hourly.body.msg).toContain(`(${new Date(T + 5 * 60_000).toISOString()}) would have 4 fires (3 scheduled + 1 of this timer)`);
+    // A daily cron with no fire in the prepared windows adds nothing.
+    await createEnabled('few', { cron: '0 0 3 * * *' });
+    expect(await snapshot()).not.toEqual(before);
   });
 });
 

@@ -26,7 +26,7 @@ export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/reposi
 export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
 export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';
-export { FireHistogram, QuotaRepository, StoredQuota } from './lib/repositories/quota.repository';
+export { FireHistogram, HistogramOptions, QuotaRepository, StoredQuota } from './lib/repositories/quota.repository';
 export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PURGE_BATCH, ReopenedFire } from './lib/repositories/dead-letter.repository';
 export { BackfilledFires, BackfillRepository } from './lib/repositories/backfill.repository';
 export { MaintenanceWindowRepository, NewMaintenanceWindow, StoredMaintenanceWindow } from './lib/repositories/maintenance-window.repository';

@@ -92,3 +92,34 @@ describe('QuotaService admission against the capacity', () => {
     expect(await refusal(service.admit(m, NO_QUOTA, { ...oneShot(T + 4_000), spread: { jitterMs: 1_000 } }, now))).toMatch(/no offset within jitterMs \(1000 ms\) fits/);
   });
 });
+
+describe('QuotaService admission against maxFiresPerMinute', () => {
+  const config = ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '0' });
+  const quota: Quota = { ...NO_QUOTA, maxFiresPerMinute: 3 };
+
+  it('a timer with a few fires reads only the minutes they land in; none in the prepared windows reads nothing', async () => {
+    const calls: { buckets?: readonly number[] }[] = [];
+    const repo = {
+      pendingHistogram: jest.fn(async (o: { buckets?: readonly number[] }) => {
+        calls.push(o);
+        return new Map([[T + 60_000, 3]]);
+      }),
+    } as unknown as QuotaRepository;
+    const service = new QuotaService(config, { now: () => T }, {} as DataSource, repo);
+    const hourly = { app: 'a', spec: { cron: '0 5 * * * *', timeZone: 'UTC' }, isNew: true, writesFires: false };
+    await service.admit(m, quota, hourly, T);
+    expect(calls[0].buckets).toEqual([T + 5 * 60_000, T + 65 * 60_000, T + 125 * 60_000]);
+    const refused = await service.admit(m, quota, { ...hourly, spec: { runAt: T + 61_000, timeZone: 'UTC' } }, T).then(() => undefined, (e: ApiError) => e.message);
+    expect(refused).toBe(`quota maxFiresPerMinute of app a is 3; its busiest coming minute (${new Date(T + 60_000).toISOString()}) would have 4 fires (3 scheduled + 1 of this timer)`);
+    const before = calls.length;
+    await service.admit(m, quota, { ...hourly, spec: { cron: '0 0 3 * * *', timeZone: 'UTC' } }, T);
+    expect(calls.length).toBe(before);
+  });
+
+  it('a timer with many fires reads the whole range', async () => {
+    const repo = { pendingHistogram: jest.fn(async () => new Map()) } as unknown as QuotaRepository;
+    const service = new QuotaService(config, { now: () => T }, {} as DataSource, repo);
+    await service.admit(m, { ...quota, maxFiresPerMinute: 100 }, { app: 'a', spec: { cron: '0 * * * * *', timeZone: 'UTC' }, isNew: true, writesFires: false }, T);
+    expect((repo.pendingHistogram as jest.Mock).mock.calls[0][0].buckets).toBeUndefined();
+  });
+});

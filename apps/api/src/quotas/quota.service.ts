@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MINUTE_MS, preparedWindows } from '@timer/contracts';
 import { FireHistogram, QuotaRepository, StoredQuota } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { fireTimesBetween, ScheduleSpec } from '@timer/schedule';
+import { fireTimesBetween, nextFireTimes, ScheduleSpec } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAdmin, assertAppAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, ErrorCode, notFound } from '../common/errors';
@@ -25,6 +25,9 @@ import { LoadQuery, LoadView, PutQuotaDto, QuotaValues, QuotaView } from './dto/
 /** The quotas in force for an app: its own, else the configured defaults (0 = no limit). */
 export type Quota = QuotaValues;
 
+/** The quotas a create holds the app's lock with: also the app's live timers, the new one included (`apps.live_timers`). */
+export type CreateQuota = Quota & { liveTimers?: number };
+
 /** A definition asking to be admitted: its schedule, and the timer it replaces the fires of (edit, enable). */
 export interface Candidate {
   app: string;
@@ -44,6 +47,8 @@ interface GlobalLoad {
   readAt: number;
   until: number;
   perSecond: FireHistogram;
+  /** The busiest second's fires, kept up to date as admitted fires are added (not a scan of the map per admission). */
+  peak: number;
 }
 
 /** Widest `GET /api/app/v1/load` range (one hour of seconds). */
@@ -77,6 +82,20 @@ export class QuotaService {
   }
 
   /**
+   * {@link lock} for a create: also counts the new timer in the app's live timers (one row, not a
+   * count of the app's timers), which {@link admit} checks against maxTimers.
+   */
+  async lockForCreate(m: EntityManager, app: string): Promise<CreateQuota> {
+    const locked = await this.quotas.lockAppAdding(app, m);
+    return locked ? { ...this.effective(locked.quota), liveTimers: locked.liveTimers } : this.effective(null);
+  }
+
+  /** A delete's part, after {@link lock} (app row before timer row): the app has one live timer fewer. */
+  async timerRemoved(m: EntityManager, app: string): Promise<void> {
+    await this.quotas.removeLiveTimer(app, m);
+  }
+
+  /**
    * Refuses, with nothing written (the caller's transaction rolls back), a definition over a quota or
    * the capacity: maxTimers (403), the smallest gap under minIntervalMs (403), the app's busiest
    * coming minute over maxFiresPerMinute (429), a coming second over TIMER_CAPACITY_FIRES_PER_SEC (429).
@@ -84,9 +103,10 @@ export class QuotaService {
    * Returns the spread offset to store: for an autoSpread candidate 0 when it fits as it is, else the
    * least-loaded offset within its jitter that fits (429 when none does); null without autoSpread.
    */
-  async admit(m: EntityManager, quota: Quota, c: Candidate, now: number): Promise<number | null> {
+  async admit(m: EntityManager, quota: CreateQuota, c: Candidate, now: number): Promise<number | null> {
     if (c.isNew && quota.maxTimers > 0) {
-      const timers = (await this.quotas.liveTimers(c.app, m)) - 1;
+      // Without an app row (no counter), the count.
+      const timers = (quota.liveTimers ?? (await this.quotas.liveTimers(c.app, m))) - 1;
       if (timers >= quota.maxTimers) {
         throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${c.app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
       }
@@ -109,24 +129,29 @@ export class QuotaService {
     let fires: number[] | undefined;
     const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
     if (quota.maxFiresPerMinute > 0) {
-      const existing = await this.quotas.pendingHistogram({ app: c.app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, exceptTimerId: c.timerId }, m);
-      // Cheap first: the busiest minute plus the most this schedule can add to any minute.
-      if ((peakOf(existing)?.fires ?? 0) + maxFiresPerMinuteBound(c.spec) > quota.maxFiresPerMinute) {
-        const busiest = busiestWith(existing, histogramOf(firesOf(), MINUTE_MS));
-        if (busiest && busiest.total > quota.maxFiresPerMinute) {
-          throw new ApiError(
-            429,
-            ErrorCode.QUOTA_RATE_EXCEEDED,
-            `quota maxFiresPerMinute of app ${c.app} is ${quota.maxFiresPerMinute}; its busiest coming minute (${iso(busiest.at)}) would have ${busiest.total} fires ` +
-              `(${busiest.existing} scheduled + ${busiest.added} of this timer)`,
-          );
+      const few = fewFires(c.spec, now, until);
+      if (few) {
+        // A typical timer (hourly, daily, one-shot): only the minutes its fires land in can go over, so only
+        // they are read (a scan of every pending fire of the app, under its lock, grew with the app).
+        fires = few;
+        const added = histogramOf(few, MINUTE_MS);
+        const existing = added.size === 0 ? new Map<number, number>() : await this.quotas.pendingHistogram({ app: c.app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, exceptTimerId: c.timerId, buckets: [...added.keys()] }, m);
+        const busiest = busiestWith(existing, added);
+        if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(c.app, quota.maxFiresPerMinute, busiest);
+      } else {
+        const existing = await this.quotas.pendingHistogram({ app: c.app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, exceptTimerId: c.timerId }, m);
+        // Cheap first: the busiest minute plus the most this schedule can add to any minute.
+        if ((peakOf(existing)?.fires ?? 0) + maxFiresPerMinuteBound(c.spec) > quota.maxFiresPerMinute) {
+          const busiest = busiestWith(existing, histogramOf(firesOf(), MINUTE_MS));
+          if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(c.app, quota.maxFiresPerMinute, busiest);
         }
       }
     }
     if (capacity > 0) {
-      const load = await this.globalPerSecond(now, until);
+      const global = await this.globalPerSecond(now, until);
+      const load = global.perSecond;
       // Cheap first: the busiest second plus the one fire this timer can add to a second.
-      if ((peakOf(load)?.fires ?? 0) + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
+      if (global.peak + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
         const own = c.timerId === undefined ? new Map<number, number>() : await this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m);
         const added = histogramOf(firesOf(), 1_000);
         const busiest = busiestWith(load, added, own);
@@ -137,7 +162,13 @@ export class QuotaService {
         }
       }
       // Counted at once (where they are delivered), so this process's next admissions see these fires before the load is read again.
-      if (c.writesFires) for (const [at, n] of histogramOf(firesOf(), 1_000)) load.set(at + offsetMs, (load.get(at + offsetMs) ?? 0) + n);
+      if (c.writesFires) {
+        for (const [at, n] of histogramOf(firesOf(), 1_000)) {
+          const v = (load.get(at + offsetMs) ?? 0) + n;
+          load.set(at + offsetMs, v);
+          if (v > global.peak) global.peak = v;
+        }
+      }
     }
     return admitted();
   }
@@ -188,12 +219,12 @@ export class QuotaService {
    * All apps' pending fires per second in [now, until), read again after {@link GLOBAL_LOAD_TTL_MS}
    * (one covering-index scan); the fires this process writes meanwhile are added to it by {@link admit}.
    */
-  private async globalPerSecond(now: number, until: number): Promise<FireHistogram> {
+  private async globalPerSecond(now: number, until: number): Promise<GlobalLoad> {
     const g = this.globalLoad;
-    if (g && now >= g.readAt && now - g.readAt < GLOBAL_LOAD_TTL_MS && until <= g.until) return g.perSecond;
+    if (g && now >= g.readAt && now - g.readAt < GLOBAL_LOAD_TTL_MS && until <= g.until) return g;
     const perSecond = await this.quotas.pendingHistogram({ fromMs: now, toMs: until, bucketMs: 1_000 });
-    this.globalLoad = { readAt: now, until, perSecond };
-    return perSecond;
+    this.globalLoad = { readAt: now, until, perSecond, peak: peakOf(perSecond)?.fires ?? 0 };
+    return this.globalLoad;
   }
 
   private effective(stored: StoredQuota | null): Quota {
@@ -207,6 +238,25 @@ export class QuotaService {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Fires of one candidate up to which admission reads only the minutes they land in. */
+export const FEW_FIRES = 32;
+
+/** The candidate's fire times in [now, until) when there are at most {@link FEW_FIRES}; undefined when more. */
+function fewFires(spec: ScheduleSpec, now: number, until: number): number[] | undefined {
+  const next = nextFireTimes(spec, now - 1, FEW_FIRES + 1);
+  const before = next.filter((t) => t < until);
+  return before.length > FEW_FIRES ? undefined : before;
+}
+
+function overMinuteQuota(app: string, max: number, busiest: BucketLoad): ApiError {
+  return new ApiError(
+    429,
+    ErrorCode.QUOTA_RATE_EXCEEDED,
+    `quota maxFiresPerMinute of app ${app} is ${max}; its busiest coming minute (${iso(busiest.at)}) would have ${busiest.total} fires ` +
+      `(${busiest.existing} scheduled + ${busiest.added} of this timer)`,
+  );
+}
 
 /** The 429 of a second over the capacity; for autoSpread, with the least-loaded offset that still did not fit. */
 function overCapacity(busiest: BucketLoad, capacity: number, spread: { jitterMs: number } | undefined, best: SpreadChoice | null): ApiError {

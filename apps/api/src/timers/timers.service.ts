@@ -83,19 +83,15 @@ export class TimersService {
       return await this.dataSource.transaction(async (m) => {
         // The timer's rows first, the app's row lock (quotas) after them: concurrent creates of one app pass
         // the maxTimers check one at a time and hold the lock only for the key, the quota reads and the
-        // commit. The count after the lock is this transaction's first consistent read (everything before
-        // it writes or locks), so under REPEATABLE READ its snapshot is taken once every create that held
-        // the lock before has committed; it includes this create's own row. The key under the lock: its
-        // delete-then-insert of one key from two transactions at once would deadlock on the gap.
+        // commit. The lock adds this timer to the app's live-timer count (apps.live_timers) and reads it
+        // with a locking read, so it sees every create that held the lock before. The key under the lock:
+        // its delete-then-insert of one key from two transactions at once would deadlock on the gap.
         const spread = spreadOf(resolved);
         const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs: spread ? 0 : null }, m);
         if (!spread) await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
-        const quota = await this.quotas.lock(m, dto.app);
-        if (key) {
-          await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m);
-          await this.idempotencyKeys.complete(dto.app, key.value, result, m);
-        }
+        const quota = await this.quotas.lockForCreate(m, dto.app);
+        if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m, result);
         const spreadOffsetMs = await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false, spread }, now);
         if (spread) {
           // autoSpread: the offset admission chose, in the row before its version is recorded.
@@ -212,8 +208,10 @@ export class TimersService {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
     const removed = await this.dataSource.transaction(async (m) => {
+      // App row before timer row, as in every write that takes both: the app's live-timer count.
+      await this.quotas.lock(m, ref.app);
       await this.lock(m, ref);
-      await this.timers.softDelete(ref.app, ref.id, m, now);
+      if (await this.timers.softDelete(ref.app, ref.id, m, now)) await this.quotas.timerRemoved(m, ref.app);
       return this.tasks.deletePending(ref.id, m);
     });
     // After the commit: the timer is gone for the executor whatever Redis says; the index entries are

@@ -39,6 +39,10 @@ export class AppEntity {
   @Column({ name: 'min_interval_ms', type: 'bigint', nullable: true, transformer: bigintNumber })
   minIntervalMs!: number | null;
 
+  /** Live (not deleted) timers of the app, kept by the api's create and delete under the app's row lock (maxTimers). */
+  @Column({ name: 'live_timers', type: 'int', unsigned: true, default: 0 })
+  liveTimers!: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;
 

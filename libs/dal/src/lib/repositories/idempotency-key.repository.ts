@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { affectedRows, checkEpochMs, deleteInBatches, managerOf } from './query-helpers';
+import { affectedRows, checkEpochMs, deleteInBatches } from './query-helpers';
 
 /** How long an `Idempotency-Key` answers with its first result (at least; the retention purges older keys). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -48,19 +48,21 @@ export class IdempotencyKeyRepository {
 
   /**
    * Reserves the key inside `manager`'s transaction (an expired row, created before `expiredBeforeMs`,
-   * is replaced). Throws IdempotencyKeyTakenError when another request holds it.
+   * is replaced), with the request's answer when it is already known (one statement, not an insert
+   * and an update). Throws IdempotencyKeyTakenError when another request holds it.
    */
-  async reserve(app: string, key: string, bodyHash: string, atMs: number, expiredBeforeMs: number, manager: EntityManager): Promise<void> {
+  async reserve(app: string, key: string, bodyHash: string, atMs: number, expiredBeforeMs: number, manager: EntityManager, response?: Record<string, unknown>): Promise<void> {
     if (key.length === 0 || key.length > 255 || !/^[0-9a-f]{64}$/.test(bodyHash)) throw new RangeError('invalid idempotency key or body hash');
     await manager.query('DELETE FROM idempotency_keys WHERE app = ? AND `key` = ? AND created_at < ?', [app, key, expiredBeforeMs]);
     // IGNORE: a duplicate (after waiting for the transaction that holds it) is an answer, not an error to log.
-    const result = await manager.query('INSERT IGNORE INTO idempotency_keys (app, `key`, body_hash, created_at) VALUES (?, ?, ?, ?)', [app, key, bodyHash, atMs]);
+    const result = await manager.query('INSERT IGNORE INTO idempotency_keys (app, `key`, body_hash, created_at, response) VALUES (?, ?, ?, ?, ?)', [
+      app,
+      key,
+      bodyHash,
+      atMs,
+      response === undefined ? null : JSON.stringify(response),
+    ]);
     if (affectedRows(result) === 0) throw new IdempotencyKeyTakenError(app, key);
-  }
-
-  /** Stores the answer of the request that reserved the key (same transaction). */
-  async complete(app: string, key: string, response: Record<string, unknown>, manager: EntityManager): Promise<void> {
-    await managerOf(this.dataSource, manager).query('UPDATE idempotency_keys SET response = ? WHERE app = ? AND `key` = ?', [JSON.stringify(response), app, key]);
   }
 
   /**

@@ -31,6 +31,22 @@ export class QuotaRepository {
     return this.read(app, manager, ' FOR UPDATE');
   }
 
+  /**
+   * A create's lock: adds the new timer to the app's `live_timers` (which takes the row lock until
+   * `manager`'s transaction ends; a rollback takes it away again) and returns the app's quotas with
+   * its live timers, this one included. Null when no such app.
+   */
+  async lockAppAdding(app: string, manager: EntityManager): Promise<{ quota: StoredQuota; liveTimers: number } | null> {
+    await manager.query('UPDATE apps SET live_timers = live_timers + 1, updated_at = updated_at WHERE app = ?', [app]);
+    const rows = (await manager.query('SELECT max_timers, max_fires_per_minute, min_interval_ms, live_timers FROM apps WHERE app = ? FOR UPDATE', [app])) as QuotaRow[];
+    return rows.length === 0 ? null : { quota: quotaOf(rows[0]), liveTimers: Number(rows[0].live_timers) };
+  }
+
+  /** A delete's part: one live timer fewer (in `manager`'s transaction, under the app's row lock). */
+  async removeLiveTimer(app: string, manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE apps SET live_timers = live_timers - 1, updated_at = updated_at WHERE app = ? AND live_timers > 0', [app]);
+  }
+
   async find(app: string): Promise<StoredQuota | null> {
     return this.read(app, this.dataSource.manager, '');
   }
@@ -43,7 +59,7 @@ export class QuotaRepository {
     );
   }
 
-  /** The app's live (not deleted) timers, whatever their status. */
+  /** The app's live (not deleted) timers, whatever their status, counted (what `apps.live_timers` keeps). */
   async liveTimers(app: string, manager?: EntityManager): Promise<number> {
     const rows = (await managerOf(this.dataSource, manager).query('SELECT COUNT(*) AS n FROM timers WHERE app = ? AND live_name IS NOT NULL', [app])) as { n: string | number }[];
     return Number(rows[0].n);
@@ -55,11 +71,11 @@ export class QuotaRepository {
    * enabled). A fire is counted at run_at plus its timer's `spread_offset_ms` (autoSpread): the scan
    * by run_at is corrected by the fires of the few timers with an offset (`idx_spread_offset`), in the
    * same statement (admission runs this under the app's row lock: one round trip, not two).
+   * With `buckets` (bucket starts), the scan reads only those buckets' run_at ranges and the result is
+   * exact for those buckets only: an admission of a timer with a few fires needs the load of the
+   * minutes they land in, not a scan of every pending fire of the app.
    */
-  async pendingHistogram(
-    opts: { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string },
-    manager?: EntityManager,
-  ): Promise<FireHistogram> {
+  async pendingHistogram(opts: HistogramOptions, manager?: EntityManager): Promise<FireHistogram> {
     checkEpochMs('fromMs', opts.fromMs);
     checkEpochMs('toMs', opts.toMs);
     if (!Number.isSafeInteger(opts.bucketMs) || opts.bucketMs < 1) throw new RangeError('bucketMs must be a positive integer');
@@ -85,15 +101,16 @@ export class QuotaRepository {
   }
 
   private async read(app: string, manager: EntityManager, lock: string): Promise<StoredQuota | null> {
-    const rows = (await manager.query(`SELECT max_timers, max_fires_per_minute, min_interval_ms FROM apps WHERE app = ?${lock}`, [app])) as {
-      max_timers: string | number | null;
-      max_fires_per_minute: string | number | null;
-      min_interval_ms: string | number | null;
-    }[];
-    if (rows.length === 0) return null;
-    const num = (v: string | number | null) => (v === null ? null : Number(v));
-    return { maxTimers: num(rows[0].max_timers), maxFiresPerMinute: num(rows[0].max_fires_per_minute), minIntervalMs: num(rows[0].min_interval_ms) };
+    const rows = (await manager.query(`SELECT max_timers, max_fires_per_minute, min_interval_ms FROM apps WHERE app = ?${lock}`, [app])) as QuotaRow[];
+    return rows.length === 0 ? null : quotaOf(rows[0]);
   }
+}
+
+type QuotaRow = { max_timers: string | number | null; max_fires_per_minute: string | number | null; min_interval_ms: string | number | null; live_timers?: string | number };
+
+function quotaOf(r: QuotaRow): StoredQuota {
+  const num = (v: string | number | null) => (v === null ? null : Number(v));
+  return { maxTimers: num(r.max_timers), maxFiresPerMinute: num(r.max_fires_per_minute), minIntervalMs: num(r.min_interval_ms) };
 }
 
 function add(h: FireHistogram, at: number, n: number): void {
@@ -102,7 +119,17 @@ function add(h: FireHistogram, at: number, n: number): void {
   else h.set(at, v);
 }
 
-type HistogramOptions = { app?: string; timerId?: string; fromMs: number; toMs: number; bucketMs: number; exceptTimerId?: string };
+/** Whose pending fires, in which range and buckets: see {@link QuotaRepository.pendingHistogram}. */
+export interface HistogramOptions {
+  app?: string;
+  timerId?: string;
+  fromMs: number;
+  toMs: number;
+  bucketMs: number;
+  exceptTimerId?: string;
+  /** Bucket starts (multiples of bucketMs): only these buckets are scanned. */
+  buckets?: readonly number[];
+}
 
 /** Whose fires a histogram counts: one timer, one app or all, less the timer `exceptTimerId`. */
 function scopeOf(opts: HistogramOptions, timerColumn: string, appColumn: string): { where: string[]; params: unknown[] } {
@@ -127,6 +154,13 @@ function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
   const scope = scopeOf(opts, 'timer_id', 'app');
   const where = ['run_at >= ?', 'run_at < ?', 'status = ?', ...scope.where];
   const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending, ...scope.params];
+  if (opts.buckets !== undefined) {
+    where.push(opts.buckets.length === 0 ? 'FALSE' : `(${opts.buckets.map(() => '(run_at >= ? AND run_at < ?)').join(' OR ')})`);
+    for (const b of opts.buckets) {
+      checkEpochMs('buckets', b);
+      params.push(b, b + opts.bucketMs);
+    }
+  }
   const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
   return {
     sql: `(SELECT 0 AS shift, run_at DIV ? AS b0, NULL AS b1, 1 AS counted, 0 AS lands, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b0)`,
