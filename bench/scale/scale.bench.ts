@@ -28,6 +28,8 @@
  * --mix 0 skips the mix phase (with --sparse 0 only the API phase runs: for iterating on it; the
  * full run's figures are the same).
  *
+ * The delivery of the mix's top-of-hour burst is the pipeline bench's `--shape spike` (no roles run here).
+ *
  * Writes .local/results/scale-<time>.json and .md and prints the tables. A progress line every 5 s.
  */
 import { execFileSync } from 'node:child_process';
