@@ -314,8 +314,20 @@ const selfCpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
-/** Progress every 2 s until `until`; then waits until deliveries stop (3 s quiet) or `maxSettleMs`. */
-async function watch(label: string, c: Collector, until: number, maxSettleMs: number): Promise<void> {
+/**
+ * How long a system may take to deliver its window's rest after the window, and how long it may stay
+ * silent meanwhile. A spike is R fires at one instant: a sender may spend seconds just starting them.
+ */
+function settle(args: Args, everySecondMs: number): [maxSettleMs: number, maxSilenceMs: number] {
+  return args.shape === 'spike' ? [180_000, 15_000] : [everySecondMs, 3000];
+}
+
+/**
+ * Logs progress every 2 s until `until`, then waits for the window's missing deliveries while they keep coming:
+ * at most `maxSettleMs`, and no longer than `maxSilenceMs` without one. Silence counts from `until` at
+ * the earliest: deliveries before the window (warm-up) must not end the wait before its first one.
+ */
+async function watch(label: string, c: Collector, until: number, maxSettleMs: number, maxSilenceMs = 3000): Promise<void> {
   let last = c.received;
   let lastT = Date.now();
   const tick = () => {
@@ -335,7 +347,7 @@ async function watch(label: string, c: Collector, until: number, maxSettleMs: nu
     tick();
   }
   const deadline = Date.now() + maxSettleMs;
-  while (c.delivered < c.expected && Date.now() < deadline && Date.now() - c.lastAt < 3000) {
+  while (c.delivered < c.expected && Date.now() < deadline && Date.now() - Math.max(c.lastAt, until) < maxSilenceMs) {
     await sleep(1000);
   }
   await sleep(2000);
@@ -423,7 +435,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
     const memory = new MemorySampler(() => ({ ...Object.fromEntries(ROLES.map((r) => [r, stack.pid(r)])), ...servers }), Object.fromEntries(ROLES.map((r) => [r, stack.port(r)])));
     log(`ours: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s`);
-    await watch('ours', c, to + 500, 60_000);
+    await watch('ours', c, to + 500, ...settle(args, 60_000));
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
     res.received = c.received - receivedBefore; // over the same span as the CPU
@@ -515,7 +527,7 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
     const receivedBefore = c.received;
     const srvCpu = new CpuMeter(() => Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, procCpuSeconds(pid)])));
     log(`bullmq: measuring ${args.rate} fires/s from ${new Date(from).toISOString()} for ${args.duration} s (${args.bullmqWorkers} workers x concurrency ${args.bullmqConcurrency})`);
-    await watch('bullmq', c, to + 500, 60_000);
+    await watch('bullmq', c, to + 500, ...settle(args, 60_000));
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
     res.received = c.received - receivedBefore; // over the same span as the CPU
@@ -568,7 +580,7 @@ async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: D
     const cpu = new CpuMeter(() => ({ sender: procCpuSeconds(child.pid), receiver: selfCpu() }));
     const receivedBefore = c.received;
     log(`burst: a bare sender, ${args.rate} requests at each whole second for ${args.duration} s`);
-    await watch('burst', c, to + 500, 30_000);
+    await watch('burst', c, to + 500, ...settle(args, 30_000));
     const res = c.result();
     res.cpu_s_by_role = cpu.since();
     res.received = c.received - receivedBefore; // over the same span as the CPU
@@ -669,7 +681,9 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
     `| ceiling (bare HTTP loop) | ${ceiling?.rate_per_s ?? 'not run'} | | | | | | | | | | | |`,
     row('burst ceiling (bare sender, same schedule)', burst),
     '',
-    'missed = expected - delivered by the end of the run (the window, then until deliveries stop for 3 s or 60 s pass).',
+    r.shape === 'spike'
+      ? 'missed = expected - delivered by the end of the run (the spike, then until deliveries stop for 15 s or 180 s pass).'
+      : 'missed = expected - delivered by the end of the run (the window, then until deliveries stop for 3 s or 60 s pass; the burst sender 30 s).',
     '',
     `CPU seconds during the window, ours: ${cpuTable(ours)}`,
     '',
