@@ -49,7 +49,7 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
 
   beforeAll(async () => {
     await h.start();
-    for (const app of ['alpha', 'beta', 'race', 'rate', 'gap', 'few']) expect((await h.as().post('/api/app/v1/apps', { app })).body.code).toBe(0);
+    for (const app of ['alpha', 'beta', 'race', 'burst', 'rate', 'gap', 'few']) expect((await h.as().post('/api/app/v1/apps', { app })).body.code).toBe(0);
     alphaToken = (await h.as().post('/api/app/v1/tokens', { app: 'alpha' })).body.data.token as string;
   });
   afterAll(() => h.stop());
@@ -115,6 +115,17 @@ describe('api quotas per app (real MariaDB, Redis, Pulsar)', () => {
     expect(results.filter((r) => r.status === 403 && r.body.code === 40301)).toHaveLength(7);
     expect(await h.count("SELECT COUNT(*) AS n FROM timers WHERE app = 'race'")).toBe(5);
     expect(await h.count("SELECT live_timers AS n FROM apps WHERE app = 'race'")).toBe(5);
+  });
+
+  it('maxFiresPerMinute holds under concurrent enables (the app\'s lock taken last): 8 one-shots in one minute enabled at once against 3 leave exactly 3', async () => {
+    // Created before the quota: a create writes no fire, so only the enables compete for the minute.
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => create('burst', { cron: undefined, runAt: T + 90_000 + i * 1_000 })));
+    await putQuota({ app: 'burst', maxFiresPerMinute: 3 });
+    const results = await Promise.all(ids.map((id) => enable('burst', id)));
+    expect(results.filter((r) => r.status === 200 && r.body.data?.changed === true)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 429 && r.body.code === 42902)).toHaveLength(5);
+    expect(await h.count("SELECT COUNT(*) AS n FROM timers WHERE app = 'burst' AND status = 2")).toBe(3);
+    expect(await h.count("SELECT COUNT(*) AS n FROM tasks WHERE app = 'burst' AND status = 0")).toBe(3);
   });
 
   it('minIntervalMs: a schedule firing closer answers 403 on create, PATCH and enable, with the gap in the message; nothing written', async () => {

@@ -32,7 +32,7 @@ describe('QuotaService admission against the capacity', () => {
       }),
     }) as unknown as QuotaRepository;
 
-  const oneShot = (runAt: number, writesFires = true) => ({ app: 'a', spec: { runAt, timeZone: 'UTC' }, isNew: false, writesFires });
+  const oneShot = (runAt: number, writesFires = true) => ({ app: 'a', spec: { runAt, timeZone: 'UTC' }, writesFires });
   const refusal = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: ApiError) => e))?.message;
 
   it('reuses the load it read for a few seconds, counting the fires it admitted meanwhile; a create (nothing written) is not counted', async () => {
@@ -106,7 +106,7 @@ describe('QuotaService admission against maxFiresPerMinute', () => {
       }),
     } as unknown as QuotaRepository;
     const service = new QuotaService(config, { now: () => T }, {} as DataSource, repo);
-    const hourly = { app: 'a', spec: { cron: '0 5 * * * *', timeZone: 'UTC' }, isNew: true, writesFires: false };
+    const hourly = { app: 'a', spec: { cron: '0 5 * * * *', timeZone: 'UTC' }, writesFires: false };
     await service.admit(m, quota, hourly, T);
     expect(calls[0].buckets).toEqual([T + 5 * 60_000, T + 65 * 60_000, T + 125 * 60_000]);
     const refused = await service.admit(m, quota, { ...hourly, spec: { runAt: T + 61_000, timeZone: 'UTC' } }, T).then(() => undefined, (e: ApiError) => e.message);
@@ -119,7 +119,7 @@ describe('QuotaService admission against maxFiresPerMinute', () => {
   it('a timer with many fires reads the whole range', async () => {
     const repo = { pendingHistogram: jest.fn(async () => new Map()) } as unknown as QuotaRepository;
     const service = new QuotaService(config, { now: () => T }, {} as DataSource, repo);
-    await service.admit(m, { ...quota, maxFiresPerMinute: 100 }, { app: 'a', spec: { cron: '0 * * * * *', timeZone: 'UTC' }, isNew: true, writesFires: false }, T);
+    await service.admit(m, { ...quota, maxFiresPerMinute: 100 }, { app: 'a', spec: { cron: '0 * * * * *', timeZone: 'UTC' }, writesFires: false }, T);
     expect((repo.pendingHistogram as jest.Mock).mock.calls[0][0].buckets).toBeUndefined();
   });
 });

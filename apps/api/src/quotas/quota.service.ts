@@ -25,17 +25,12 @@ import { LoadQuery, LoadView, PutQuotaDto, QuotaValues, QuotaView } from './dto/
 /** The quotas in force for an app: its own, else the configured defaults (0 = no limit). */
 export type Quota = QuotaValues;
 
-/** The quotas a create holds the app's lock with: also the app's live timers, the new one included (`apps.live_timers`). */
-export type CreateQuota = Quota & { liveTimers?: number };
-
 /** A definition asking to be admitted: its schedule, and the timer it replaces the fires of (edit, enable). */
 export interface Candidate {
   app: string;
   spec: ScheduleSpec;
   /** The timer edited or enabled: its stored pending fires are not counted twice. */
   timerId?: string;
-  /** A create, its row already inserted in this transaction (the live-timer count includes it): counts against maxTimers. */
-  isNew: boolean;
   /** Its fires are written now (enable, edit of an enabled timer), not just allowed (a create makes a disabled timer). */
   writesFires: boolean;
   /** `autoSpread` with this `jitterMs`: over the capacity, its fires may be moved within the jitter instead of refused. */
@@ -60,9 +55,10 @@ const MAX_CANDIDATE_FIRES = 300_000;
 
 /**
  * Per-app quotas and admission by projected load (docs/design.md, "Quotas and admission"). A write
- * that adds fires (create, edit, enable) calls {@link lock} first in its transaction (the app's row
- * lock serialises the app's writes, so two concurrent creates cannot both take the last place), then
- * {@link admit} with the definition. The projected load is read from the pending task rows of the
+ * that adds fires (edit, enable) calls {@link lock} in its transaction (the app's row lock serialises
+ * the app's writes of fires, so two concurrent enables cannot both take the last place of a minute),
+ * then {@link admit} with the definition. A create writes no fire: it calls {@link admit} before its
+ * transaction, without the lock, and {@link countCreate} as its last statement (maxTimers). The projected load is read from the pending task rows of the
  * prepared windows (MySQL is the source of truth: nothing to keep in step on the write paths).
  */
 @Injectable()
@@ -82,35 +78,47 @@ export class QuotaService {
   }
 
   /**
-   * {@link lock} for a create: also counts the new timer in the app's live timers (one row, not a
-   * count of the app's timers), which {@link admit} checks against maxTimers.
+   * The app's quotas in force, read without a lock: what a create is admitted with. Its checks need no
+   * lock because a create writes no fire (its timer is disabled), so concurrent creates cannot push
+   * each other over a minute or a second; an enable checks the fires again under the app's lock.
    */
-  async lockForCreate(m: EntityManager, app: string): Promise<CreateQuota> {
-    const locked = await this.quotas.lockAppAdding(app, m);
-    return locked ? { ...this.effective(locked.quota), liveTimers: locked.liveTimers } : this.effective(null);
+  async current(app: string): Promise<Quota> {
+    return this.effective(await this.quotas.find(app));
   }
 
-  /** A delete's part, after {@link lock} (app row before timer row): the app has one live timer fewer. */
+  /**
+   * A create's part under the app's row lock, its last statement before the commit (the lock is held
+   * for this round trip and the commit only): counts the new timer in the app's live timers when the
+   * app is under maxTimers, in one conditional UPDATE; else 403 (the caller's transaction rolls back,
+   * nothing written). Concurrent creates pass one at a time, each seeing the counts committed before.
+   */
+  async countCreate(m: EntityManager, app: string): Promise<void> {
+    if (await this.quotas.tryAddLiveTimer(app, this.config.quotaDefaults.maxTimers, m)) return;
+    // At maxTimers, or no app row (no counter: the count). Read under the lock for the answer's figures.
+    const locked = await this.quotas.lockAppAdding(app, m);
+    const quota = this.effective(locked?.quota ?? null);
+    if (quota.maxTimers === 0) return;
+    // Both counts include the new timer (the counter was just added to; the COUNT sees its inserted row).
+    const timers = (locked?.liveTimers ?? (await this.quotas.liveTimers(app, m))) - 1;
+    if (timers >= quota.maxTimers) {
+      throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
+    }
+  }
+
+  /** A delete's part, its last statement (timer row before app row): the app has one live timer fewer. */
   async timerRemoved(m: EntityManager, app: string): Promise<void> {
     await this.quotas.removeLiveTimer(app, m);
   }
 
   /**
    * Refuses, with nothing written (the caller's transaction rolls back), a definition over a quota or
-   * the capacity: maxTimers (403), the smallest gap under minIntervalMs (403), the app's busiest
+   * the capacity (maxTimers is {@link countCreate}'s): the smallest gap under minIntervalMs (403), the app's busiest
    * coming minute over maxFiresPerMinute (429), a coming second over TIMER_CAPACITY_FIRES_PER_SEC (429).
    * The load counts the timer as if enabled: a disabled timer is one enable away from it.
    * Returns the spread offset to store: for an autoSpread candidate 0 when it fits as it is, else the
    * least-loaded offset within its jitter that fits (429 when none does); null without autoSpread.
    */
-  async admit(m: EntityManager, quota: CreateQuota, c: Candidate, now: number): Promise<number | null> {
-    if (c.isNew && quota.maxTimers > 0) {
-      // Without an app row (no counter), the count.
-      const timers = (quota.liveTimers ?? (await this.quotas.liveTimers(c.app, m))) - 1;
-      if (timers >= quota.maxTimers) {
-        throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${c.app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
-      }
-    }
+  async admit(m: EntityManager | undefined, quota: Quota, c: Candidate, now: number): Promise<number | null> {
     if (quota.minIntervalMs > 0 && minGapBound(c.spec) < quota.minIntervalMs) {
       const gap = smallestGap(c.spec, now);
       if (gap && gap.gapMs < quota.minIntervalMs) {

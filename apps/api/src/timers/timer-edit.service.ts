@@ -81,8 +81,7 @@ export class TimerEditService {
     let result: EditResult;
     try {
       result = await this.dataSource.transaction(async (m): Promise<EditResult> => {
-        // App row before timer row, as in every write that takes both (quotas).
-        const quota = await this.quotas.lock(m, e.ref.app);
+        // Timer row before app row, as in every write that takes both (the app's for admission only).
         const locked = await this.timerService.lock(m, e.ref);
         if (locked.version !== e.version) throw staleVersion(e.version, locked.version);
         const stored = storedFields(locked);
@@ -90,8 +89,8 @@ export class TimerEditService {
         checkDefinition(fields, this.timerService.rules(now), e.scheduleGiven);
         if (sameFields(stored, fields)) return { id, version: locked.version, changed: false, superseded: 0, fires: 0 };
         if (scheduleChanged(stored, fields) || spreadChanged(stored, fields)) {
-          const candidate = { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, isNew: false, writesFires: locked.status === TimerStatus.Enabled, spread: spreadOf(fields) };
-          fields.spreadOffsetMs = await this.quotas.admit(m, quota, candidate, now);
+          const candidate = { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, writesFires: locked.status === TimerStatus.Enabled, spread: spreadOf(fields) };
+          fields.spreadOffsetMs = await this.quotas.admit(m, await this.quotas.lock(m, e.ref.app), candidate, now);
         }
         await this.timers.update(e.ref.app, e.ref.id, fields, m);
         await this.versions.snapshot(e.ref.id, e.change, now, m);

@@ -79,25 +79,21 @@ export class TimersService {
     const resolved = resolveSchedule(fields, now);
     checkDefinition(resolved, this.rules(now), true);
     if (isAdmin(p)) await this.ensureApp(dto.app);
+    // Admission before the transaction, without the app's lock: a create writes no fire (QuotaService.current).
+    const spread = spreadOf(resolved);
+    const quota = await this.quotas.current(dto.app);
+    const spreadOffsetMs = await this.quotas.admit(undefined, quota, { app: dto.app, spec: scheduleSpecOf(resolved), writesFires: false, spread }, now);
     try {
       return await this.dataSource.transaction(async (m) => {
-        // The timer's rows first, the app's row lock (quotas) after them: concurrent creates of one app pass
-        // the maxTimers check one at a time and hold the lock only for the key, the quota reads and the
-        // commit. The lock adds this timer to the app's live-timer count (apps.live_timers) and reads it
-        // with a locking read, so it sees every create that held the lock before. The key under the lock:
+        // The timer's rows first, the app's row lock after them: concurrent creates of one app pass the
+        // maxTimers check one at a time (a conditional UPDATE of apps.live_timers, which sees every create
+        // committed before it) and hold the lock only for the key and the commit. The key under the lock:
         // its delete-then-insert of one key from two transactions at once would deadlock on the gap.
-        const spread = spreadOf(resolved);
-        const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs: spread ? 0 : null }, m);
-        if (!spread) await this.versions.snapshot(id, 'create', now, m);
+        const id = await this.timers.insert({ app: dto.app, ...resolved, spreadOffsetMs }, m);
+        await this.versions.snapshot(id, 'create', now, m);
         const result = { id: Number(id), version: 1 };
-        const quota = await this.quotas.lockForCreate(m, dto.app);
+        await this.quotas.countCreate(m, dto.app);
         if (key) await this.idempotencyKeys.reserve(dto.app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m, result);
-        const spreadOffsetMs = await this.quotas.admit(m, quota, { app: dto.app, spec: scheduleSpecOf(resolved), isNew: true, writesFires: false, spread }, now);
-        if (spread) {
-          // autoSpread: the offset admission chose, in the row before its version is recorded.
-          if (spreadOffsetMs) await this.timers.setSpreadOffset(dto.app, id, spreadOffsetMs, m);
-          await this.versions.snapshot(id, 'create', now, m);
-        }
         return result;
       });
     } catch (e) {
@@ -146,8 +142,9 @@ export class TimersService {
     const until = preparedWindows(now, this.config.windowMs).until;
     let due: FireRef[] = [];
     const result = await this.dataSource.transaction(async (m): Promise<EnableResult> => {
-      // App row before timer row, as in every write that takes both (quotas).
-      const quota = await this.quotas.lock(m, ref.app);
+      // Timer row before app row, as in every write that takes both; the app's (quotas) as late as can be:
+      // it serialises the app's enables and edits, so it is held for the admission's read, the fire rows,
+      // the Redis index and the commit only.
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until, version: locked.version };
       const spec = specOf(locked);
@@ -162,12 +159,17 @@ export class TimersService {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
-      const spreadOffsetMs = await this.quotas.admit(m, quota, { app: ref.app, spec, timerId: ref.id, isNew: false, writesFires: true, spread: spreadOf(locked) }, now);
       const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
-      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the right one).
+      const spread = spreadOf(locked);
+      const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread }, now);
+      // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the
+      // right one), admitted first as it goes into the row and its version. Without it, admission comes after them.
+      const spreadOffsetMs = spread ? await admit() : null;
       // next_fire_at: every fire before `until` exists once this transaction commits: the migrator reads this timer again from its next one.
       await this.timers.markEnabled(ref.app, ref.id, { spreadOffsetMs, nextFireAt: FireWriter.nextFireAt(locked, until) }, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
+      // Before the fire rows: the capacity check reads this timer's stored fires as ones it replaces.
+      if (!spread) await admit();
       // Inside the transaction: if Redis fails it rolls back and the client retries.
       due = (await this.fires.write(fires, m)).due;
       return { changed: true, fires: fires.length, until, version: locked.version + 1 };
@@ -208,11 +210,12 @@ export class TimersService {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
     const removed = await this.dataSource.transaction(async (m) => {
-      // App row before timer row, as in every write that takes both: the app's live-timer count.
-      await this.quotas.lock(m, ref.app);
+      // Timer row before app row, as in every write that takes both; the app's (its live-timer count) last.
       await this.lock(m, ref);
-      if (await this.timers.softDelete(ref.app, ref.id, m, now)) await this.quotas.timerRemoved(m, ref.app);
-      return this.tasks.deletePending(ref.id, m);
+      const deleted = await this.timers.softDelete(ref.app, ref.id, m, now);
+      const removedFires = await this.tasks.deletePending(ref.id, m);
+      if (deleted) await this.quotas.timerRemoved(m, ref.app);
+      return removedFires;
     });
     // After the commit: the timer is gone for the executor whatever Redis says; the index entries are
     // removed so the trigger does not publish them at all.

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TaskStatus } from '../entities/task.entity';
-import { checkEpochMs, managerOf } from './query-helpers';
+import { affectedRows, checkEpochMs, managerOf } from './query-helpers';
 
 /** An app's quotas as stored: null = the configured default. */
 export interface StoredQuota {
@@ -32,7 +32,7 @@ export class QuotaRepository {
   }
 
   /**
-   * A create's lock: adds the new timer to the app's `live_timers` (which takes the row lock until
+   * A create's lock when {@link tryAddLiveTimer} added nothing (to tell why): adds the new timer to the app's `live_timers` (which takes the row lock until
    * `manager`'s transaction ends; a rollback takes it away again) and returns the app's quotas with
    * its live timers, this one included. Null when no such app.
    */
@@ -40,6 +40,20 @@ export class QuotaRepository {
     await manager.query('UPDATE apps SET live_timers = live_timers + 1, updated_at = updated_at WHERE app = ?', [app]);
     const rows = (await manager.query('SELECT max_timers, max_fires_per_minute, min_interval_ms, live_timers FROM apps WHERE app = ? FOR UPDATE', [app])) as QuotaRow[];
     return rows.length === 0 ? null : { quota: quotaOf(rows[0]), liveTimers: Number(rows[0].live_timers) };
+  }
+
+  /**
+   * A create's lock in one statement: adds the new timer to the app's `live_timers` only while the app
+   * is under its maxTimers (its own, else `defaultMaxTimers`; 0 = no limit). The row lock it takes is
+   * held until `manager`'s transaction ends, so it is the last statement before the commit. False when
+   * nothing was added: no such app, or the app is at its maxTimers ({@link lockAppAdding} tells which).
+   */
+  async tryAddLiveTimer(app: string, defaultMaxTimers: number, manager: EntityManager): Promise<boolean> {
+    const result = await manager.query(
+      'UPDATE apps SET live_timers = live_timers + 1, updated_at = updated_at WHERE app = ? AND (COALESCE(max_timers, ?) = 0 OR live_timers < COALESCE(max_timers, ?))',
+      [app, defaultMaxTimers, defaultMaxTimers],
+    );
+    return affectedRows(result) > 0;
   }
 
   /** A delete's part: one live timer fewer (in `manager`'s transaction, under the app's row lock). */

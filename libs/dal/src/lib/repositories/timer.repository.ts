@@ -208,17 +208,6 @@ export class TimerRepository {
     return affectedRows(result) > 0;
   }
 
-  /** Sets the spread offset admission chose for a live timer (a create, in its transaction, before its version is recorded). */
-  async setSpreadOffset(app: string, id: string, offsetMs: number | null, manager?: EntityManager): Promise<boolean> {
-    if (!isId(id)) return false;
-    const result = await managerOf(this.dataSource, manager).query('UPDATE timers SET spread_offset_ms = ? WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL', [
-      offsetMs,
-      id,
-      app,
-    ]);
-    return affectedRows(result) > 0;
-  }
-
   /**
    * Enables a live timer in one statement (an enable, under its row lock): status, version, the spread
    * offset admission chose and its next fire after the fires the enable wrote. False when absent.
