@@ -85,7 +85,7 @@ class Meter {
 
   /** The server's CPU rate while nobody asks it anything (its background threads). */
   async calibrate(): Promise<void> {
-    await this.quiet();
+    await this.quiet(120_000);
     const c0 = this.cpu();
     const t0 = Date.now();
     await sleep(3000);
@@ -93,9 +93,9 @@ class Meter {
     log(`mariadbd idle: ${(this.idlePerS * 1000).toFixed(1)} ms of CPU per s`);
   }
 
-  /** Waits until the server used under 5 ms of CPU over 300 ms (its purge is done), at most 10 s. */
-  private async quiet(): Promise<void> {
-    const until = Date.now() + 10_000;
+  /** Waits until the server used under 5 ms of CPU over 300 ms (its purge is done), at most `maxMs`. */
+  private async quiet(maxMs = 10_000): Promise<void> {
+    const until = Date.now() + maxMs;
     while (Date.now() < until) {
       const c0 = this.cpu();
       await sleep(300);
@@ -249,12 +249,13 @@ async function main(): Promise<void> {
     const indexes = (await db.query(`SELECT DISTINCT index_name AS i FROM information_schema.statistics WHERE table_schema = ? AND table_name = 'tasks' ORDER BY index_name`, [name])) as { i: string }[];
     log(`tasks indexes: ${indexes.map((r) => r.i).join(', ')}`);
 
-    // Finished fires of the minutes before, so the indexes have a realistic depth (not measured).
+    // Finished fires, so the indexes have a realistic depth (not measured). A day after the measured
+    // fires, so that the purge of a repetition's fires leaves them.
     const minute = 60_000;
     const start = Math.floor(Date.now() / minute) * minute + 10 * minute;
     const tasks = new TaskRepository(db);
     for (let m = 0; m < args.preloadMinutes; m++) {
-      await tasks.insertIgnore(firesOf(args, start - (m + 1) * 60 * minute, 60));
+      await tasks.insertIgnore(firesOf(args, start + 24 * 60 * minute + m * minute, 60));
       await db.query('UPDATE tasks SET status = ?, attempt = 1, http_status = 200, claimed_by = ? WHERE status = ?', [TaskStatus.Succeeded, 'preload', TaskStatus.Pending]);
     }
     log(`preloaded ${args.preloadMinutes * 60 * args.timers} finished fires`);
