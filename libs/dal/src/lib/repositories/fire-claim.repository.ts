@@ -42,7 +42,7 @@ export class FireClaimRepository {
 
   /**
    * {@link claim} for many fires, {@link OUTCOME_CHUNK} per statement: one multi-table UPDATE joined to
-   * the batch's values (one JSON document), rows locked in key order (so concurrent batches cannot deadlock each other).
+   * the batch's values, rows locked in key order (so concurrent batches cannot deadlock each other).
    * When fewer rows matched than were asked for, one SELECT tells which claims hold (claimed_by is
    * the claim's unique token) and returns the state of the others, so the caller needs no extra read.
    */
@@ -59,7 +59,7 @@ export class FireClaimRepository {
       const v = keyedValues(
         rows.map((c) => [c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs]),
         rows,
-        [['attempt', 'INT'], ['token', 'VARCHAR(128)'], ['claimed_until', 'BIGINT'], ['now_ms', 'BIGINT']],
+        ['attempt', 'token', 'claimed_until', 'now_ms'],
       );
       const result = await this.dataSource.query(
         `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at

@@ -76,19 +76,7 @@ export class FireOutcomeRepository {
         o.startedAt ?? null,
       ]),
       rows,
-      [
-        ['token', 'VARCHAR(128)'],
-        ['attempt', 'INT'],
-        ['status', 'TINYINT'],
-        ['http_status', 'SMALLINT'],
-        ['cost_ms', 'INT'],
-        ['lateness_ms', 'INT'],
-        ['error', `VARCHAR(${TASK_ERROR_MAX})`],
-        ['output', `VARCHAR(${TASK_OUTPUT_MAX})`],
-        ['claimed_by', 'VARCHAR(128)'],
-        ['claimed_until', 'BIGINT'],
-        ['started_at', 'BIGINT'],
-      ],
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at'],
     );
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
     // The attempt joins the fire's history in the same statement (the oldest dropped past

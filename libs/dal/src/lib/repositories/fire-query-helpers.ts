@@ -52,20 +52,19 @@ export function compareKeys(a: FireRef, b: FireRef): number {
   return x < y ? -1 : x > y ? 1 : a.runAt - b.runAt;
 }
 
-/** A column of a batch: its name and its SQL type (the JSON value is converted to it). */
-export type KeyedColumn = readonly [name: string, sqlType: string];
-
 /**
- * A batch as a table `JSON_TABLE(?, ...) COLUMNS (timer_id, run_at, <column>...)`, one row per key
- * with its values, for joining to `tasks` on uk_timer_run_at (eq_ref per row). The whole batch is one
- * JSON parameter: the server parses one document instead of a UNION ALL of one SELECT per row, whose
- * parsing and optimizing cost the server more than the row changes themselves. Keys must be valid
- * (isId, safe integers): they are written into the document as JSON numbers.
+ * A batch as a derived table `(SELECT ? AS timer_id, ? AS run_at, ? AS <column>... UNION ALL ...)`,
+ * one row per key with its values, for joining to `tasks` on uk_timer_run_at (eq_ref per row).
  */
-export function keyedValues(values: unknown[][], keys: FireRef[], columns: readonly KeyedColumn[]): { sql: string; params: unknown[] } {
-  const rows = keys.map((k, i) => `[${BigInt(k.timerId)},${k.runAt}${values[i].map((v) => `,${JSON.stringify(v ?? null)}`).join('')}]`);
-  const cols = [['timer_id', 'BIGINT UNSIGNED'] as const, ['run_at', 'BIGINT'] as const, ...columns].map(([c, t], i) => `${c} ${t} PATH '$[${i}]'`).join(', ');
-  return { sql: `JSON_TABLE(?, '$[*]' COLUMNS (${cols}))`, params: [`[${rows.join(',')}]`] };
+export function keyedValues(values: unknown[][], keys: FireRef[], columns: string[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
+  const rest = ['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ');
+  const selects = keys.map((k, i) => {
+    params.push(k.timerId, k.runAt, ...values[i]);
+    return `SELECT ${i === 0 ? first : rest}`;
+  });
+  return { sql: `(${selects.join(' UNION ALL ')})`, params };
 }
 
 /** Most rows one claim or outcome statement carries. */
