@@ -1,0 +1,305 @@
+/**
+ * MariaDB's CPU per fire, without the pipeline (a command, not a test):
+ *
+ *   npm run bench:db -- [--timers 5000] [--seconds 20] [--reps 3] [--claim-batch 250] [--outcome-batch 250]
+ *                       [--preload-minutes 1] [--purge 1]
+ *
+ * On a fresh database (migrated with the real migrations, dropped at the end) it plays, through the
+ * real repositories of @timer/dal, the statements the roles issue per fire for --timers every-second
+ * timers over --seconds seconds (timers x seconds fires), one kind at a time, and measures the local
+ * MariaDB server's CPU (utime + stime of mariadbd in /proc, minus its idle rate) per fire for each:
+ *   insert     the migrator's rows (TaskRepository.insertIgnore, timer by timer as a window is expanded)
+ *   reconcile  the trigger's pending reads (SliceTaskRepository.pendingInSlice: 10 buckets, 10 s ranges)
+ *   claim      the executor's claims (FireClaimRepository.claimMany, --claim-batch fires a statement)
+ *   outcome    the executor's outcomes (FireOutcomeRepository.recordOutcomes, delivered, with the attempt)
+ *   purge      retention (TaskRepository.purgeOlderThan): not part of a pipeline bench run, so apart
+ * Each kind's CPU includes the server's deferred work (InnoDB purge of the old index entries) until it
+ * is quiet again. --preload-minutes minutes of finished fires are written first (not measured), so the
+ * table is not empty. --reps repetitions on the same database, each on its own minutes; the
+ * median per kind is reported, with the server's handler counters per fire (rows read and written).
+ * Run it under the suite lock, alone on the server: every other client's work would count.
+ * Writes .local/results/db-<time>.json and .md and prints the tables.
+ */
+import { execFileSync } from 'node:child_process';
+import { DataSource } from 'typeorm';
+import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, dataSourceOptions, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TaskStatus } from '@timer/dal';
+import { infra, markdownTable, numericFlags, procCpuSeconds, shortId, sleep, writeResults } from '../../e2e/support';
+
+const DEFAULTS = { timers: 5000, seconds: 20, reps: 3, claimBatch: 250, outcomeBatch: 250, preloadMinutes: 1, purge: 1 };
+type Args = typeof DEFAULTS;
+
+const APP = 'bench';
+const BUCKETS = 10;
+const RECONCILE_MS = 10_000;
+const KINDS = ['insert', 'reconcile', 'claim', 'outcome', 'purge'] as const;
+type Kind = (typeof KINDS)[number];
+/** Server counters reported per fire (SHOW GLOBAL STATUS). */
+const COUNTERS = ['Handler_read_key', 'Handler_read_next', 'Handler_read_rnd_next', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_buffer_pool_write_requests', 'Questions'];
+
+const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+
+interface Measure {
+  kind: Kind;
+  fires: number;
+  statements: number;
+  wallMs: number;
+  /** MariaDB CPU microseconds per fire, idle rate taken out. */
+  usPerFire: number;
+  /** The same before the idle rate is taken out. */
+  rawUsPerFire: number;
+  counters: Record<string, number>;
+}
+
+function mariadbPid(): number {
+  for (const name of ['mariadbd', 'mysqld']) {
+    try {
+      const pid = Number(execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim().split('\n')[0]);
+      if (pid > 0) return pid;
+    } catch {
+      // not running under that name
+    }
+  }
+  throw new Error('no mariadbd (or mysqld) process on this machine: the bench measures the local server');
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+class Meter {
+  private idlePerS = 0;
+  constructor(
+    private readonly pid: number,
+    private readonly db: DataSource,
+  ) {}
+
+  private cpu(): number {
+    const s = procCpuSeconds(this.pid);
+    if (s === undefined) throw new Error('mariadbd is gone');
+    return s;
+  }
+
+  private async counters(): Promise<Record<string, number>> {
+    const rows = (await this.db.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${COUNTERS.map(() => '?').join(', ')})`, COUNTERS)) as { Variable_name: string; Value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
+  }
+
+  /** The server's CPU rate while nobody asks it anything (its background threads). */
+  async calibrate(): Promise<void> {
+    await this.quiet(180_000);
+    const c0 = this.cpu();
+    const t0 = Date.now();
+    await sleep(3000);
+    this.idlePerS = (this.cpu() - c0) / ((Date.now() - t0) / 1000);
+    log(`mariadbd idle: ${(this.idlePerS * 1000).toFixed(1)} ms of CPU per s`);
+  }
+
+  /**
+   * Waits until the server is quiet (its InnoDB purge of earlier changes done): under 15 ms of CPU in
+   * each of 3 consecutive 500 ms samples (purge comes in bursts), at most `maxMs`.
+   */
+  private async quiet(maxMs = 30_000): Promise<void> {
+    const until = Date.now() + maxMs;
+    let calm = 0;
+    while (Date.now() < until && calm < 3) {
+      const c0 = this.cpu();
+      await sleep(500);
+      calm = this.cpu() - c0 < 0.015 ? calm + 1 : 0;
+    }
+    if (calm < 3) log(`mariadbd did not become quiet within ${maxMs} ms: figures include other work`);
+  }
+
+  async measure(kind: Kind, fires: number, fn: () => Promise<number>): Promise<Measure> {
+    await this.quiet();
+    const k0 = await this.counters();
+    const c0 = this.cpu();
+    const t0 = Date.now();
+    const statements = await fn();
+    const wallMs = Date.now() - t0;
+    await this.quiet();
+    const elapsedS = (Date.now() - t0) / 1000;
+    const rawS = this.cpu() - c0;
+    const cpuS = rawS - this.idlePerS * elapsedS;
+    const k1 = await this.counters();
+    // The two SHOW STATUS and their Questions are the meter's own.
+    const counters = Object.fromEntries(COUNTERS.map((c) => [c, (k1[c] - k0[c] - (c === 'Questions' ? 1 : 0)) / fires]));
+    return { kind, fires, statements, wallMs, usPerFire: (cpuS * 1e6) / fires, rawUsPerFire: (rawS * 1e6) / fires, counters };
+  }
+}
+
+/** The fires of every timer for `seconds` seconds from `startMs`, in the migrator's order (timer by timer). */
+function firesOf(args: Args, startMs: number, seconds: number): NewTask[] {
+  const rows: NewTask[] = [];
+  for (let t = 1; t <= args.timers; t++) for (let s = 0; s < seconds; s++) rows.push({ app: APP, timerId: String(t), runAt: startMs + s * 1000 });
+  return rows;
+}
+
+/** The same fires in the order they come due (second by second), as the executor claims them. */
+function dueOrder(args: Args, startMs: number): NewTask[] {
+  const rows: NewTask[] = [];
+  for (let s = 0; s < args.seconds; s++) for (let t = 1; t <= args.timers; t++) rows.push({ app: APP, timerId: String(t), runAt: startMs + s * 1000 });
+  return rows;
+}
+
+async function rep(args: Args, meter: Meter, db: DataSource, startMs: number, n: number): Promise<Measure[]> {
+  const tasks = new TaskRepository(db);
+  const slices = new SliceTaskRepository(db);
+  const claims = new FireClaimRepository(db);
+  const outcomes = new FireOutcomeRepository(db);
+  const fires = args.timers * args.seconds;
+  const out: Measure[] = [];
+  const executor = `exec-${shortId()}`;
+  const tokens = new Map<string, string>();
+  let seq = 0;
+
+  out.push(
+    await meter.measure('insert', fires, async () => {
+      const rows = firesOf(args, startMs, args.seconds);
+      // The migrator writes 1,000-row statements (FireWriter.write -> insertIgnore).
+      await tasks.insertIgnore(rows);
+      return Math.ceil(rows.length / 1000);
+    }),
+  );
+
+  out.push(
+    await meter.measure('reconcile', fires, async () => {
+      let statements = 0;
+      let found = 0;
+      for (let from = startMs; from < startMs + args.seconds * 1000; from += RECONCILE_MS) {
+        const to = Math.min(from + RECONCILE_MS, startMs + args.seconds * 1000);
+        for (let bucket = 0; bucket < BUCKETS; bucket++) {
+          found += (await slices.pendingInSlice({ fromMs: from, toMs: to, bucket, buckets: BUCKETS })).length;
+          statements++;
+        }
+      }
+      if (found !== fires) throw new Error(`reconcile found ${found} pending fires, expected ${fires}`);
+      return statements;
+    }),
+  );
+
+  const due = dueOrder(args, startMs);
+  out.push(
+    await meter.measure('claim', fires, async () => {
+      let statements = 0;
+      for (let i = 0; i < due.length; i += args.claimBatch) {
+        const nowMs = Date.now();
+        const batch: FireClaimRequest[] = due.slice(i, i + args.claimBatch).map((f) => {
+          const token = `${executor}:${seq++}`;
+          tokens.set(`${f.timerId}:${f.runAt}`, token);
+          return { timerId: f.timerId, runAt: f.runAt, attempt: 1, token, nowMs, leaseMs: 30_000 };
+        });
+        const results = await claims.claimMany(batch);
+        if (!results.every((r) => r.claimed)) throw new Error('a claim was refused');
+        statements++;
+      }
+      return statements;
+    }),
+  );
+
+  out.push(
+    await meter.measure('outcome', fires, async () => {
+      let statements = 0;
+      for (let i = 0; i < due.length; i += args.outcomeBatch) {
+        const now = Date.now();
+        const batch: FireOutcome[] = due.slice(i, i + args.outcomeBatch).map((f) => ({
+          timerId: f.timerId,
+          runAt: f.runAt,
+          token: tokens.get(`${f.timerId}:${f.runAt}`) as string,
+          attempt: 1,
+          status: TaskStatus.Succeeded,
+          httpStatus: 200,
+          costMs: 3,
+          latenessMs: 40,
+          error: null,
+          output: 'ok',
+          claimedBy: tokens.get(`${f.timerId}:${f.runAt}`) as string,
+          claimedUntil: null,
+          startedAt: now - 3,
+        }));
+        const applied = await outcomes.recordOutcomes(batch);
+        if (!applied.every(Boolean)) throw new Error('an outcome was fenced off');
+        statements++;
+      }
+      return statements;
+    }),
+  );
+
+  if (args.purge) {
+    out.push(
+      await meter.measure('purge', fires, async () => {
+        // Only this repetition's rows are past the cutoff (earlier ones are gone, later ones are newer).
+        const deleted = await tasks.purgeOlderThan(startMs + args.seconds * 1000, 5000);
+        if (deleted !== fires) throw new Error(`purge deleted ${deleted}, expected ${fires}`);
+        return Math.ceil(deleted / 5000) + 1;
+      }),
+    );
+  }
+  log(`rep ${n}: ${out.map((m) => `${m.kind} ${m.usPerFire.toFixed(1)} us`).join(', ')}`);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = numericFlags(process.argv.slice(2), DEFAULTS);
+  if (args.timers < 1 || args.seconds < 1 || args.reps < 1 || args.claimBatch < 1 || args.outcomeBatch < 1) throw new Error('need --timers, --seconds, --reps, batches >= 1');
+  const name = `timer_test_bench_db_${shortId()}`.replace(/[^A-Za-z0-9_]/g, '_');
+  const base = new URL(infra().mysqlUrl);
+  const url = Object.assign(new URL(base.toString()), { pathname: `/${name}` }).toString();
+  const admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
+  await admin.initialize();
+  await admin.query(`CREATE DATABASE \`${name}\``);
+  let db: DataSource | undefined;
+  try {
+    await runMigrations(url);
+    db = new DataSource(dataSourceOptions(url, 4));
+    await db.initialize();
+    const meter = new Meter(mariadbPid(), db);
+    const indexes = (await db.query(`SELECT DISTINCT index_name AS i FROM information_schema.statistics WHERE table_schema = ? AND table_name = 'tasks' ORDER BY index_name`, [name])) as { i: string }[];
+    log(`tasks indexes: ${indexes.map((r) => r.i).join(', ')}`);
+
+    // Finished fires, so the indexes have a realistic depth (not measured). A day after the measured
+    // fires, so that the purge of a repetition's fires leaves them.
+    const minute = 60_000;
+    const start = Math.floor(Date.now() / minute) * minute + 10 * minute;
+    const tasks = new TaskRepository(db);
+    for (let m = 0; m < args.preloadMinutes; m++) {
+      await tasks.insertIgnore(firesOf(args, start + 24 * 60 * minute + m * minute, 60));
+      await db.query('UPDATE tasks SET status = ?, attempt = 1, http_status = 200, claimed_by = ? WHERE status = ?', [TaskStatus.Succeeded, 'preload', TaskStatus.Pending]);
+    }
+    log(`preloaded ${args.preloadMinutes * 60 * args.timers} finished fires`);
+    await meter.calibrate();
+
+    const reps: Measure[][] = [];
+    for (let r = 0; r < args.reps; r++) reps.push(await rep(args, meter, db, start + r * (args.seconds + 60) * 1000, r + 1));
+
+    const kinds = KINDS.filter((k) => reps[0].some((m) => m.kind === k));
+    const of = (k: Kind) => reps.map((ms) => ms.find((m) => m.kind === k) as Measure);
+    const rows = kinds.map((k) => {
+      const ms = of(k);
+      return [k, median(ms.map((m) => m.usPerFire)), median(ms.map((m) => m.rawUsPerFire)), Math.min(...ms.map((m) => m.usPerFire)), Math.max(...ms.map((m) => m.usPerFire)), ms[0].fires / ms[0].statements, median(ms.map((m) => m.wallMs)), ...COUNTERS.map((c) => median(ms.map((m) => m.counters[c])))];
+    });
+    const pipelineKinds: Kind[] = kinds.filter((k) => k !== 'purge');
+    const total = median(reps.map((ms) => ms.filter((m) => pipelineKinds.includes(m.kind)).reduce((a, m) => a + m.usPerFire, 0)));
+    const head = ['kind', 'MariaDB CPU us/fire (median)', 'before idle taken out', 'min', 'max', 'fires/statement', 'wall ms', ...COUNTERS.map((c) => `${c.replace(/^Handler_|^Innodb_/, '')}/fire`)];
+    const table = markdownTable(head, rows, 2);
+    const md = [
+      `MariaDB CPU per fire by statement kind: ${args.timers} every-second timers x ${args.seconds} s (${args.timers * args.seconds} fires), ${args.reps} repetitions, claims ${args.claimBatch} and outcomes ${args.outcomeBatch} a statement, ${args.preloadMinutes * 60 * args.timers} finished fires preloaded.`,
+      `Indexes of tasks: ${indexes.map((r) => r.i).join(', ')}.`,
+      '',
+      table,
+      '',
+      `Insert + reconcile + claim + outcome (median of the repetitions' sums): ${total.toFixed(1)} us of MariaDB CPU per fire.`,
+    ].join('\n');
+    const path = writeResults('db', { args, indexes: indexes.map((r) => r.i), reps, total }, md);
+    process.stdout.write(`\n${md}\n\n${path}.md\n`);
+  } finally {
+    await db?.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.destroy();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
