@@ -214,8 +214,9 @@ export class Stack {
   }
 
   private startProcess(role: Role, port: number, prev: RoleProcess | undefined, logFile: string): RoleProcess {
-    // STACK_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the roles of a benchmark run.
-    const nodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    // STACK_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the roles of a benchmark run;
+    // STACK_NODE_ARGS_<ROLE> (e.g. STACK_NODE_ARGS_EXECUTOR) one role only, leaving the others' CPU as it is.
+    const nodeArgs = [process.env.STACK_NODE_ARGS, process.env[`STACK_NODE_ARGS_${role.toUpperCase()}`]].join(' ').split(' ').filter(Boolean);
     const child = spawn(process.execPath, [...nodeArgs, '-r', './scripts/register-paths.js', `dist/apps/${role}/src/main.js`], {
       cwd: ROOT_DIR,
       env: { ...this.env(role), TIMER_HTTP_PORT: String(port) },

@@ -87,6 +87,32 @@ describe('CallbackClient against a real HTTP receiver on loopback', () => {
     await client.close();
   });
 
+  it("reads a 429's or 503's Retry-After (the first of several), and no other status's", async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    respond = (_q, s) => { s.writeHead(429, [['Retry-After', '7'], ['retry-after', '9']]); s.end(); };
+    expect(await client.deliver({ url: base, method: 'GET' }, fire)).toMatchObject({ ok: false, status: 429, retryable: true, retryAfterMs: 7_000 });
+    respond = (_q, s) => { s.writeHead(503, { 'retry-after': '2' }); s.end(); };
+    expect(await client.deliver({ url: base, method: 'GET' }, fire)).toMatchObject({ status: 503, retryAfterMs: 2_000 });
+    respond = (_q, s) => { s.writeHead(500, { 'retry-after': '2' }); s.end(); };
+    expect(await client.deliver({ url: base, method: 'GET' }, fire)).not.toHaveProperty('retryAfterMs');
+    await client.close();
+  });
+
+  it('stops reading a response over 1 MiB and answers with its start, the path and query sent as given', async () => {
+    const client = new CallbackClient({ allowPrivate: true, maxOutputBytes: 4 });
+    let ticker: NodeJS.Timeout | undefined;
+    respond = (_q, s) => {
+      s.writeHead(200);
+      const chunk = 'x'.repeat(65_536);
+      ticker = setInterval(() => s.write(chunk), 1); // endless: only the cut ends the call
+    };
+    const result = await client.deliver({ url: `${base}/a/b?c=1#frag`, method: 'GET' }, fire);
+    clearInterval(ticker);
+    await client.close();
+    expect(result).toMatchObject({ ok: true, status: 200, output: 'xxxx' });
+    expect(seen[0].url).toBe('/a/b?c=1');
+  });
+
   it('cuts a long response at maxOutputBytes on a character boundary', async () => {
     const client = new CallbackClient({ allowPrivate: true, maxOutputBytes: 10 });
     respond = (_q, s) => s.end('ééééééééééééééé'); // 2 bytes each

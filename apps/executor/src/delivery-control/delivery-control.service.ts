@@ -183,9 +183,24 @@ async function settledWithin(p: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Origins of URLs seen, by URL: every fire asks twice (`wouldGoNow`, `enter`), and a timer calls the same URL every fire. */
+const origins = new Map<string, string | null>();
+/** URLs whose origin is remembered; templated URLs differ per fire, so the map is emptied when full. */
+const ORIGINS_KEPT = 10_000;
+
 /** `scheme://host:port` of a callback URL (the default port spelled out), null when it is not a URL. */
 export function originOf(url: unknown): string | null {
   if (typeof url !== 'string') return null;
+  let key = origins.get(url);
+  if (key === undefined) {
+    key = parseOrigin(url);
+    if (origins.size >= ORIGINS_KEPT) origins.clear();
+    origins.set(url, key);
+  }
+  return key;
+}
+
+function parseOrigin(url: string): string | null {
   try {
     const u = new URL(url);
     const port = u.port || (u.protocol === 'https:' ? '443' : u.protocol === 'http:' ? '80' : '');

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { CallbackClient, CallbackMethod, CallbackResult } from '@timer/callback';
+import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 import { nextFireTimes, specOf } from '@timer/schedule';
@@ -11,6 +11,7 @@ import { CallStarts } from './call-starts.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
+import { InstantWaits } from './instant-waits';
 import { fireDelayOf } from './jitter';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
@@ -28,6 +29,8 @@ export const EARLY_CALL_MARK_MS = 250;
  */
 @Injectable()
 export class FireDelivery {
+  private readonly waits: InstantWaits;
+
   constructor(
     private readonly cache: TimerCache,
     private readonly callback: CallbackClient,
@@ -39,7 +42,9 @@ export class FireDelivery {
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
     private readonly calls: CallStarts,
-  ) {}
+  ) {
+    this.waits = new InstantWaits(clock);
+  }
 
   /** Runs one claimed attempt to its recorded outcome. */
   async deliver(attempt: ClaimedAttempt): Promise<FireResult> {
@@ -58,7 +63,7 @@ export class FireDelivery {
     const url = claimed?.timer.notifyHttpParam?.url;
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     if (wait > 0) {
-      await this.clock.sleep(wait);
+      await this.waits.until(target);
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
       // other apps' fires due in this turn go first (their calls out before its pre-call work).
       if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
@@ -119,11 +124,12 @@ export class FireDelivery {
     if (!p || typeof p.url !== 'string' || !METHODS.includes(method)) {
       return Promise.resolve({ ok: false, costMs: 0, error: `invalid callback: method ${JSON.stringify(p?.method)}`, retryable: false });
     }
-    return this.callback.deliver(
-      { ...callbackPartsOf(def.timer, msg), method, timeoutMs: this.timeoutOf(p.timeoutMs) },
-      { timerId: msg.timerId, runAt: msg.runAt, jitteredAt, attempt: msg.attempt, ...(redelivery ? { redelivery } : {}), ...(msg.backfill ? { backfill: true } : {}) },
-      def.signingSecret ?? undefined,
-    );
+    const parts = callbackPartsOf(def.timer, msg);
+    // Built field by field (no spreads of temporary objects): this runs once per fire.
+    const fire: FireIdentity = { timerId: msg.timerId, runAt: msg.runAt, jitteredAt, attempt: msg.attempt };
+    if (redelivery) fire.redelivery = true;
+    if (msg.backfill) fire.backfill = true;
+    return this.callback.deliver({ url: parts.url, header: parts.header, body: parts.body, method, timeoutMs: this.timeoutOf(p.timeoutMs) }, fire, def.signingSecret ?? undefined);
   }
 
   /**

@@ -820,21 +820,19 @@ describe('FireService fire policies', () => {
       // App 'app' (timer 7) holds 3 of its share of 3 with its own fire; 'light' 1 of 3.
       s.control.shares.tryHold('app', T0);
       s.control.shares.tryHold('app', T0);
-      // Both wait for run_at; their waits end in one turn, the heavy app's first (as timers due at
-      // one instant run one after the other, each with its promise chain to the end).
+      // Both wait for run_at on the one timer of that instant; as it ends the heavy app's fire, which
+      // waited first, resumes first.
       const wakes: (() => void)[] = [];
       s.clock.sleep = () => new Promise<void>((r) => wakes.push(r));
-      const asleep = async (n: number) => {
-        while (wakes.length < n) await new Promise((r) => setImmediate(r));
-      };
       const heavy = s.service.handle(s.msg(T0 + 500));
-      await asleep(1);
+      while (wakes.length < 1) await new Promise((r) => setImmediate(r));
       const light = s.service.handle({ timerId: '8', runAt: T0 + 500, fireId: `8-${T0 + 500}`, attempt: 1 });
-      await asleep(2);
+      // Light claimed, then waiting for its time too.
+      while (!s.fires.row('8', T0 + 500)?.claimedBy) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(wakes).toHaveLength(1);
       s.clock.current = T0 + 500;
       wakes[0]();
-      for (let i = 0; i < 100; i++) await Promise.resolve();
-      wakes[1]();
       expect(await Promise.all([heavy, light])).toEqual(['succeeded', 'succeeded']);
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
     });

@@ -8,6 +8,7 @@ import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
+import { InstantWaits } from './instant-waits';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -27,6 +28,7 @@ export const SLOT_LEAD_MS = 100;
 @Injectable()
 export class FireService {
   private readonly logger = new Logger(FireService.name);
+  private readonly waits: InstantWaits;
 
   constructor(
     private readonly admission: FireAdmission,
@@ -35,7 +37,9 @@ export class FireService {
     private readonly shares: AppShareGate,
     private readonly config: ExecutorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.waits = new InstantWaits(clock);
+  }
 
   /**
    * A task message of one fire or many, each fire in a slot of `lane`. Resolves once every fire's
@@ -59,7 +63,7 @@ export class FireService {
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.clock.sleep(wait);
+    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.waits.until(msg.runAt - SLOT_LEAD_MS);
     const worked = await lane.run(() => this.handleFire(msg, properties));
     await worked.handedBack;
     return worked.result;
