@@ -154,23 +154,24 @@ export class ReconcilerService {
   }
 
   /**
-   * The rows less the pending fires that a fair-delivery hand-back keeps on the retries topic (their
-   * executor's mark, `RescueMarks.handedBack`): they are not in the lanes' backlog that
+   * The rows less the fires that a fair-delivery hand-back keeps on the retries topic (their executor's
+   * mark, `RescueMarks.handedBack`): pending ones, and retries waiting without a holder (a refused call's
+   * retry that came back over its app's share). They are not in the lanes' backlog that
    * {@link backlogTooOld} reads, and re-sending them only made the executor hand them back again (the
-   * fairness bench's slow app: 1,000 of them a pass, 34 s after it started). A lapsed mark (the
+   * fairness bench's slow app: 1,000 of them a pass, ~34 s after it started). A lapsed mark (the
    * hand-back's return plus a margin, at most ~10 min ahead) lets a fire whose message was lost be
-   * rescued; without Redis's answer every row is rescued as before. Claims and retries are never held.
+   * rescued; a stale claim (its holder died) is never held; without Redis's answer every row is rescued.
    */
   private async withoutHandedBack(rows: OverdueFire[]): Promise<OverdueFire[]> {
-    const pending = rows.filter((r) => r.status === TaskStatus.Pending);
-    if (pending.length === 0) return rows;
+    const unheld = rows.filter((r) => r.claimedBy === null);
+    if (unheld.length === 0) return rows;
     try {
-      const waiting = await this.marks.waitingInBroker(pending.map((r) => fireId(r.timerId, r.runAt)));
-      const held = new Set(pending.filter((_, i) => waiting[i]));
-      if (held.size > 0) this.logger.log(`${held.size} overdue pending fire(s) wait on the retries topic (handed back by fair delivery): not rescued this pass`);
+      const waiting = await this.marks.waitingInBroker(unheld.map((r) => fireId(r.timerId, r.runAt)));
+      const held = new Set(unheld.filter((_, i) => waiting[i]));
+      if (held.size > 0) this.logger.log(`${held.size} overdue fire(s) wait on the retries topic (handed back by fair delivery): not rescued this pass`);
       return held.size === 0 ? rows : rows.filter((r) => !held.has(r));
     } catch (e) {
-      this.logger.warn(`reading the hand-back marks failed (pending fires rescued as usual): ${(e as Error).message}`);
+      this.logger.warn(`reading the hand-back marks failed (overdue fires rescued as usual): ${(e as Error).message}`);
       return rows;
     }
   }
