@@ -1,13 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { ClaimResult, FireClaimRepository, FireClaimRequest, OUTCOME_CHUNK } from '@timer/dal';
-import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { ExecutorMetrics } from './executor.metrics';
 
 interface Pending {
   request: FireClaimRequest;
-  /** The fire's app, when known: claims of apps holding more than half their share go after the others'. */
-  app?: string;
   resolve: (r: ClaimResult) => void;
   reject: (e: unknown) => void;
 }
@@ -22,13 +19,6 @@ const CLAIM_ATTEMPTS = 3;
  * goes out on the next turn of the event loop when a statement slot is free, so a lone message pays
  * no added wait, and under load everything that arrived while the slots were busy shares the next
  * statement. At 5,000 fires/s this turns 5,000 single-row UPDATEs a second into a few dozen.
- *
- * Fair delivery: when claims of an app holding more than half its share (`AppFairShare.heavy`) wait
- * with other apps' claims, the others go first in a statement of their own. In the fairness bench the
- * slow app's first 500 fires were claimed at the instant the fast app's 100 were, in the same 500-row
- * statements, and the fast app's claims ended at their due time instead of ~85 ms before it (so their
- * call marks could not be taken during the wait either). An app alone is never heavy against itself:
- * its claims keep their order and batch size.
  */
 @Injectable()
 export class ClaimBatcher {
@@ -41,12 +31,11 @@ export class ClaimBatcher {
     private readonly claims: FireClaimRepository,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly control: DeliveryControl,
   ) {}
 
-  claim(request: FireClaimRequest, app?: string): Promise<ClaimResult> {
+  claim(request: FireClaimRequest): Promise<ClaimResult> {
     return new Promise<ClaimResult>((resolve, reject) => {
-      this.queue.push({ request, app, resolve, reject });
+      this.queue.push({ request, resolve, reject });
       this.schedule();
     });
   }
@@ -62,32 +51,13 @@ export class ClaimBatcher {
 
   private drain(): void {
     while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
-      const batch = this.nextBatch();
+      const batch = this.queue.splice(0, OUTCOME_CHUNK);
       this.inFlight++;
       void this.run(batch).finally(() => {
         this.inFlight--;
         this.schedule();
       });
     }
-  }
-
-  /** Up to OUTCOME_CHUNK claims: those of apps not heavy now first, never mixed with a heavy app's while both wait. */
-  private nextBatch(): Pending[] {
-    const now = this.clock.now();
-    const heavy = new Map<string, boolean>();
-    const isHeavy = (p: Pending): boolean => {
-      if (p.app === undefined) return false;
-      let h = heavy.get(p.app);
-      if (h === undefined) heavy.set(p.app, (h = this.control.shares.heavy(p.app, now)));
-      return h;
-    };
-    const light: Pending[] = [];
-    const rest: Pending[] = [];
-    for (const p of this.queue) (isHeavy(p) ? rest : light).push(p);
-    if (light.length === 0 || rest.length === 0) return this.queue.splice(0, OUTCOME_CHUNK);
-    const batch = light.splice(0, OUTCOME_CHUNK);
-    this.queue = light.concat(rest);
-    return batch;
   }
 
   private async run(batch: Pending[]): Promise<void> {

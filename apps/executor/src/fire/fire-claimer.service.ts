@@ -83,9 +83,7 @@ export class FireClaimer {
     return this.calls.nextToken();
   }
 
-  /** Claimed in a batch; the timer's app (its definition is cached by now: the share gate and the admission read it) lets other apps' claims go first when it is heavy. */
-  private async claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {
-    const app = (await this.cache.get(msg.timerId))?.timer.app;
-    return this.batcher.claim({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: this.clock.now(), leaseMs: this.config.leaseMs }, app);
+  private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {
+    return this.batcher.claim({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: this.clock.now(), leaseMs: this.config.leaseMs });
   }
 }

@@ -58,9 +58,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const liveness = new FakeLiveness();
   const marks = new FakeCallMarks();
   const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
-  const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
-  const control = new DeliveryControl(config, controlMetrics, clock);
-  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock, control), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
+  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
   const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
   const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
@@ -71,6 +69,8 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const indexed: { timerId: string; runAt: number }[] = [];
   const taskMessages: { timerId: string; runAt: number }[] = [];
   const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t), publishBatch: async (ts) => void taskMessages.push(...ts) }, clock);
+  const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
+  const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
     new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache, calls),
     new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes), calls),
