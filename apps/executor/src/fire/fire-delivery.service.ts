@@ -16,7 +16,6 @@ import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
 import { TimerCache } from './timer-cache.service';
-import { traceStage } from './fire-trace';
 
 const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** A claimed fire waiting at most this long for its time marks its call's start during that wait (see `deliver`). */
@@ -60,7 +59,6 @@ export class FireDelivery {
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     if (wait > 0) {
       await this.clock.sleep(wait);
-      traceStage(msg.fireId, 'wake');
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
       // other apps' fires due in this turn go first (their calls out before its pre-call work).
       if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
@@ -68,7 +66,6 @@ export class FireDelivery {
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
     const current = wait > 0 ? await this.cache.get(msg.timerId) : claimed;
-    traceStage(msg.fireId, 'reread');
     if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
     if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
     // A completed timer's fire is delivered when asked for (a dead letter replayed after the timer's last fire).
@@ -100,7 +97,6 @@ export class FireDelivery {
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
     // Adaptive delivery: the origin's circuit, Retry-After and concurrency; refused = an attempt deferred, not sent.
     const gate = await this.control.enter(def.timer.notifyHttpParam?.url);
-    traceStage(msg.fireId, 'gate');
     // The call's start is marked once it has its origin slot (its connection), right before it goes out (or during the wait above):
     // should this process die, a taker-over of the claim then knows whether the call may have reached
     // the receiver. Refused when the claim was taken over already (this process was taken for dead).
@@ -108,7 +104,6 @@ export class FireDelivery {
       gate.cancel();
       return this.outcomes.takenOver(msg);
     }
-    traceStage(msg.fireId, gate.go ? 'call' : 'refused');
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;

@@ -8,7 +8,6 @@ import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
-import { traceStage } from './fire-trace';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -59,7 +58,6 @@ export class FireService {
    * slot at once: the admission hands them back to the broker.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
-    traceStage(msg.fireId, 'arrive');
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
     if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.clock.sleep(wait);
     const worked = await lane.run(() => this.handleFire(msg, properties));
@@ -84,13 +82,10 @@ export class FireService {
    * filled the 1,000 slots, and 17 of the other app's fires waited 90 ms for a slot).
    */
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
-    traceStage(msg.fireId, 'slot');
     const share = await this.shares.enter(msg, properties);
-    traceStage(msg.fireId, 'share');
     if (!share.entered) return { result: 'deferred-share', handedBack: share.handedBack };
     try {
       const admission = await this.admission.admit(msg, properties);
-      traceStage(msg.fireId, 'claimed');
       return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
     } finally {
       share.leave();
