@@ -25,6 +25,9 @@ type Args = typeof DEFAULTS;
 const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 const r1 = (n: number) => (Number.isFinite(n) ? Math.round(n) : null);
 
+/** Width of the report's windows of B's lateness (seconds). */
+const WINDOW_S = 5;
+
 /** First deliveries per fire, split into the two measured phases by scheduled time. */
 class Phases {
   readonly seen = new Set<string>();
@@ -32,6 +35,8 @@ class Phases {
   readonly together: number[] = [];
   /** B's lateness by scheduled second relative to A's start (-5 to the end of the together phase): where the excess is. */
   readonly bySecond = new Map<number, number[]>();
+  /** B's lateness by 5-s window of scheduled time relative to A's start, both phases: which windows decide each p99 (the baseline's too). */
+  readonly byWindow = new Map<number, number[]>();
   interval: number[] = [];
   constructor(
     private readonly aloneFrom: number,
@@ -47,6 +52,12 @@ class Phases {
     else if (d.scheduledAt >= this.togetherFrom && d.scheduledAt < this.to) this.together.push(late);
     const second = Math.floor((d.scheduledAt - this.togetherFrom) / 1000);
     if (second >= -5 && d.scheduledAt < this.to) this.bySecond.set(second, [...(this.bySecond.get(second) ?? []), late]);
+    if (d.scheduledAt >= this.aloneFrom && d.scheduledAt < this.to) {
+      const w = Math.floor(second / WINDOW_S) * WINDOW_S;
+      const list = this.byWindow.get(w);
+      if (list) list.push(late);
+      else this.byWindow.set(w, [late]);
+    }
   }
 }
 
@@ -140,6 +151,12 @@ async function main(): Promise<void> {
         return [second, l.length, r1(p.p50), r1(p.p99), r1(p.max), ex?.cpuMs ?? '', ex?.appShare ?? '', ex?.originBusy ?? ''];
       });
 
+    const windowRows = [...phases.byWindow.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([from, l]) => {
+        const p = percentiles(l);
+        return [from, from < 0 ? 'alone' : 'with A', l.length, r1(p.p50), r1(p.p99), r1(p.max)] as const;
+      });
     const alone = percentiles(phases.alone);
     const together = percentiles(phases.together);
     const ratio = together.p99 / alone.p99;
@@ -167,6 +184,7 @@ async function main(): Promise<void> {
       records_of_the_together_window: Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, Number(v ?? 0)])),
       a_last_error_by_reason: Object.fromEntries(errors.map((e) => [e.reason, Number(e.n)])),
       executor_deferred_total: deferred,
+      b_by_5s_window: windowRows.map(([from, phase, n, p50, p99, max]) => ({ from, phase, n, p50, p99, max })),
       b_by_second_after_a_start: secondRows.map(([second, n, p50, p99, max, cpuMs, appShare, originBusy]) => ({ second, n, p50, p99, max, cpuMs, appShare, originBusy })),
     };
     const md = [
@@ -188,6 +206,10 @@ async function main(): Promise<void> {
       `A: ${result.a.delivered_during_run} of ${result.a.due} fires delivered during the run (lateness p50 ${result.a.lateness_ms.p50} ms, p99 ${result.a.lateness_ms.p99} ms); ` +
         `records of the window ${JSON.stringify(result.records_of_the_together_window)}, last error by reason ${JSON.stringify(result.a_last_error_by_reason)}; ` +
         `executor deferrals ${JSON.stringify(deferred)}.`,
+      '',
+      `B's lateness by ${WINDOW_S}-s window of scheduled time (seconds relative to A's start; the p99 of each phase comes from its worst windows):`,
+      '',
+      markdownTable(['from second', 'phase', 'B fires', 'p50 ms', 'p99 ms', 'max ms'], windowRows.map((r) => [...r])),
       '',
       "B's lateness by scheduled second relative to A's start, beside the executor's CPU and deferrals from half a second before it to half a second after:",
       '',

@@ -7,7 +7,7 @@ import { fireId, TOPICS } from '@timer/contracts';
 import { AppRepository, TaskStatus, TimerStatus } from '@timer/dal';
 import { verifySignature } from '@timer/callback';
 import type { PulsarRecord } from '@timer/pulsar-transport';
-import { CallMarks } from '@timer/redis';
+import { CallMarks, RescueMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { FirePublisher } from '../src/fire/fire-publisher';
 import { ExecutorHarness, metricValue, Receiver } from './executor-harness';
@@ -226,6 +226,8 @@ describe('executor (allowPrivate: true)', () => {
     emit.mockRestore();
     expect(sent).toHaveLength(1);
     expect(sent[0].options?.properties).toMatchObject({ 'x-timer-deferrals': '1', 'x-timer-fires': '3' });
+    // Stored, its fires are marked as waiting in the broker, so the reconciler does not re-send them meanwhile.
+    await eventually('the hand-back marks written', async () => (await h.app.get(RescueMarks).waitingInBroker(fires.map((f) => f.fireId))).every(Boolean));
     for (const t of timers) expect(await settled(h, t.id, runAt)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
     await pause(500);
     expect(receiver.callsTo('/handed-back').map((c) => c.headers['x-timer-fire-id']).sort()).toEqual(fires.map((f) => f.fireId).sort());

@@ -1,23 +1,30 @@
 import { MESSAGE_PROPERTIES, parseTaskPayload, TaskMessage, TOPICS } from '@timer/contracts';
 import type { ClientPulsar, PulsarRecord } from '@timer/pulsar-transport';
 import { Observable, of, throwError } from 'rxjs';
-import { FirePublisher, HAND_BACK_BATCH_MAX } from './fire-publisher';
+import { FirePublisher, HAND_BACK_BATCH_MAX, HAND_BACK_MARK_SLACK_MS, HandBackMarks } from './fire-publisher';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
 const fire = (timerId: string, runAt = T0): TaskMessage => ({ timerId, runAt, fireId: `${timerId}-${runAt}`, attempt: 1 });
 
-function setup(fail = false) {
+function setup(fail = false, failMarks = false) {
   const sent: { topic: string; record: PulsarRecord }[] = [];
   const emit = (topic: string, record: PulsarRecord): Observable<undefined> => {
     sent.push({ topic, record });
     return fail ? throwError(() => new Error('broker down')) : of(undefined);
   };
-  const publisher = new FirePublisher({ emit } as unknown as ClientPulsar);
+  const marked: { ids: readonly string[]; ttlMs: number }[] = [];
+  const marks: HandBackMarks = {
+    handedBack: async (ids, ttlMs) => {
+      if (failMarks) throw new Error('redis down (injected)');
+      marked.push({ ids, ttlMs });
+    },
+  };
+  const publisher = new FirePublisher({ emit } as unknown as ClientPulsar, marks, { now: () => T0 });
   const firesOf = (i: number) => {
     const parsed = parseTaskPayload(sent[i].record.data);
     return parsed.ok ? parsed.value : [];
   };
-  return { sent, publisher, firesOf };
+  return { sent, publisher, firesOf, marked };
 }
 
 describe('FirePublisher.handBack', () => {
@@ -57,9 +64,26 @@ describe('FirePublisher.handBack', () => {
     expect(sent).toHaveLength(3);
   });
 
-  it('rejects every hand-back of a message the broker did not take, so their task messages are nacked', async () => {
-    const { publisher } = setup(true);
+  it('rejects every hand-back of a message the broker did not take, so their task messages are nacked, and marks none of them', async () => {
+    const { publisher, marked } = setup(true);
     const results = await Promise.allSettled([publisher.handBack(fire('1'), T0, 1), publisher.handBack(fire('2'), T0, 1)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    await new Promise((r) => setImmediate(r));
+    expect(marked).toEqual([]);
+  });
+
+  it("marks a stored hand-back's fires as waiting in the broker until its return plus the slack, one Redis call a message", async () => {
+    const { publisher, marked } = setup();
+    await Promise.all([publisher.handBack(fire('1'), T0 + 1_000, 1), publisher.handBack(fire('2'), T0 + 1_400, 1), publisher.handBack(fire('3'), T0 + 5_000, 2)]);
+    expect(marked).toEqual([
+      { ids: [`1-${T0}`, `2-${T0}`], ttlMs: 1_400 + HAND_BACK_MARK_SLACK_MS },
+      { ids: [`3-${T0}`], ttlMs: 5_000 + HAND_BACK_MARK_SLACK_MS },
+    ]);
+  });
+
+  it('resolves a stored hand-back even when its mark cannot be written (the reconciler may then re-send it once)', async () => {
+    const { publisher, marked } = setup(false, true);
+    await expect(publisher.handBack(fire('1'), T0 + 1_000, 1)).resolves.toBeUndefined();
+    expect(marked).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { lastValueFrom } from 'rxjs';
 import { MESSAGE_PROPERTIES, TaskBatchMessage, taskBatchOf, taskBatchPropertiesOf, TaskMessage, TOPICS } from '@timer/contracts';
+import { CLOCK, NowClock } from '@timer/platform';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
+import { RescueMarks } from '@timer/redis';
 
 const FIRE_ID_PROPERTY = MESSAGE_PROPERTIES.fireId;
 const RECHECK_PROPERTY = MESSAGE_PROPERTIES.recheck;
@@ -10,6 +12,15 @@ const RECHECK_PROPERTY = MESSAGE_PROPERTIES.recheck;
 export const HAND_BACK_BUCKET_MS = 1_000;
 /** Most fires of one hand-back message (the trigger's TIMER_TRIGGER_BATCH_MAX default). */
 export const HAND_BACK_BATCH_MAX = 100;
+/**
+ * A stored hand-back's fires are marked as waiting in the broker until this long after their return
+ * (`RescueMarks.handedBack`; the reconciler does not rescue them meanwhile): time for the broker's
+ * delayed delivery and for the executor to take the returned message, claim or hand it back again
+ * (which renews the mark). A fire whose message is lost is rescued once its mark lapses.
+ */
+export const HAND_BACK_MARK_SLACK_MS = 30_000;
+
+export type HandBackMarks = Pick<RescueMarks, 'handedBack'>;
 
 interface HandBack {
   message: TaskMessage;
@@ -22,9 +33,14 @@ interface HandBack {
 /** What the executor publishes; every method resolves once the broker has persisted the message. */
 @Injectable()
 export class FirePublisher {
+  private readonly logger = new Logger(FirePublisher.name);
   private handBacks: HandBack[] = [];
 
-  constructor(private readonly client: ClientPulsar) {}
+  constructor(
+    private readonly client: ClientPulsar,
+    @Inject(RescueMarks) private readonly marks: HandBackMarks,
+    @Inject(CLOCK) private readonly clock: NowClock,
+  ) {}
 
   /** The next attempt, on the retries topic, delivered at `at`. */
   async retry(message: TaskMessage, at: number): Promise<void> {
@@ -77,11 +93,26 @@ export class FirePublisher {
       for (let i = 0; i < group.length; i += HAND_BACK_BATCH_MAX) {
         const part = group.slice(i, i + HAND_BACK_BATCH_MAX);
         this.emitHandBack(part).then(
-          () => part.forEach((h) => h.resolve()),
+          () => {
+            part.forEach((h) => h.resolve());
+            this.markHandedBack(part);
+          },
           (e: unknown) => part.forEach((h) => h.reject(e)),
         );
       }
     }
+  }
+
+  /**
+   * Tells the reconciler these pending fires wait on the retries topic, not lost (after the broker
+   * stored them, off the callers' path). Best effort: without the mark a fire may be re-sent once,
+   * which its claim turns into a duplicate message or a hand-back.
+   */
+  private markHandedBack(part: HandBack[]): void {
+    const at = Math.max(...part.map((h) => h.at));
+    this.marks.handedBack(part.map((h) => h.message.fireId), at - this.clock.now() + HAND_BACK_MARK_SLACK_MS).catch((e: Error) => {
+      this.logger.debug(`marking ${part.length} handed-back fire(s) failed (the reconciler may re-send them): ${e.message}`);
+    });
   }
 
   /** One message for fires of the same hand-back count, back when the latest of them asked. */

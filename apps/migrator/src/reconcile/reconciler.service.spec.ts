@@ -33,7 +33,14 @@ class FakeLedger implements Ledger {
 
 class FakeMarks implements Marks {
   readonly marked = new Map<string, number>();
+  /** Hand-back marks (`RescueMarks.handedBack`): fire id -> until. */
+  readonly handedBack = new Map<string, number>();
+  failHandedBack = false;
   now = T0;
+  async waitingInBroker(ids: readonly string[]) {
+    if (this.failHandedBack) throw new Error('redis down (injected)');
+    return ids.map((id) => (this.handedBack.get(id) ?? 0) > this.now);
+  }
   async mark(ids: readonly string[], ttlMs: number) {
     return ids.map((id) => {
       const until = this.marked.get(id);
@@ -184,6 +191,32 @@ describe('ReconcilerService', () => {
     const s = setup();
     s.ledger.rows = [pending('1', T0 - 90_000)];
     s.backlog.lag = new Error('admin API down (injected)');
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
+  });
+
+  it('leaves fires that a fair-delivery hand-back keeps on the retries topic (pending, or a retry without a holder) alone while their mark lives, and rescues them once it lapses; never holds a stale claim', async () => {
+    const s = setup();
+    const waiting = pending('1', T0 - 40_000);
+    const lost = pending('2', T0 - 40_000);
+    // Handed back too, but claimed since by an executor that died: a stale claim is never held.
+    const crashed: OverdueFire = { timerId: '3', runAt: T0 - 60_000, status: TaskStatus.Running, attempt: 1, claimedBy: 'exec:1:a:5' };
+    // A refused call's retry (no holder) that came back over its app's share and was handed back.
+    const refused: OverdueFire = { timerId: '4', runAt: T0 - 50_000, status: TaskStatus.Running, attempt: 1, claimedBy: null };
+    s.ledger.rows = [waiting, lost, crashed, refused];
+    for (const r of [waiting, crashed, refused]) s.marks.handedBack.set(`${r.timerId}-${r.runAt}`, T0 + 20_000);
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1, stale_claim: 1, lost_retry: 0 }, overdue: 2 });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['2', '3']);
+    // The hand-backs' messages were lost after all: once their marks lapse, the fires are rescued.
+    s.marks.now = T0 + 20_001;
+    expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1, lost_retry: 1 } });
+    expect(s.publisher.sent.map((t) => t.timerId)).toEqual(['2', '3', '1', '4']);
+  });
+
+  it('rescues pending fires as usual when Redis does not say which wait on the retries topic', async () => {
+    const s = setup();
+    s.ledger.rows = [pending('1', T0 - 40_000)];
+    s.marks.handedBack.set(`1-${T0 - 40_000}`, T0 + 20_000);
+    s.marks.failHandedBack = true;
     expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
   });
 

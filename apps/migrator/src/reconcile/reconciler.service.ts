@@ -11,7 +11,7 @@ import { ReconcilerMetrics, RescueReason } from './reconciler.metrics';
 export type Ledger = Pick<LedgerRepository, 'overdue' | 'countPendingBefore' | 'countOpenBefore' | 'missPaused'>;
 export type Pauses = Pick<AppRepository, 'pauseWindows'>;
 export type PauseMirror = Pick<PausedApps, 'sync'>;
-export type Marks = Pick<RescueMarks, 'mark'>;
+export type Marks = Pick<RescueMarks, 'mark' | 'waitingInBroker'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type Publisher = Pick<TaskPublisher, 'publish' | 'publishBatch'>;
 export type Backlog = Pick<ExecutorBacklog, 'lagMs'>;
@@ -94,7 +94,7 @@ export class ReconcilerService {
       const pausedMissed = await this.settlePauses(now, pauseEndedSince);
       const holdPending = await this.backlogTooOld();
       const found = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch, pauseEndedSince);
-      const rows = holdPending ? found.filter((r) => r.status !== TaskStatus.Pending) : found;
+      const rows = holdPending ? found.filter((r) => r.status !== TaskStatus.Pending) : await this.withoutHandedBack(found);
       const fresh = await this.marks.mark(
         rows.map((r) => fireId(r.timerId, r.runAt)),
         RESCUE_EVERY_MS,
@@ -150,6 +150,29 @@ export class ReconcilerService {
       // Without the broker's answer the reconciler does what it did before it asked.
       this.logger.warn(`reading the executors' backlog failed (pending fires rescued as usual): ${(e as Error).message}`);
       return false;
+    }
+  }
+
+  /**
+   * The rows less the fires that a fair-delivery hand-back keeps on the retries topic (their executor's
+   * mark, `RescueMarks.handedBack`): pending ones, and retries waiting without a holder (a refused call's
+   * retry that came back over its app's share). They are not in the lanes' backlog that
+   * {@link backlogTooOld} reads, and re-sending them only made the executor hand them back again (the
+   * fairness bench's slow app: 1,000 of them a pass, ~34 s after it started). A lapsed mark (the
+   * hand-back's return plus a margin, at most ~10 min ahead) lets a fire whose message was lost be
+   * rescued; a stale claim (its holder died) is never held; without Redis's answer every row is rescued.
+   */
+  private async withoutHandedBack(rows: OverdueFire[]): Promise<OverdueFire[]> {
+    const unheld = rows.filter((r) => r.claimedBy === null);
+    if (unheld.length === 0) return rows;
+    try {
+      const waiting = await this.marks.waitingInBroker(unheld.map((r) => fireId(r.timerId, r.runAt)));
+      const held = new Set(unheld.filter((_, i) => waiting[i]));
+      if (held.size > 0) this.logger.log(`${held.size} overdue fire(s) wait on the retries topic (handed back by fair delivery): not rescued this pass`);
+      return held.size === 0 ? rows : rows.filter((r) => !held.has(r));
+    } catch (e) {
+      this.logger.warn(`reading the hand-back marks failed (overdue fires rescued as usual): ${(e as Error).message}`);
+      return rows;
     }
   }
 

@@ -4,6 +4,11 @@ import type Redis from 'ioredis';
  * When the reconciler last re-published a fire: `<prefix>rescued:<fireId>` with a TTL, so a fire that
  * stays overdue (queued behind a backlog, or its timer's callback keeps failing to be claimed) is
  * re-published at most once per TTL, by whichever replica runs the pass.
+ *
+ * And which pending fires wait in the broker for their return: `<prefix>handed-back:<fireId>`, written by
+ * the executor once a fair-delivery hand-back is stored on the retries topic, expiring some time after
+ * the hand-back's return. Such a fire is pending and overdue but not lost; the reconciler leaves it
+ * alone while the mark lives, and rescues it like any pending fire once the mark has lapsed.
  */
 export class RescueMarks {
   constructor(
@@ -15,12 +20,39 @@ export class RescueMarks {
   async mark(fireIds: readonly string[], ttlMs: number): Promise<boolean[]> {
     if (fireIds.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of fireIds) pipeline.set(`${this.prefix}rescued:${id}`, '1', 'PX', ttlMs, 'NX');
-    const results = (await pipeline.exec()) ?? [];
-    return fireIds.map((_, i) => {
-      const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+    for (const id of fireIds) pipeline.set(this.rescuedKey(id), '1', 'PX', ttlMs, 'NX');
+    return this.results(await pipeline.exec(), fireIds.length).map((v) => v === 'OK');
+  }
+
+  /** Records that these fires wait in the broker (handed back) for the next `ttlMs`; a later hand-back of the same fire replaces its mark. */
+  async handedBack(fireIds: readonly string[], ttlMs: number): Promise<void> {
+    if (fireIds.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const id of fireIds) pipeline.set(this.handedBackKey(id), '1', 'PX', Math.max(1, Math.round(ttlMs)));
+    this.results(await pipeline.exec(), fireIds.length);
+  }
+
+  /** Per fire id, whether a hand-back mark of it lives ({@link handedBack}). */
+  async waitingInBroker(fireIds: readonly string[]): Promise<boolean[]> {
+    if (fireIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of fireIds) pipeline.exists(this.handedBackKey(id));
+    return this.results(await pipeline.exec(), fireIds.length).map((v) => v === 1);
+  }
+
+  rescuedKey(fireId: string): string {
+    return `${this.prefix}rescued:${fireId}`;
+  }
+
+  handedBackKey(fireId: string): string {
+    return `${this.prefix}handed-back:${fireId}`;
+  }
+
+  private results(results: [Error | null, unknown][] | null, n: number): unknown[] {
+    return Array.from({ length: n }, (_, i) => {
+      const [err, value] = results?.[i] ?? [new Error('missing pipeline result'), null];
       if (err) throw err;
-      return value === 'OK';
+      return value;
     });
   }
 }
