@@ -49,11 +49,16 @@ export class AppShareGate {
     private readonly pauses: PauseWatch,
   ) {}
 
+  /** The fire's app when its timer's definition is cached (no lookup): what the executor's waits group fires by. */
+  appOf(msg: TaskMessage): string | undefined {
+    return this.cache.peek(msg.timerId)?.timer.app;
+  }
+
   async enter(msg: TaskMessage, properties: Record<string, string>): Promise<ShareEntry> {
     // Far-ahead messages are handed back by the admission anyway; asked-for ones (run now, replays)
     // and rechecks of claimed fires carry state a hand-back would drop: they count, never wait.
     if (msg.runAt - this.clock.now() > this.config.maxEarlyWaitMs) return NOTHING_HELD;
-    const def = await this.cache.get(msg.timerId);
+    const def = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
     if (!def) return NOTHING_HELD;
     const app = def.timer.app;
     const deferrals = Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0;

@@ -40,6 +40,29 @@ export class AttemptOutcomes {
    */
   async called(claimed: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = claimed.msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
     const { msg, token } = claimed;
+    if (result.ok) {
+      // The common case, built as one literal (no spread of an attempt base): this runs once per fire.
+      const applied = await this.recorder.record({
+        timerId: msg.timerId,
+        runAt: msg.runAt,
+        token,
+        attempt: msg.attempt,
+        status: TaskStatus.Succeeded,
+        httpStatus: result.status ?? null,
+        costMs: result.costMs,
+        latenessMs: lateness,
+        error: result.error ?? null,
+        output: result.output ?? null,
+        claimedBy: token,
+        claimedUntil: null,
+        startedAt: target + lateness,
+      });
+      if (!applied) return this.fenced(msg);
+      this.metrics.deliveries.inc({ outcome: 'succeeded' });
+      this.settled.mark(msg);
+      return 'succeeded';
+    }
+
     const base: AttemptBase = {
       timerId: msg.timerId,
       runAt: msg.runAt,
@@ -54,14 +77,6 @@ export class AttemptOutcomes {
       // measures both from one clock reading).
       startedAt: target + lateness,
     };
-
-    if (result.ok) {
-      const applied = await this.recorder.record({ ...base, status: TaskStatus.Succeeded, claimedBy: token, claimedUntil: null });
-      if (!applied) return this.fenced(msg);
-      this.metrics.deliveries.inc({ outcome: 'succeeded' });
-      this.settled.mark(msg);
-      return 'succeeded';
-    }
 
     if (!sent) return this.notSent(claimed, timer, base, result, notBefore);
 

@@ -93,7 +93,7 @@ export class FireAdmission {
    */
   private async dueAt(msg: TaskMessage, onDemand: boolean): Promise<number> {
     if (onDemand || msg.attempt !== 1) return msg.runAt;
-    const def = await this.cache.get(msg.timerId);
+    const def = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
     return msg.runAt + fireDelayOf(msg.fireId, def?.timer);
   }
 

@@ -51,7 +51,7 @@ export class FireDelivery {
     const { msg, onDemand } = attempt;
     // The definition as the attempt was claimed: an edit that lands while it waits for run_at does not
     // change what this attempt calls (it finishes under the definition it was claimed with).
-    const claimed = await this.cache.get(msg.timerId);
+    const claimed = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
     // The jittered target (docs/pipeline.md, "Fire policies"): the fire waits for it and is judged against it.
     const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
@@ -70,7 +70,7 @@ export class FireDelivery {
     }
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
-    const current = wait > 0 ? await this.cache.get(msg.timerId) : claimed;
+    const current = wait > 0 ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : claimed;
     if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
     if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
     // A completed timer's fire is delivered when asked for (a dead letter replayed after the timer's last fire).

@@ -63,7 +63,8 @@ export class FireService {
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.waits.until(msg.runAt - SLOT_LEAD_MS);
+    // Grouped by app: several apps' fires of one instant are released in turns (InstantWaits).
+    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? '');
     const worked = await lane.run(() => this.handleFire(msg, properties));
     await worked.handedBack;
     return worked.result;

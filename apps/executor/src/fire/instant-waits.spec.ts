@@ -1,5 +1,5 @@
 import { Clock } from '@timer/platform';
-import { InstantWaits } from './instant-waits';
+import { InstantWaits, RELEASE_CHUNK } from './instant-waits';
 
 /** A clock whose sleeps end when the test says so. */
 class HeldClock implements Clock {
@@ -39,5 +39,30 @@ describe('InstantWaits', () => {
     await first;
     void waits.until(1_200); // the clock did not move: a new wait, not the ended one
     expect(clock.sleeps).toHaveLength(2);
+  });
+
+  it('releases the groups of one instant in turns, the smallest first, RELEASE_CHUNK per event-loop turn', async () => {
+    const clock = new HeldClock(1_000);
+    const waits = new InstantWaits(clock);
+    const order: string[] = [];
+    const heavy = Array.from({ length: 3 * RELEASE_CHUNK }, (_, i) => waits.until(1_500, 'a').then(() => order.push(`a${i}`)));
+    const light = Array.from({ length: 3 }, (_, i) => waits.until(1_500, 'b').then(() => order.push(`b${i}`)));
+    expect(clock.sleeps).toHaveLength(1);
+    clock.sleeps[0].end();
+    await new Promise((r) => setImmediate(r)); // the sleep's turn and the first chunk's
+    expect(order.slice(0, 6)).toEqual(['b0', 'a0', 'b1', 'a1', 'b2', 'a2']);
+    expect(order.length).toBeLessThanOrEqual(RELEASE_CHUNK);
+    await Promise.all([...heavy, ...light]);
+    expect(order).toHaveLength(3 * RELEASE_CHUNK + 3);
+  });
+
+  it('releases a lone group all at once', async () => {
+    const clock = new HeldClock(1_000);
+    const waits = new InstantWaits(clock);
+    let done = 0;
+    const all = Array.from({ length: 2 * RELEASE_CHUNK }, () => waits.until(1_500, 'a').then(() => done++));
+    clock.sleeps[0].end();
+    await all[0];
+    expect(done).toBe(2 * RELEASE_CHUNK);
   });
 });

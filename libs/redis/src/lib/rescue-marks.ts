@@ -35,9 +35,10 @@ export class RescueMarks {
   /** Per fire id, whether a hand-back mark of it lives ({@link handedBack}). */
   async waitingInBroker(fireIds: readonly string[]): Promise<boolean[]> {
     if (fireIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of fireIds) pipeline.exists(this.handedBackKey(id));
-    return this.results(await pipeline.exec(), fireIds.length).map((v) => v === 1);
+    // One MGET rather than an EXISTS per fire: the reconciler asks for every overdue pending fire of
+    // a pass (25,000 EXISTS in a 2,000 fires/s bench run), and Redis pays per command.
+    const values = await this.redis.mget(fireIds.map((id) => this.handedBackKey(id)));
+    return fireIds.map((_, i) => values[i] !== null && values[i] !== undefined);
   }
 
   rescuedKey(fireId: string): string {

@@ -47,6 +47,14 @@ export const keyOf = (k: FireRef): string => `${BigInt(k.timerId)}:${k.runAt}`;
 
 /** Key order (numeric timer id, then run_at): the order batches lock rows in. */
 export function compareKeys(a: FireRef, b: FireRef): number {
+  const s = String(a.timerId);
+  const t = String(b.timerId);
+  // Decimal ids without leading zeros order by length, then as text: no BigInt pair per comparison
+  // (a 500-row batch's sort makes ~4,500 of them, once per claim and outcome statement).
+  if (s[0] !== '0' && t[0] !== '0' && /^\d+$/.test(s) && /^\d+$/.test(t)) {
+    if (s.length !== t.length) return s.length - t.length;
+    return s < t ? -1 : s > t ? 1 : a.runAt - b.runAt;
+  }
   const x = BigInt(a.timerId);
   const y = BigInt(b.timerId);
   return x < y ? -1 : x > y ? 1 : a.runAt - b.runAt;
