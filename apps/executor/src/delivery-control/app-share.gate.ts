@@ -54,19 +54,30 @@ export class AppShareGate {
     return this.cache.peek(msg.timerId)?.timer.app;
   }
 
-  async enter(msg: TaskMessage, properties: Record<string, string>): Promise<ShareEntry> {
+  /**
+   * The share taken, or the message being handed back. Synchronous (no promise) in the common case,
+   * the timer's definition cached and the app under its share: this runs once per fire.
+   */
+  enter(msg: TaskMessage, properties: Record<string, string>): ShareEntry | Promise<ShareEntry> {
     // Far-ahead messages are handed back by the admission anyway; asked-for ones (run now, replays)
     // and rechecks of claimed fires carry state a hand-back would drop: they count, never wait.
     if (msg.runAt - this.clock.now() > this.config.maxEarlyWaitMs) return NOTHING_HELD;
-    const def = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
-    if (!def) return NOTHING_HELD;
-    const app = def.timer.app;
+    const def = this.cache.peek(msg.timerId);
+    if (def === undefined) return this.cache.get(msg.timerId).then((loaded) => (loaded ? this.enterApp(msg, properties, loaded.timer.app) : NOTHING_HELD));
+    return def ? this.enterApp(msg, properties, def.timer.app) : NOTHING_HELD;
+  }
+
+  private enterApp(msg: TaskMessage, properties: Record<string, string>, app: string): ShareEntry | Promise<ShareEntry> {
     const deferrals = Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0;
     const special = ASKED_FOR.some((p) => properties[p] !== undefined);
     const now = this.clock.now();
     if (this.control.shares.tryHold(app, now, special || deferrals >= MAX_SHARE_DEFERRALS)) {
       return { entered: true, leave: () => this.control.shares.release(app, this.clock.now(), now) };
     }
+    return this.overShare(msg, properties, app, deferrals, now);
+  }
+
+  private async overShare(msg: TaskMessage, properties: Record<string, string>, app: string, deferrals: number, now: number): Promise<ShareEntry> {
     // Over the share: a message the admission would drop anyway (settled fire, paused app) goes on to
     // it without a handler of the share, rather than being handed back again and again.
     if (await this.shouldDrop(msg, properties, app)) return NOTHING_HELD;

@@ -53,7 +53,7 @@ export class FireAdmission {
 
     // Far ahead (of run_at plus the fire's jitter): hand it back to the broker for later instead of
     // holding a worker (and a claim) for long.
-    const due = await this.dueAt(msg, onDemand);
+    const due = this.dueAt(msg, onDemand) ?? (await this.dueAtLoaded(msg));
     const ahead = due - this.clock.now();
     if (ahead > this.config.maxEarlyWaitMs) {
       await this.publisher.defer(msg, due - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck);
@@ -91,9 +91,15 @@ export class FireAdmission {
    * When a first attempt is due: run_at plus its timer's jitter or spread offset (docs/pipeline.md, "Fire policies"). Only
    * a timer with `jitterMs` can be due later than run_at; its definition is usually cached (prefetched).
    */
-  private async dueAt(msg: TaskMessage, onDemand: boolean): Promise<number> {
+  private dueAt(msg: TaskMessage, onDemand: boolean): number | undefined {
     if (onDemand || msg.attempt !== 1) return msg.runAt;
-    const def = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
+    const def = this.cache.peek(msg.timerId);
+    return def === undefined ? undefined : msg.runAt + fireDelayOf(msg.fireId, def?.timer);
+  }
+
+  /** {@link dueAt} of a first attempt whose definition is not cached. */
+  private async dueAtLoaded(msg: TaskMessage): Promise<number> {
+    const def = await this.cache.get(msg.timerId);
     return msg.runAt + fireDelayOf(msg.fireId, def?.timer);
   }
 

@@ -78,7 +78,7 @@ export class FireDelivery {
     if (current.timer.status !== TimerStatus.Enabled && !asked) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
     const def = claimed ?? current;
     // A scheduled fire in a maintenance window of its timer: skipped or deferred to the window's end.
-    if (msg.attempt === 1 && !onDemand && !msg.backfill) {
+    if (msg.attempt === 1 && !onDemand && !msg.backfill && this.maintenance.any) {
       const held = await this.maintenance.apply(attempt, current.timer);
       if (held) return held;
     }

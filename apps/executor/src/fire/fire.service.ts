@@ -87,7 +87,8 @@ export class FireService {
    * filled the 1,000 slots, and 17 of the other app's fires waited 90 ms for a slot).
    */
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
-    const share = await this.shares.enter(msg, properties);
+    const entry = this.shares.enter(msg, properties);
+    const share = entry instanceof Promise ? await entry : entry;
     if (!share.entered) return { result: 'deferred-share', handedBack: share.handedBack };
     try {
       const admission = await this.admission.admit(msg, properties);

@@ -21,6 +21,11 @@ export class MaintenanceGate {
     private readonly outcomes: AttemptOutcomes,
   ) {}
 
+  /** Whether any maintenance window is known (else {@link apply} has nothing to do: callers skip the call). */
+  get any(): boolean {
+    return this.watch.any;
+  }
+
   /** The recorded outcome when the fire falls in a window; null when it is to be delivered. */
   async apply(attempt: ClaimedAttempt, timer: Pick<TimerEntity, 'app' | 'id'>): Promise<FireResult | null> {
     if (!this.watch.any) return null;
