@@ -1,7 +1,7 @@
 /**
  * Scale benchmark (a command, not a test): what the migrator's windows cost with many timers.
  *
- *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16]
+ *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16] [--api-processes 1]
  *
  * On a fresh database (the Stack's, no roles started) it bulk-inserts --timers enabled timers with a
  * realistic mix (MIX below: every-minute, 5-minute, hourly and daily crons in 20 time zones, a share
@@ -24,6 +24,10 @@
  * `request`, not `fetch` (same requests and checks; fetch cost ~2 ms of CPU per timer on the cores
  * the api and MariaDB share). Each loop creates then enables one timer and waits for both answers
  * (no Idempotency-Key: a client that sends one adds its reservation to the create).
+ * --api-processes N starts N api processes (replicas, each on its own port, as the chart scales
+ * them) and spreads the loops over them; the api CPU is their sum.
+ *
+ * It also reports MariaDB statements (global `Questions`) and row-lock waits per timer: run it alone.
  *
  * --mix 0 skips the mix phase (with --sparse 0 only the API phase runs: for iterating on it; the
  * full run's figures are the same).
@@ -49,7 +53,7 @@ import { MigratorService, WindowOutcome } from '../../apps/migrator/src/migratio
 const H = 3_600_000;
 const APP = 'scale';
 const INSERT_BATCH = 2_000;
-const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16 };
+const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16, apiProcesses: 1 };
 type Args = typeof DEFAULTS;
 
 const ZONES = [
@@ -287,12 +291,23 @@ async function sparsePhase(args: Args): Promise<WindowRow[]> {
 interface ApiResult {
   seconds: number;
   concurrency: number;
+  processes: number;
   created: number;
   perS: number;
   latencyMs: Record<string, number | null>;
   errors: number;
   /** CPU ms per timer created and enabled, by process (client: this process, its HTTP calls). */
   cpuMsPerTimer: { api: number; mariadb: number; redis: number; client: number };
+  /** MariaDB statements per timer (global `Questions`, the whole server: run alone), and row-lock waits per timer. */
+  mysqlPerTimer: { statements: number; rowLockWaits: number; byCommand: Record<string, number> };
+}
+
+/** MariaDB's global counters the API phase reports per timer. */
+async function mysqlCounters(stack: Stack): Promise<{ questions: number; rowLockWaits: number; com: Map<string, number> }> {
+  const [rows] = await stack.db().query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Innodb_row_lock_waits') OR Variable_name LIKE 'Com\\_%'");
+  const v = new Map((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, Number(r.Value)]));
+  const com = new Map([...v].filter(([k]) => k.startsWith('Com_')));
+  return { questions: v.get('Questions') ?? NaN, rowLockWaits: v.get('Innodb_row_lock_waits') ?? NaN, com };
 }
 
 /**
@@ -327,14 +342,17 @@ class LeanApi {
 
 /** Create + enable of typical timers (hourly and daily crons) through the api, for `seconds`. */
 async function apiPhase(args: Args): Promise<ApiResult> {
-  const stack = await Stack.start({ id: shortId('scale'), roles: ['api'], env: { TIMER_LOG_LEVEL: 'warn' } });
+  const processes = Math.max(1, args.apiProcesses);
+  const stack = await Stack.start({ id: shortId('scale'), roles: ['api'], replicas: { api: processes }, env: { TIMER_LOG_LEVEL: 'warn' } });
   try {
     const until = Date.now() + args.apiSeconds * 1000;
-    const api = new LeanApi(stack.api.baseUrl, args.apiConcurrency);
+    const urls = [stack.api.baseUrl, ...stack.replicaProcesses.filter((r) => r.role === 'api').map((r) => `http://127.0.0.1:${r.port}`)];
+    const apis = urls.map((u) => new LeanApi(u, Math.ceil(args.apiConcurrency / urls.length)));
     const latencies: number[] = [];
     let errors = 0;
     let n = 0;
-    const loop = async () => {
+    const loop = async (k: number) => {
+      const api = apis[k % apis.length];
       while (Date.now() < until) {
         const i = n++;
         const t0 = performance.now();
@@ -353,29 +371,38 @@ async function apiPhase(args: Args): Promise<ApiResult> {
       }
     };
     const pids = { mariadb: serverPid('mariadbd', 'mysqld'), redis: serverPid('redis-server') };
+    const sql0 = await mysqlCounters(stack);
     const cpu0 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
     const client0 = process.cpuUsage();
     const t0 = Date.now();
     const progress = setInterval(() => log(`api: ${latencies.length} timers created and enabled (${Math.round(latencies.length / ((Date.now() - t0) / 1000))}/s), ${errors} errors`), 5000);
     try {
-      await Promise.all(Array.from({ length: args.apiConcurrency }, loop));
+      await Promise.all(Array.from({ length: args.apiConcurrency }, (_, k) => loop(k)));
     } finally {
       clearInterval(progress);
-      await api.close();
+      await Promise.all(apis.map((a) => a.close()));
     }
     const secs = (Date.now() - t0) / 1000;
     const cpu1 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
     const client = process.cpuUsage(client0);
+    const sql1 = await mysqlCounters(stack);
     const perTimer = (a: number, b: number) => round(((b - a) * 1000) / Math.max(1, latencies.length), 3);
     const p = percentiles(latencies);
     return {
       seconds: round(secs),
       concurrency: args.apiConcurrency,
+      processes,
       created: latencies.length,
       perS: Math.round(latencies.length / secs),
-      latencyMs: { p50: p.p50, p99: p.p99, max: p.max },
+      latencyMs: { p50: p.p50, p95: p.p95, p99: p.p99, max: p.max },
       errors,
       cpuMsPerTimer: { api: perTimer(cpu0.api, cpu1.api), mariadb: perTimer(cpu0.mariadb, cpu1.mariadb), redis: perTimer(cpu0.redis, cpu1.redis), client: perTimer(0, (client.user + client.system) / 1e6) },
+      // Less the one SHOW of the first sample (the second is counted in its own result).
+      mysqlPerTimer: { statements: round((sql1.questions - sql0.questions - 1) / Math.max(1, latencies.length), 2), rowLockWaits: round((sql1.rowLockWaits - sql0.rowLockWaits) / Math.max(1, latencies.length), 2),
+        byCommand: Object.fromEntries(
+          [...sql1.com].map(([k, n]) => [k.slice(4), round((n - (sql0.com.get(k) ?? 0)) / Math.max(1, latencies.length), 2)] as const).filter(([, n]) => n >= 0.01),
+        ),
+      },
     };
   } finally {
     await stack.stop();
@@ -430,13 +457,15 @@ async function main(): Promise<void> {
     ...(api
       ? [
           '',
-          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.seconds} s`,
+          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.processes} api process(es), ${api.seconds} s`,
           '',
           markdownTable(
-            ['created + enabled', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'CPU ms per timer: api', 'MariaDB', 'Redis', 'client'],
-            [[api.created, api.perS, api.latencyMs.p50, api.latencyMs.p99, api.latencyMs.max, api.errors, api.cpuMsPerTimer.api, api.cpuMsPerTimer.mariadb, api.cpuMsPerTimer.redis, api.cpuMsPerTimer.client]],
+            ['created + enabled', 'per s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'errors', 'CPU ms per timer: api', 'MariaDB', 'Redis', 'client', 'statements per timer', 'row-lock waits per timer'],
+            [[api.created, api.perS, api.latencyMs.p50, api.latencyMs.p95, api.latencyMs.p99, api.latencyMs.max, api.errors, api.cpuMsPerTimer.api, api.cpuMsPerTimer.mariadb, api.cpuMsPerTimer.redis, api.cpuMsPerTimer.client, api.mysqlPerTimer.statements, api.mysqlPerTimer.rowLockWaits]],
             1,
           ),
+          '',
+          `MariaDB statements per timer by command (Com_*): ${Object.entries(api.mysqlPerTimer.byCommand).map(([k, n]) => `${k} ${n}`).join(', ')}.`,
         ]
       : []),
   ].join('\n');

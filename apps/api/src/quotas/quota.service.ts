@@ -35,6 +35,8 @@ export interface Candidate {
   writesFires: boolean;
   /** `autoSpread` with this `jitterMs`: over the capacity, its fires may be moved within the jitter instead of refused. */
   spread?: { jitterMs: number };
+  /** Its fire times in [now, end of the prepared windows) when the caller has them already (enable): not evaluated again. */
+  fires?: number[];
 }
 
 /** All apps' projected load as last read. */
@@ -134,10 +136,10 @@ export class QuotaService {
     const admitted = () => (c.spread ? offsetMs : null);
     if (quota.maxFiresPerMinute === 0 && capacity === 0) return admitted();
     const until = preparedWindows(now, this.config.windowMs).until;
-    let fires: number[] | undefined;
+    let fires: number[] | undefined = c.fires;
     const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
     if (quota.maxFiresPerMinute > 0) {
-      const few = fewFires(c.spec, now, until);
+      const few = c.fires ? (c.fires.length > FEW_FIRES ? undefined : c.fires) : fewFires(c.spec, now, until);
       if (few) {
         // A typical timer (hourly, daily, one-shot): only the minutes its fires land in can go over, so only
         // they are read (a scan of every pending fire of the app, under its lock, grew with the app).

@@ -16,7 +16,7 @@ import {
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
-import { formatInterval, nextFireTimes, specOf } from '@timer/schedule';
+import { formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
@@ -148,7 +148,11 @@ export class TimersService {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Enabled) return { changed: false, fires: 0, until, version: locked.version };
       const spec = specOf(locked);
-      const fireLeft = asBadRequest(() => nextFireTimes(spec, now - 1, 1)).length > 0;
+      // Each evaluated once: the fires pre-created, the first one after them (next_fire_at), and from both
+      // whether any fire is left; admission reuses the fires (a clock and a walk per evaluation cost the hot route).
+      const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
+      const nextFireAt = asBadRequest(() => FireWriter.nextFireAt(locked, until));
+      const fireLeft = fires.length > 0 || nextFireAt !== null;
       if (!fireLeft && locked.status === TimerStatus.Completed) {
         throw conflict(
           `timer is completed: its last fire (${new Date(Number(locked.finalAt)).toISOString()}) has passed and it has no fire left; ` +
@@ -159,14 +163,14 @@ export class TimersService {
         throw new ApiError(400, ErrorCode.PAST_RUN_AT, `runAt ${new Date(spec.runAt).toISOString()} has passed: a one-shot timer can only be enabled before its time`);
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
-      const fires = asBadRequest(() => FireWriter.firesOf(locked, now, until, MAX_PRECREATE));
       const spread = spreadOf(locked);
-      const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread }, now);
+      const fireTimes = fires.map((f) => f.runAt);
+      const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread, fires: fireTimes }, now);
       // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the
       // right one), admitted first as it goes into the row and its version. Without it, admission comes after them.
       const spreadOffsetMs = spread ? await admit() : null;
       // next_fire_at: every fire before `until` exists once this transaction commits: the migrator reads this timer again from its next one.
-      await this.timers.markEnabled(ref.app, ref.id, { spreadOffsetMs, nextFireAt: FireWriter.nextFireAt(locked, until) }, m);
+      await this.timers.markEnabled(ref.app, ref.id, { spreadOffsetMs, nextFireAt }, m);
       await this.versions.snapshot(ref.id, 'enable', now, m);
       // Before the fire rows: the capacity check reads this timer's stored fires as ones it replaces.
       if (!spread) await admit();
