@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
-import { TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { OPEN_OUTCOME, TaskStatus, TaskStatusValue } from '../entities/task.entity';
 import { affectedRows, checkEpochMs } from './query-helpers';
 
 /** A fire past its time that nobody is working on. */
@@ -42,7 +42,7 @@ const IN_PAUSE = `EXISTS (SELECT 1 FROM apps a WHERE a.app = t.app AND a.paused_
 /**
  * MySQL as the ledger of fires (invariant 8): the fires past their time that no live claim covers
  * (the reconciler's work list), how many there are, and what became of each window's fires.
- * Reads `tasks` through `(status, run_at)` and `(app, run_at, status)`.
+ * Reads `tasks` through `(outcome, run_at, timer_id)` (open rows) and `(app, run_at, outcome)`.
  */
 @Injectable()
 export class LedgerRepository {
@@ -61,12 +61,12 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `(SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks t
-         WHERE status = ? AND run_at < ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
+           WHERE outcome = ? AND run_at < ? AND status = ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
        UNION ALL
        (SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks
-         WHERE status = ? AND run_at < ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
+         WHERE outcome = ? AND run_at < ? AND status = ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
        ORDER BY run_at LIMIT ?`,
-      [TaskStatus.Pending, dueBefore, pauseEndedSince, limit, TaskStatus.Running, dueBefore, nowMs, limit, limit],
+      [OPEN_OUTCOME, dueBefore, TaskStatus.Pending, pauseEndedSince, limit, OPEN_OUTCOME, dueBefore, TaskStatus.Running, nowMs, limit, limit],
     );
     return rows.map((r) => ({
       timerId: String(r.timer_id),
@@ -81,7 +81,7 @@ export class LedgerRepository {
   /**
    * Records the app's pending fires with fromMs <= run_at < toMs missed with the reason
    * {@link PAUSED_REASON}, oldest first, at most `limit` in this one statement. Reads the open rows
-   * alone through `(status, run_at)`, so a long pause whose earlier fires are settled costs nothing.
+   * alone through `(outcome, run_at)`, so a long pause whose earlier fires are settled costs nothing.
    * Returns how many it settled (`limit`: there may be more).
    */
   async missPaused(app: string, fromMs: number, toMs: number, limit: number): Promise<number> {
@@ -90,20 +90,20 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     if (fromMs >= toMs) return 0;
     const result = await this.dataSource.query(
-      'UPDATE tasks FORCE INDEX (idx_status_run_at) SET status = ?, error = ? WHERE status = ? AND run_at >= ? AND run_at < ? AND app = ? ORDER BY run_at LIMIT ?',
-      [TaskStatus.Missed, PAUSED_REASON, TaskStatus.Pending, fromMs, toMs, app, limit],
+      'UPDATE tasks FORCE INDEX (idx_outcome_run_at) SET status = ?, error = ? WHERE outcome = ? AND run_at >= ? AND run_at < ? AND status = ? AND app = ? ORDER BY run_at LIMIT ?',
+      [TaskStatus.Missed, PAUSED_REASON, OPEN_OUTCOME, fromMs, toMs, TaskStatus.Pending, app, limit],
     );
     return affectedRows(result);
   }
 
   /** Pending fires with run_at < `dueBefore`, counted up to `cap` (the count stays cheap when huge). */
   async countPendingBefore(dueBefore: number, cap: number): Promise<number> {
-    return this.countOpen([TaskStatus.Pending], dueBefore, cap);
+    return this.countOpen(TaskStatus.Pending, dueBefore, cap);
   }
 
   /** Pending or running fires with run_at < `before` (e.g. the start of the current window), up to `cap`. */
   async countOpenBefore(before: number, cap: number): Promise<number> {
-    return this.countOpen([TaskStatus.Pending, TaskStatus.Running], before, cap);
+    return this.countOpen(null, before, cap);
   }
 
   /**
@@ -116,11 +116,11 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `SELECT FLOOR(run_at / ?) * ? AS w, COUNT(*) AS expected,
-              SUM(status = ?) AS delivered, SUM(status = ?) AS failed, SUM(status = ?) AS missed,
-              SUM(status IN (?, ?)) AS open
+              SUM(outcome = ?) AS delivered, SUM(outcome = ?) AS failed, SUM(outcome = ?) AS missed,
+              SUM(outcome = ?) AS open
        FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?
        GROUP BY w ORDER BY w`,
-      [windowMs, windowMs, TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed, TaskStatus.Pending, TaskStatus.Running, app, fromMs, toMs],
+      [windowMs, windowMs, TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed, OPEN_OUTCOME, app, fromMs, toMs],
     );
     return rows.map((r) => ({
       windowStart: n(r.w),
@@ -133,12 +133,13 @@ export class LedgerRepository {
     }));
   }
 
-  private async countOpen(statuses: TaskStatusValue[], before: number, cap: number): Promise<number> {
+  /** Open fires (of `status` only, when given: read from the row) with run_at < `before`, up to `cap`. */
+  private async countOpen(status: TaskStatusValue | null, before: number, cap: number): Promise<number> {
     checkEpochMs('before', before);
     if (!Number.isSafeInteger(cap) || cap < 1) throw new RangeError('cap must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
-      `SELECT COUNT(*) AS c FROM (SELECT 1 FROM tasks WHERE status IN (${statuses.map(() => '?').join(', ')}) AND run_at < ? LIMIT ?) x`,
-      [...statuses, before, cap],
+      `SELECT COUNT(*) AS c FROM (SELECT 1 FROM tasks WHERE outcome = ? AND run_at < ?${status === null ? '' : ' AND status = ?'} LIMIT ?) x`,
+      [OPEN_OUTCOME, before, ...(status === null ? [] : [status]), cap],
     );
     return n(rows[0]?.c);
   }
