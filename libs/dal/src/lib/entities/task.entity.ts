@@ -94,9 +94,9 @@ export class TaskEntity {
   deadLetterAt!: number | null;
 
   /**
-   * {@link OPEN_OUTCOME} while the fire is pending or running, else its status: a VIRTUAL column
-   * (migration 1765040000000) that the indexes hold instead of status, so a claim moves no index entry;
-   * never written, not selected (read it in a query's conditions and order).
+   * {@link OPEN_OUTCOME} while the fire is pending or running, else its status: a STORED generated
+   * column (migration 1765040000000) that the indexes hold instead of status, so a claim moves no index
+   * entry; never written, not selected (read it in a query's conditions and order).
    */
   @Column({ type: 'tinyint', insert: false, update: false, select: false })
   outcome!: number;
