@@ -74,11 +74,10 @@ describe('pauses and disables in bulk against a real MariaDB', () => {
     ]);
     expect((await rows('app = ?', ['r']))[0].status).toBe(TaskStatus.Pending);
     const plan = (await db.dataSource.query(
-      'EXPLAIN UPDATE tasks FORCE INDEX (idx_outcome_run_at) SET status = 4 WHERE outcome = 0 AND run_at >= ? AND run_at < ? AND status = 0 AND app = ? ORDER BY run_at LIMIT 10',
+      'EXPLAIN UPDATE tasks FORCE INDEX (idx_status_run_at) SET status = 4 WHERE status = 0 AND run_at >= ? AND run_at < ? AND app = ? ORDER BY run_at LIMIT 10',
       [T, T + 1, 'p'],
-    )) as { key: string | null; type: string }[];
-    expect(plan[0].key).toBe('idx_outcome_run_at');
-    expect(plan[0].type).toBe('range');
+    )) as { key: string | null }[];
+    expect(plan[0].key).toBe('idx_status_run_at');
   });
 
   it('never lists a fire of a pause interval as overdue (an ended pause within the horizon too), but does list the rest', async () => {

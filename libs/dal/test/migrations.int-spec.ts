@@ -44,7 +44,7 @@ describe('schema migrations against a real MariaDB', () => {
     }
     expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at', 'idx_run_at_status_timer', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
     expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000']);
-    expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at_outcome', 'idx_outcome_run_at', 'PRIMARY', 'uk_timer_run_at']);
+    expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at_outcome', 'idx_outcome_run_at', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
     expect(await outcomes()).toEqual([[0, 0], [1, 0], [2, 2], [3, 3], [4, 4]]);
     await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 'm'`);
   });

@@ -42,9 +42,9 @@ const IN_PAUSE = `EXISTS (SELECT 1 FROM apps a WHERE a.app = t.app AND a.paused_
 /**
  * MySQL as the ledger of fires (invariant 8): the fires past their time that no live claim covers
  * (the reconciler's work list), how many there are, and what became of each window's fires.
- * Reads `tasks` through `(outcome, run_at, timer_id)` (open rows) and `(app, run_at, outcome)`. The open
- * rows' scans name their index: where most rows are open (a young table) the optimizer would otherwise
- * scan the table, and the reconciler's cost must stay bounded by the open rows whatever the table holds.
+ * Reads `tasks` through `(status, run_at)` and `(app, run_at, outcome)`. `(status, run_at)` is the one
+ * index a claim moves: without it, the running fires with an expired claim could be found only by
+ * reading every overdue open row (a backlog's worth each pass).
  */
 @Injectable()
 export class LedgerRepository {
@@ -62,13 +62,13 @@ export class LedgerRepository {
     checkEpochMs('pauseEndedSince', pauseEndedSince);
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
-      `(SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks t FORCE INDEX (idx_outcome_run_at)
-           WHERE outcome = ? AND run_at < ? AND status = ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
+      `(SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks t
+         WHERE status = ? AND run_at < ? AND NOT ${IN_PAUSE} ORDER BY run_at LIMIT ?)
        UNION ALL
-       (SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks FORCE INDEX (idx_outcome_run_at)
-         WHERE outcome = ? AND run_at < ? AND status = ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
+       (SELECT timer_id, run_at, status, attempt, claimed_by, backfill FROM tasks
+         WHERE status = ? AND run_at < ? AND COALESCE(claimed_until, 0) < ? ORDER BY run_at LIMIT ?)
        ORDER BY run_at LIMIT ?`,
-      [OPEN_OUTCOME, dueBefore, TaskStatus.Pending, pauseEndedSince, limit, OPEN_OUTCOME, dueBefore, TaskStatus.Running, nowMs, limit, limit],
+      [TaskStatus.Pending, dueBefore, pauseEndedSince, limit, TaskStatus.Running, dueBefore, nowMs, limit, limit],
     );
     return rows.map((r) => ({
       timerId: String(r.timer_id),
@@ -83,7 +83,7 @@ export class LedgerRepository {
   /**
    * Records the app's pending fires with fromMs <= run_at < toMs missed with the reason
    * {@link PAUSED_REASON}, oldest first, at most `limit` in this one statement. Reads the open rows
-   * alone through `(outcome, run_at)`, so a long pause whose earlier fires are settled costs nothing.
+   * alone through `(status, run_at)`, so a long pause whose earlier fires are settled costs nothing.
    * Returns how many it settled (`limit`: there may be more).
    */
   async missPaused(app: string, fromMs: number, toMs: number, limit: number): Promise<number> {
@@ -92,20 +92,20 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     if (fromMs >= toMs) return 0;
     const result = await this.dataSource.query(
-      'UPDATE tasks FORCE INDEX (idx_outcome_run_at) SET status = ?, error = ? WHERE outcome = ? AND run_at >= ? AND run_at < ? AND status = ? AND app = ? ORDER BY run_at LIMIT ?',
-      [TaskStatus.Missed, PAUSED_REASON, OPEN_OUTCOME, fromMs, toMs, TaskStatus.Pending, app, limit],
+      'UPDATE tasks FORCE INDEX (idx_status_run_at) SET status = ?, error = ? WHERE status = ? AND run_at >= ? AND run_at < ? AND app = ? ORDER BY run_at LIMIT ?',
+      [TaskStatus.Missed, PAUSED_REASON, TaskStatus.Pending, fromMs, toMs, app, limit],
     );
     return affectedRows(result);
   }
 
   /** Pending fires with run_at < `dueBefore`, counted up to `cap` (the count stays cheap when huge). */
   async countPendingBefore(dueBefore: number, cap: number): Promise<number> {
-    return this.countOpen(TaskStatus.Pending, dueBefore, cap);
+    return this.countOpen([TaskStatus.Pending], dueBefore, cap);
   }
 
   /** Pending or running fires with run_at < `before` (e.g. the start of the current window), up to `cap`. */
   async countOpenBefore(before: number, cap: number): Promise<number> {
-    return this.countOpen(null, before, cap);
+    return this.countOpen([TaskStatus.Pending, TaskStatus.Running], before, cap);
   }
 
   /**
@@ -135,13 +135,12 @@ export class LedgerRepository {
     }));
   }
 
-  /** Open fires (of `status` only, when given: read from the row) with run_at < `before`, up to `cap`. */
-  private async countOpen(status: TaskStatusValue | null, before: number, cap: number): Promise<number> {
+  private async countOpen(statuses: TaskStatusValue[], before: number, cap: number): Promise<number> {
     checkEpochMs('before', before);
     if (!Number.isSafeInteger(cap) || cap < 1) throw new RangeError('cap must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
-      `SELECT COUNT(*) AS c FROM (SELECT 1 FROM tasks FORCE INDEX (idx_outcome_run_at) WHERE outcome = ? AND run_at < ?${status === null ? '' : ' AND status = ?'} LIMIT ?) x`,
-      [OPEN_OUTCOME, before, ...(status === null ? [] : [status]), cap],
+      `SELECT COUNT(*) AS c FROM (SELECT 1 FROM tasks WHERE status IN (${statuses.map(() => '?').join(', ')}) AND run_at < ? LIMIT ?) x`,
+      [...statuses, before, cap],
     );
     return n(rows[0]?.c);
   }
