@@ -282,7 +282,7 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       expect(await definitions.definition('999999')).toBeNull();
     });
 
-    it('lists the timers with pending fires due in a range, once each', async () => {
+    it('lists the timers with open fires due in a range, once each, from the open rows of the range alone', async () => {
       const other = await timers.create({ app: 'a', name: 'other', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
       const base = 2_000_000_000_000;
       await tasks.insertIgnore([
@@ -293,6 +293,13 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       const defs = await definitions.definitionsDueBetween(base, base + 60_000, 100);
       expect(defs.map((d) => d.timer.id)).toEqual([other.id]);
       expect(defs[0].signingSecret).not.toBeNull();
+      // The fires are read from the index alone, as a range of the open rows.
+      const plan = (await db.dataSource.query(
+        'EXPLAIN SELECT t.id FROM timers t WHERE t.id IN (SELECT k.timer_id FROM tasks k FORCE INDEX (idx_outcome_run_at) WHERE k.outcome = 0 AND k.run_at >= ? AND k.run_at < ?)',
+        [base, base + 60_000],
+      )) as { table: string; key: string | null; type: string; Extra: string | null }[];
+      const fires = plan.find((r) => r.key === 'idx_outcome_run_at');
+      expect({ type: fires?.type, indexOnly: (fires?.Extra ?? '').includes('Using index') }).toEqual({ type: 'range', indexOnly: true });
     });
   });
 });

@@ -29,6 +29,26 @@ describe('schema migrations against a real MariaDB', () => {
     expect(tables.map((r) => r.t).sort()).toEqual(['app_tokens', 'apps', 'idempotency_keys', 'maintenance_windows', 'migrator_windows', 'schema_migrations', 'tasks', 'timer_versions', 'timers']);
   });
 
+  it('reverts the outcome indexes (down) to the status indexes and applies them again, with a fire in the table', async () => {
+    const indexes = async () =>
+      ((await admin.query(`SELECT DISTINCT index_name AS i FROM information_schema.statistics WHERE table_schema = ? AND table_name = 'tasks' ORDER BY index_name`, [db])) as { i: string }[]).map((r) => r.i);
+    const outcomes = async () => ((await admin.query(`SELECT status, outcome FROM \`${db}\`.tasks ORDER BY status`)) as { status: number; outcome: number }[]).map((r) => [r.status, r.outcome]);
+    await admin.query(`INSERT INTO \`${db}\`.tasks (app, timer_id, run_at, status) VALUES ('m', 1, 1, 0), ('m', 2, 1, 1), ('m', 3, 1, 2), ('m', 4, 1, 3), ('m', 5, 1, 4)`);
+    expect(await outcomes()).toEqual([[0, 0], [1, 0], [2, 2], [3, 3], [4, 4]]);
+    const ds = new DataSource(dataSourceOptions(url, 1));
+    await ds.initialize();
+    try {
+      await ds.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await ds.destroy();
+    }
+    expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at', 'idx_run_at_status_timer', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
+    expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000']);
+    expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at_outcome', 'idx_outcome_run_at', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
+    expect(await outcomes()).toEqual([[0, 0], [1, 0], [2, 2], [3, 3], [4, 4]]);
+    await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 'm'`);
+  });
+
   it('enforces one fire per (timer_id, run_at) and reuse of a deleted timer name', async () => {
     await admin.query(`INSERT INTO \`${db}\`.tasks (app, timer_id, run_at) VALUES ('a', 1, 1000)`);
     await expect(admin.query(`INSERT INTO \`${db}\`.tasks (app, timer_id, run_at) VALUES ('a', 1, 1000)`)).rejects.toThrow(/Duplicate entry/);

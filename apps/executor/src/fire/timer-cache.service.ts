@@ -86,7 +86,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
     return p;
   }
 
-  /** Loads the definitions of timers with pending fires in [now, now + step2); returns how many. */
+  /** Loads the definitions of timers with open (pending or running) fires in [now, now + step2); returns how many. */
   async prefetch(): Promise<number> {
     if (this.config.prefetchMs <= 0 || this.config.cacheTtlMs <= 0) return 0;
     const at = this.clock.now();

@@ -6,6 +6,10 @@ export const TaskStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Mis
 export type TaskStatusValue = (typeof TaskStatus)[keyof typeof TaskStatus];
 /** Statuses of a settled fire (its record may be purged after retention). */
 export const FINISHED_TASK_STATUSES: readonly TaskStatusValue[] = [TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed];
+/** `tasks.outcome` of an open fire (pending or running); a settled fire's is its status. */
+export const OPEN_OUTCOME = 0;
+/** Every value of `tasks.outcome`: a range per value covers all of `idx_outcome_run_at`. */
+export const TASK_OUTCOMES: readonly number[] = [OPEN_OUTCOME, ...FINISHED_TASK_STATUSES];
 
 /** Column widths (characters); write through truncateUtf8 so a long value never fails a write. */
 export const TASK_OUTPUT_MAX = 4096;
@@ -88,6 +92,14 @@ export class TaskEntity {
    */
   @Column({ name: 'dead_letter_at', type: 'bigint', nullable: true, transformer: bigintNumber, insert: false, update: false })
   deadLetterAt!: number | null;
+
+  /**
+   * {@link OPEN_OUTCOME} while the fire is pending or running, else its status: a STORED generated
+   * column (migration 1765040000000) that the indexes hold instead of status, so a claim moves no index
+   * entry; never written, not selected (read it in a query's conditions and order).
+   */
+  @Column({ type: 'tinyint', insert: false, update: false, select: false })
+  outcome!: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
-import { TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { OPEN_OUTCOME, TaskStatus, TaskStatusValue } from '../entities/task.entity';
 import { affectedRows, checkEpochMs } from './query-helpers';
 
 /** A fire past its time that nobody is working on. */
@@ -42,7 +42,9 @@ const IN_PAUSE = `EXISTS (SELECT 1 FROM apps a WHERE a.app = t.app AND a.paused_
 /**
  * MySQL as the ledger of fires (invariant 8): the fires past their time that no live claim covers
  * (the reconciler's work list), how many there are, and what became of each window's fires.
- * Reads `tasks` through `(status, run_at)` and `(app, run_at, status)`.
+ * Reads `tasks` through `(status, run_at)` and `(app, run_at, outcome)`. `(status, run_at)` is the one
+ * index a claim moves: without it, the running fires with an expired claim could be found only by
+ * reading every overdue open row (a backlog's worth each pass).
  */
 @Injectable()
 export class LedgerRepository {
@@ -116,11 +118,11 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
     const rows: Row[] = await this.dataSource.query(
       `SELECT FLOOR(run_at / ?) * ? AS w, COUNT(*) AS expected,
-              SUM(status = ?) AS delivered, SUM(status = ?) AS failed, SUM(status = ?) AS missed,
-              SUM(status IN (?, ?)) AS open
+              SUM(outcome = ?) AS delivered, SUM(outcome = ?) AS failed, SUM(outcome = ?) AS missed,
+              SUM(outcome = ?) AS open
        FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?
        GROUP BY w ORDER BY w`,
-      [windowMs, windowMs, TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed, TaskStatus.Pending, TaskStatus.Running, app, fromMs, toMs],
+      [windowMs, windowMs, TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed, OPEN_OUTCOME, app, fromMs, toMs],
     );
     return rows.map((r) => ({
       windowStart: n(r.w),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { TaskStatus } from '../entities/task.entity';
+import { TASK_OUTCOMES, TaskStatus } from '../entities/task.entity';
 import { checkEpochMs } from './query-helpers';
 
 /** Fires of one bucket of run_at, by outcome, and the lateness percentiles of those delivered. */
@@ -45,8 +45,8 @@ const orNull = (v: string | number | null | undefined): number | null => (v === 
 /**
  * What the service did over a range of run_at, read from `tasks` alone (no metrics store): fires per
  * bucket by outcome, and lateness percentiles, for the api's overview. An app's fires go through
- * `idx_app_run_at (app, run_at, status)`, all apps' through `idx_run_at_status_timer (run_at, status, ...)`:
- * the counts are index-only; the percentiles read `lateness_ms` from the rows of the delivered fires,
+ * `idx_app_run_at_outcome (app, run_at, outcome)`, all apps' through `idx_outcome_run_at (outcome, run_at, ...)`
+ * (one range per outcome): the counts are index-only; the percentiles read `lateness_ms` from the rows of the delivered fires,
  * the latest `latenessLimit` of them at most, so their cost is bounded whatever the range holds.
  */
 @Injectable()
@@ -60,7 +60,7 @@ export class OverviewRepository {
     if (!Number.isSafeInteger(opts.latenessLimit) || opts.latenessLimit < 1) throw new RangeError('latenessLimit must be a positive integer');
     const { index, where, params } = rangeOf(opts);
     const counts: Row[] = await this.dataSource.query(
-      `SELECT run_at DIV ? AS b, COUNT(*) AS fires, SUM(status = ?) AS delivered, SUM(status = ?) AS failed, SUM(status = ?) AS missed
+      `SELECT run_at DIV ? AS b, COUNT(*) AS fires, SUM(outcome = ?) AS delivered, SUM(outcome = ?) AS failed, SUM(outcome = ?) AS missed
        FROM tasks FORCE INDEX (${index}) WHERE ${where} GROUP BY b ORDER BY b`,
       [opts.bucketMs, TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed, ...params],
     );
@@ -74,7 +74,7 @@ export class OverviewRepository {
               PERCENTILE_DISC(0.99) WITHIN GROUP (ORDER BY lateness_ms) OVER () AS all99,
               COUNT(*) OVER () AS total
        FROM (SELECT run_at DIV ? AS b, lateness_ms FROM tasks FORCE INDEX (${index})
-             WHERE ${where} AND status = ? AND lateness_ms IS NOT NULL ORDER BY run_at DESC LIMIT ?) d`,
+             WHERE ${where} AND outcome = ? AND lateness_ms IS NOT NULL ORDER BY run_at DESC LIMIT ?) d`,
       [opts.bucketMs, ...params, TaskStatus.Succeeded, opts.latenessLimit],
     );
     const deliveredTotal = counts.reduce((sum, r) => sum + n(r.delivered), 0);
@@ -96,7 +96,7 @@ export class OverviewRepository {
 
   /**
    * Pending fires due before `nowMs` (the backlog the executors have not claimed yet), up to `cap`, read
-   * through `idx_status_run_at`: the open rows alone, however many finished rows the table keeps.
+   * through `idx_status_run_at`: the pending rows alone, however many finished rows the table keeps.
    */
   async backlog(opts: { app?: string; nowMs: number; cap: number }): Promise<Backlog> {
     checkEpochMs('nowMs', opts.nowMs);
@@ -114,6 +114,6 @@ export class OverviewRepository {
 
 /** The run_at range of one app (or of all apps) and the index that reads it. */
 function rangeOf(opts: { app?: string; fromMs: number; toMs: number }): { index: string; where: string; params: unknown[] } {
-  if (opts.app === undefined) return { index: 'idx_run_at_status_timer', where: 'run_at >= ? AND run_at < ?', params: [opts.fromMs, opts.toMs] };
-  return { index: 'idx_app_run_at', where: 'app = ? AND run_at >= ? AND run_at < ?', params: [opts.app, opts.fromMs, opts.toMs] };
+  if (opts.app === undefined) return { index: 'idx_outcome_run_at', where: `outcome IN (${TASK_OUTCOMES.join(', ')}) AND run_at >= ? AND run_at < ?`, params: [opts.fromMs, opts.toMs] };
+  return { index: 'idx_app_run_at_outcome', where: 'app = ? AND run_at >= ? AND run_at < ?', params: [opts.app, opts.fromMs, opts.toMs] };
 }

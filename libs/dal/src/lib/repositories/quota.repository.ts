@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { TaskStatus } from '../entities/task.entity';
+import { OPEN_OUTCOME } from '../entities/task.entity';
 import { affectedRows, checkEpochMs, managerOf } from './query-helpers';
 
 /** An app's quotas as stored: null = the configured default. */
@@ -10,7 +10,7 @@ export interface StoredQuota {
   minIntervalMs: number | null;
 }
 
-/** Pending fires per bucket: bucket start (epoch ms) -> fires. */
+/** Open (pending or running) fires per bucket: bucket start (epoch ms) -> fires. */
 export type FireHistogram = Map<number, number>;
 
 /** The largest spread offset a timer can have (its `jitterMs` bound, JITTER_MAX_MS). */
@@ -18,8 +18,8 @@ const MAX_SPREAD_OFFSET_MS = 3_600_000;
 
 /**
  * Per-app quotas (apps.max_timers, max_fires_per_minute, min_interval_ms) and the usage they are
- * checked against: live timers, and pending fires per minute or second read from the task rows
- * (`idx_app_run_at` for one app, the covering `idx_run_at_status_timer` for all), each counted at
+ * checked against: live timers, and open (pending or running) fires per minute or second read from the
+ * task rows (the covering `idx_app_run_at_outcome` for one app, `idx_outcome_run_at` for all), each counted at
  * the time it is delivered: run_at plus its timer's spread offset (`autoSpread`).
  */
 @Injectable()
@@ -80,7 +80,7 @@ export class QuotaRepository {
   }
 
   /**
-   * Pending fires delivered in [fromMs, toMs) per bucket of `bucketMs`: of one timer, of one app, or of
+   * Open (pending or running) fires delivered in [fromMs, toMs) per bucket of `bucketMs`: of one timer, of one app, or of
    * all apps when neither is given; `exceptTimerId` leaves out a timer's fires (one being edited or
    * enabled). A fire is counted at run_at plus its timer's `spread_offset_ms` (autoSpread): the scan
    * by run_at is corrected by the fires of the few timers with an offset (`idx_spread_offset`), in the
@@ -166,8 +166,8 @@ function scopeOf(opts: HistogramOptions, timerColumn: string, appColumn: string)
 /** The pending fires per bucket of run_at (`shift` 0), in the columns of {@link spreadShifts}. */
 function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
   const scope = scopeOf(opts, 'timer_id', 'app');
-  const where = ['run_at >= ?', 'run_at < ?', 'status = ?', ...scope.where];
-  const params: unknown[] = [opts.fromMs, opts.toMs, TaskStatus.Pending, ...scope.params];
+  const where = ['outcome = ?', 'run_at >= ?', 'run_at < ?', ...scope.where];
+  const params: unknown[] = [OPEN_OUTCOME, opts.fromMs, opts.toMs, ...scope.params];
   if (opts.buckets !== undefined) {
     where.push(opts.buckets.length === 0 ? 'FALSE' : `(${opts.buckets.map(() => '(run_at >= ? AND run_at < ?)').join(' OR ')})`);
     for (const b of opts.buckets) {
@@ -175,7 +175,7 @@ function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
       params.push(b, b + opts.bucketMs);
     }
   }
-  const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at' : 'idx_run_at_status_timer';
+  const index = opts.timerId !== undefined ? 'uk_timer_run_at' : opts.app !== undefined ? 'idx_app_run_at_outcome' : 'idx_outcome_run_at';
   return {
     sql: `(SELECT 0 AS shift, run_at DIV ? AS b0, NULL AS b1, 1 AS counted, 0 AS lands, COUNT(*) AS n FROM tasks FORCE INDEX (${index}) WHERE ${where.join(' AND ')} GROUP BY b0)`,
     params: [opts.bucketMs, ...params],
@@ -188,8 +188,8 @@ function byRunAt(opts: HistogramOptions): { sql: string; params: unknown[] } {
  */
 function spreadShifts(opts: HistogramOptions): { sql: string; params: unknown[] } {
   const scope = scopeOf(opts, 't.id', 't.app');
-  const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.status = ?', ...scope.where];
-  const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, TaskStatus.Pending, ...scope.params];
+  const where = ['t.spread_offset_ms > 0', 'k.run_at >= ? - t.spread_offset_ms', 'k.run_at >= ?', 'k.run_at < ?', 'k.outcome = ?', ...scope.where];
+  const params: unknown[] = [opts.fromMs, opts.fromMs - MAX_SPREAD_OFFSET_MS, opts.toMs, OPEN_OUTCOME, ...scope.params];
   return {
     sql: `(SELECT 1 AS shift, k.run_at DIV ? AS b0, (k.run_at + t.spread_offset_ms) DIV ? AS b1, k.run_at >= ? AS counted, k.run_at + t.spread_offset_ms < ? AS lands, COUNT(*) AS n
        FROM timers t FORCE INDEX (idx_spread_offset) JOIN tasks k FORCE INDEX (uk_timer_run_at) ON k.timer_id = t.id

@@ -165,8 +165,8 @@ export class TaskRepository {
 
   /**
    * A page of fire records, latest run time first, with the total count. One timer's read
-   * uk_timer_run_at backwards (run_at DESC); an app's read idx_app_run_at (app, run_at, status)
-   * backwards, in its order (run_at DESC, status DESC, id DESC), so no page sorts the whole range.
+   * uk_timer_run_at backwards (run_at DESC); an app's read idx_app_run_at_outcome (app, run_at, outcome)
+   * backwards, in its order (run_at DESC, outcome DESC, id DESC), so no page sorts the whole range.
    */
   async records(f: RecordsFilter, page: PageOptions): Promise<{ items: TaskEntity[]; total: number }> {
     const offset = pageOffset(page);
@@ -177,13 +177,13 @@ export class TaskRepository {
 
   /**
    * The query behind {@link records} (without paging), for its plan. An app's records name their index:
-   * with a status filter the optimizer may otherwise prefer idx_status_run_at, which spans every app.
+   * with a status filter the optimizer may otherwise prefer idx_outcome_run_at, which spans every app.
    */
   recordsQuery(f: RecordsFilter): SelectQueryBuilder<TaskEntity> {
     for (const [name, v] of [['fromMs', f.fromMs], ['toMs', f.toMs], ['runAt', f.runAt]] as const) if (v !== undefined) checkEpochMs(name, v);
     checkEpochMs('nowMs', f.nowMs);
     const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 'k');
-    if (f.timerId === undefined) q.useIndex('idx_app_run_at');
+    if (f.timerId === undefined) q.useIndex('idx_app_run_at_outcome');
     q.where('k.app = :app', { app: f.app });
     if (f.timerId !== undefined) q.andWhere('k.timerId = CAST(:timerId AS UNSIGNED)', { timerId: f.timerId });
     if (f.runAt !== undefined) q.andWhere('k.runAt = :runAt', { runAt: f.runAt });
@@ -192,9 +192,9 @@ export class TaskRepository {
     if (f.toMs !== undefined) q.andWhere('k.runAt < :toMs', { toMs: f.toMs });
     if (!f.includePending) q.andWhere('NOT (k.status = :pending AND k.runAt > :nowMs)', { pending: TaskStatus.Pending, nowMs: f.nowMs });
     // run_at is unique within a timer, so a timer's records need no tie-break (and the index scan no
-    // sort); an app's follow idx_app_run_at (the id is the primary key the index entries end with).
+    // sort); an app's follow idx_app_run_at_outcome (the id is the primary key the index entries end with).
     q.orderBy('k.runAt', 'DESC');
-    return f.timerId === undefined ? q.addOrderBy('k.status', 'DESC').addOrderBy('k.id', 'DESC') : q;
+    return f.timerId === undefined ? q.addOrderBy('k.outcome', 'DESC').addOrderBy('k.id', 'DESC') : q;
   }
 
   /** The fire (timerId, runAt), or null. */
@@ -209,14 +209,15 @@ export class TaskRepository {
   /**
    * Deletes finished records (succeeded, failed, missed) whose run_at < cutoffMs, `batchSize` rows
    * per statement, so no statement holds locks on a huge range, until none is left or `maxBatches`
-   * statements have run. Returns the total (maxBatches x batchSize: there may be more).
+   * statements have run. Returns the total (maxBatches x batchSize: there may be more). Reads the
+   * finished ranges of idx_outcome_run_at in its order (outcome, run_at): no sort, no open row read.
    */
   async purgeOlderThan(cutoffMs: number, batchSize: number, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
     checkEpochMs('cutoffMs', cutoffMs);
     return deleteInBatches(
       this.dataSource,
-      `DELETE FROM tasks WHERE run_at < ? AND status IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) ORDER BY run_at LIMIT ?`,
-      [cutoffMs, ...FINISHED_TASK_STATUSES],
+      `DELETE FROM tasks WHERE outcome IN (${FINISHED_TASK_STATUSES.map(() => '?').join(', ')}) AND run_at < ? ORDER BY outcome, run_at LIMIT ?`,
+      [...FINISHED_TASK_STATUSES, cutoffMs],
       batchSize,
       maxBatches,
     );
