@@ -20,10 +20,10 @@
  * Run it under the suite lock, alone on the server: every other client's work would count.
  * Writes .local/results/db-<time>.json and .md and prints the tables.
  */
-import { execFileSync } from 'node:child_process';
 import { DataSource } from 'typeorm';
 import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, dataSourceOptions, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TaskStatus } from '@timer/dal';
-import { infra, markdownTable, numericFlags, procCpuSeconds, shortId, sleep, writeResults } from '../../e2e/support';
+import { infra, markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
+import { COUNTERS, log, mariadbPid, Measure, median, Meter } from './meter';
 
 const DEFAULTS = { timers: 5000, seconds: 20, reps: 3, claimBatch: 250, outcomeBatch: 250, preloadMinutes: 1, purge: 1 };
 type Args = typeof DEFAULTS;
@@ -33,101 +33,6 @@ const BUCKETS = 10;
 const RECONCILE_MS = 10_000;
 const KINDS = ['insert', 'reconcile', 'claim', 'outcome', 'purge'] as const;
 type Kind = (typeof KINDS)[number];
-/** Server counters reported per fire (SHOW GLOBAL STATUS). */
-const COUNTERS = ['Handler_read_key', 'Handler_read_next', 'Handler_read_rnd_next', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_buffer_pool_write_requests', 'Questions'];
-
-const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
-
-interface Measure {
-  kind: Kind;
-  fires: number;
-  statements: number;
-  wallMs: number;
-  /** MariaDB CPU microseconds per fire, idle rate taken out. */
-  usPerFire: number;
-  /** The same before the idle rate is taken out. */
-  rawUsPerFire: number;
-  counters: Record<string, number>;
-}
-
-function mariadbPid(): number {
-  for (const name of ['mariadbd', 'mysqld']) {
-    try {
-      const pid = Number(execFileSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).trim().split('\n')[0]);
-      if (pid > 0) return pid;
-    } catch {
-      // not running under that name
-    }
-  }
-  throw new Error('no mariadbd (or mysqld) process on this machine: the bench measures the local server');
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-class Meter {
-  private idlePerS = 0;
-  constructor(
-    private readonly pid: number,
-    private readonly db: DataSource,
-  ) {}
-
-  private cpu(): number {
-    const s = procCpuSeconds(this.pid);
-    if (s === undefined) throw new Error('mariadbd is gone');
-    return s;
-  }
-
-  private async counters(): Promise<Record<string, number>> {
-    const rows = (await this.db.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${COUNTERS.map(() => '?').join(', ')})`, COUNTERS)) as { Variable_name: string; Value: string }[];
-    return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
-  }
-
-  /** The server's CPU rate while nobody asks it anything (its background threads). */
-  async calibrate(): Promise<void> {
-    await this.quiet(180_000);
-    const c0 = this.cpu();
-    const t0 = Date.now();
-    await sleep(3000);
-    this.idlePerS = (this.cpu() - c0) / ((Date.now() - t0) / 1000);
-    log(`mariadbd idle: ${(this.idlePerS * 1000).toFixed(1)} ms of CPU per s`);
-  }
-
-  /**
-   * Waits until the server is quiet (its InnoDB purge of earlier changes done): under 15 ms of CPU in
-   * each of 3 consecutive 500 ms samples (purge comes in bursts), at most `maxMs`.
-   */
-  private async quiet(maxMs = 30_000): Promise<void> {
-    const until = Date.now() + maxMs;
-    let calm = 0;
-    while (Date.now() < until && calm < 3) {
-      const c0 = this.cpu();
-      await sleep(500);
-      calm = this.cpu() - c0 < 0.015 ? calm + 1 : 0;
-    }
-    if (calm < 3) log(`mariadbd did not become quiet within ${maxMs} ms: figures include other work`);
-  }
-
-  async measure(kind: Kind, fires: number, fn: () => Promise<number>): Promise<Measure> {
-    await this.quiet();
-    const k0 = await this.counters();
-    const c0 = this.cpu();
-    const t0 = Date.now();
-    const statements = await fn();
-    const wallMs = Date.now() - t0;
-    await this.quiet();
-    const elapsedS = (Date.now() - t0) / 1000;
-    const rawS = this.cpu() - c0;
-    const cpuS = rawS - this.idlePerS * elapsedS;
-    const k1 = await this.counters();
-    // The two SHOW STATUS and their Questions are the meter's own.
-    const counters = Object.fromEntries(COUNTERS.map((c) => [c, (k1[c] - k0[c] - (c === 'Questions' ? 1 : 0)) / fires]));
-    return { kind, fires, statements, wallMs, usPerFire: (cpuS * 1e6) / fires, rawUsPerFire: (rawS * 1e6) / fires, counters };
-  }
-}
-
 /** The fires of every timer for `seconds` seconds from `startMs`, in the migrator's order (timer by timer). */
 function firesOf(args: Args, startMs: number, seconds: number): NewTask[] {
   const rows: NewTask[] = [];
@@ -278,7 +183,7 @@ async function main(): Promise<void> {
       const ms = of(k);
       return [k, median(ms.map((m) => m.usPerFire)), median(ms.map((m) => m.rawUsPerFire)), Math.min(...ms.map((m) => m.usPerFire)), Math.max(...ms.map((m) => m.usPerFire)), ms[0].fires / ms[0].statements, median(ms.map((m) => m.wallMs)), ...COUNTERS.map((c) => median(ms.map((m) => m.counters[c])))];
     });
-    const pipelineKinds: Kind[] = kinds.filter((k) => k !== 'purge');
+    const pipelineKinds: string[] = kinds.filter((k) => k !== 'purge');
     const total = median(reps.map((ms) => ms.filter((m) => pipelineKinds.includes(m.kind)).reduce((a, m) => a + m.usPerFire, 0)));
     const head = ['kind', 'MariaDB CPU us/fire (median)', 'before idle taken out', 'min', 'max', 'fires/statement', 'wall ms', ...COUNTERS.map((c) => `${c.replace(/^Handler_|^Innodb_/, '')}/fire`)];
     const table = markdownTable(head, rows, 2);

@@ -1,0 +1,240 @@
+/**
+ * Where the claim's and the outcome's MariaDB CPU goes (issue 11), a scratch variant of bench:db
+ * (a command, not a test; product code untouched):
+ *
+ *   node scripts/run-ts.js bench/db/outcome-variants.ts -- [--timers 5000] [--seconds 10] [--reps 3] [--batch 250]
+ *
+ * Same meter and database as bench:db (fresh database, real migrations, 1 minute of finished fires
+ * preloaded). Each variant gets its own `--seconds` of fires (timers x seconds), inserted and, for the
+ * outcome variants, claimed through the real repositories unmeasured; then only the variant's
+ * statements are measured (MariaDB CPU per fire, idle rate out, InnoDB deferred work included).
+ *   claim:today        FireClaimRepository.claimMany (status 0 -> 1: moves idx_status_run_at; token, lease)
+ *   claim:no-status    the same join and fence, SET attempt, claimed_by, claimed_until only (no index move)
+ *   claim:status-only  the same join, SET status only (the index move, the row grows by nothing)
+ *   outcome:a-today    FireOutcomeRepository.recordOutcomes as the executor calls it (output 'ok', attempt JSON)
+ *   outcome:b-narrow   the same join and fence, SET status, claimed_until only
+ *   outcome:b2-fixed   b + http_status, cost_ms, lateness_ms (fixed-width numbers, no JSON, no output)
+ *   outcome:c-no-output  recordOutcomes with output null (the attempt JSON, no output)
+ *   outcome:d-in-list  b's columns as one single-table UPDATE ... WHERE (timer_id, run_at, claimed_by, attempt) IN (...)
+ * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable) and the
+ * average bytes of the variable columns of its rows afterwards.
+ * Run it under the suite lock, alone on the server.
+ */
+import { DataSource } from 'typeorm';
+import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, dataSourceOptions, NewTask, runMigrations, TaskRepository, TaskStatus } from '@timer/dal';
+import { infra, markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
+import { COUNTERS, log, mariadbPid, Measure, median, Meter } from './meter';
+
+const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250 };
+type Args = typeof DEFAULTS;
+const APP = 'bench';
+const NAMES = [...COUNTERS, 'Innodb_pages_written', 'Innodb_buffer_pool_pages_dirty', 'Innodb_data_written'];
+const CLAIMS = ['claim:today', 'claim:no-status', 'claim:status-only'] as const;
+const OUTCOMES = ['outcome:a-today', 'outcome:b-narrow', 'outcome:b2-fixed', 'outcome:c-no-output', 'outcome:d-in-list'] as const;
+
+interface Row extends Measure {
+  splits: number | null;
+  bytes: Record<string, number>;
+}
+
+function firesOf(args: Args, startMs: number): NewTask[] {
+  const rows: NewTask[] = [];
+  for (let t = 1; t <= args.timers; t++) for (let s = 0; s < args.seconds; s++) rows.push({ app: APP, timerId: String(t), runAt: startMs + s * 1000 });
+  return rows;
+}
+
+function dueOrder(args: Args, startMs: number): NewTask[] {
+  const rows: NewTask[] = [];
+  for (let s = 0; s < args.seconds; s++) for (let t = 1; t <= args.timers; t++) rows.push({ app: APP, timerId: String(t), runAt: startMs + s * 1000 });
+  return rows;
+}
+
+function batches<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
+
+/** `(SELECT ? AS timer_id, ? AS run_at, ...) UNION ALL ...` as the repositories build it. */
+function derived(rows: unknown[][], columns: string[]): { sql: string; params: unknown[] } {
+  const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
+  const rest = ['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ');
+  return { sql: `(${rows.map((_, i) => `SELECT ${i === 0 ? first : rest}`).join(' UNION ALL ')})`, params: rows.flat() };
+}
+
+async function splits(db: DataSource): Promise<number | null> {
+  try {
+    const r = (await db.query(`SELECT count FROM information_schema.INNODB_METRICS WHERE name = 'index_page_splits'`)) as { count: string }[];
+    return r[0] ? Number(r[0].count) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Average bytes of the variable columns of the window's rows, and how many are non-null fixed columns. */
+async function rowBytes(db: DataSource, startMs: number, seconds: number): Promise<Record<string, number>> {
+  const [r] = (await db.query(
+    `SELECT AVG(LENGTH(app)) app, AVG(COALESCE(LENGTH(claimed_by), 0)) claimed_by, AVG(COALESCE(LENGTH(attempts), 0)) attempts,
+            AVG(COALESCE(LENGTH(output), 0)) output, AVG(COALESCE(LENGTH(error), 0)) error,
+            AVG((http_status IS NOT NULL) * 2 + (cost_ms IS NOT NULL) * 4 + (lateness_ms IS NOT NULL) * 4 + (claimed_until IS NOT NULL) * 8) fixed_nullable
+     FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?`,
+    [APP, startMs, startMs + seconds * 1000],
+  )) as Record<string, string>[];
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)]));
+}
+
+async function main(): Promise<void> {
+  const args = numericFlags(process.argv.slice(2), DEFAULTS);
+  const name = `timer_test_bench_dbv_${shortId()}`.replace(/[^A-Za-z0-9_]/g, '_');
+  const base = new URL(infra().mysqlUrl);
+  const url = Object.assign(new URL(base.toString()), { pathname: `/${name}` }).toString();
+  const admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
+  await admin.initialize();
+  await admin.query(`CREATE DATABASE \`${name}\``);
+  let db: DataSource | undefined;
+  try {
+    await runMigrations(url);
+    db = new DataSource(dataSourceOptions(url, 4));
+    await db.initialize();
+    const meter = new Meter(mariadbPid(), db, NAMES);
+    const tasks = new TaskRepository(db);
+    const claims = new FireClaimRepository(db);
+    const outcomes = new FireOutcomeRepository(db);
+    const fmt = (await db.query(`SELECT row_format FROM information_schema.tables WHERE table_schema = ? AND table_name = 'tasks'`, [name])) as { row_format: string }[];
+    log(`tasks row format: ${fmt[0]?.row_format}; page splits readable: ${(await splits(db)) !== null}`);
+
+    const minute = 60_000;
+    const start = Math.floor(Date.now() / minute) * minute + 10 * minute;
+    await tasks.insertIgnore(firesOf({ ...args, seconds: 60 }, start + 24 * 60 * minute));
+    await db.query('UPDATE tasks SET status = ?, attempt = 1, http_status = 200, claimed_by = ? WHERE status = ?', [TaskStatus.Succeeded, 'preload', TaskStatus.Pending]);
+    await meter.calibrate();
+
+    const executor = `exec-${shortId()}`;
+    let seq = 0;
+    let window = 0;
+    const nextWindow = () => start + window++ * (args.seconds + 60) * 1000;
+    const fires = args.timers * args.seconds;
+    const results: Row[][] = [];
+
+    const claimRequests = (startMs: number): FireClaimRequest[] =>
+      dueOrder(args, startMs).map((f) => ({ timerId: f.timerId, runAt: f.runAt, attempt: 1, token: `${executor}:${seq++}`, nowMs: Date.now(), leaseMs: 30_000 }));
+    const claimToday = async (reqs: FireClaimRequest[]) => {
+      for (const b of batches(reqs, args.batch)) if (!(await claims.claimMany(b)).every((r) => r.claimed)) throw new Error('a claim was refused');
+      return Math.ceil(reqs.length / args.batch);
+    };
+    const claimSql = async (reqs: FireClaimRequest[], set: string) => {
+      for (const b of batches(reqs, args.batch)) {
+        const v = derived(b.map((c) => [c.timerId, c.runAt, c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs]), ['attempt', 'token', 'claimed_until', 'now_ms']);
+        await db!.query(`UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at SET ${set} WHERE t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1`, v.params);
+      }
+      return Math.ceil(reqs.length / args.batch);
+    };
+    const outcomeOf = (c: FireClaimRequest, output: string | null): FireOutcome => ({
+      timerId: c.timerId, runAt: c.runAt, token: c.token, attempt: 1, status: TaskStatus.Succeeded, httpStatus: 200, costMs: 3, latenessMs: 40,
+      error: null, output, claimedBy: c.token, claimedUntil: null, startedAt: c.runAt + 40,
+    });
+    const outcomeRepo = async (reqs: FireClaimRequest[], output: string | null) => {
+      for (const b of batches(reqs, args.batch)) if (!(await outcomes.recordOutcomes(b.map((c) => outcomeOf(c, output)))).every(Boolean)) throw new Error('an outcome was fenced off');
+      return Math.ceil(reqs.length / args.batch);
+    };
+    const outcomeJoin = async (reqs: FireClaimRequest[], withNumbers: boolean) => {
+      for (const b of batches(reqs, args.batch)) {
+        const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
+        const v = derived(sorted.map((c) => [c.timerId, c.runAt, c.token, 1, TaskStatus.Succeeded, 200, 3, 40]), ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms']);
+        const numbers = withNumbers ? ', t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms' : '';
+        const r = (await db!.query(
+          `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+           SET t.status = v.status, t.claimed_until = NULL${numbers} WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
+          v.params,
+        )) as { affectedRows: number };
+        if (r.affectedRows < b.length) throw new Error(`outcome wrote ${r.affectedRows} of ${b.length}`);
+      }
+      return Math.ceil(reqs.length / args.batch);
+    };
+    const outcomeIn = async (reqs: FireClaimRequest[]) => {
+      for (const b of batches(reqs, args.batch)) {
+        const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
+        const r = (await db!.query(
+          `UPDATE tasks SET status = ${TaskStatus.Succeeded}, claimed_until = NULL WHERE (timer_id, run_at, claimed_by, attempt) IN (${sorted.map(() => '(?, ?, ?, 1)').join(', ')})`,
+          sorted.flatMap((c) => [c.timerId, c.runAt, c.token]),
+        )) as { affectedRows: number };
+        if (r.affectedRows < b.length) throw new Error(`outcome wrote ${r.affectedRows} of ${b.length}`);
+      }
+      return Math.ceil(reqs.length / args.batch);
+    };
+
+    for (let rep = 1; rep <= args.reps; rep++) {
+      const out: Row[] = [];
+      const measured = async (kind: string, startMs: number, fn: () => Promise<number>) => {
+        const s0 = await splits(db!);
+        const m = await meter.measure(kind, fires, fn);
+        const s1 = await splits(db!);
+        out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, bytes: await rowBytes(db!, startMs, args.seconds) });
+      };
+      for (const kind of CLAIMS) {
+        const w = nextWindow();
+        await tasks.insertIgnore(firesOf(args, w));
+        const reqs = claimRequests(w);
+        if (rep === 1 && kind === 'claim:today') log(`pending row bytes: ${JSON.stringify(await rowBytes(db, w, args.seconds))}`);
+        await measured(kind, w, () =>
+          kind === 'claim:today'
+            ? claimToday(reqs)
+            : kind === 'claim:no-status'
+              ? claimSql(reqs, 't.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until')
+              : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
+        );
+      }
+      for (const kind of OUTCOMES) {
+        const w = nextWindow();
+        await tasks.insertIgnore(firesOf(args, w));
+        const reqs = claimRequests(w);
+        await claimToday(reqs);
+        if (rep === 1 && kind === 'outcome:d-in-list') {
+          const plan = await db.query(`EXPLAIN UPDATE tasks SET status = 2 WHERE (timer_id, run_at, claimed_by, attempt) IN ((?, ?, ?, 1), (?, ?, ?, 1))`, [reqs[0].timerId, reqs[0].runAt, reqs[0].token, reqs[1].timerId, reqs[1].runAt, reqs[1].token]);
+          log(`d-in-list plan: ${JSON.stringify(plan)}`);
+        }
+        await measured(kind, w, () =>
+          kind === 'outcome:a-today'
+            ? outcomeRepo(reqs, 'ok')
+            : kind === 'outcome:c-no-output'
+              ? outcomeRepo(reqs, null)
+              : kind === 'outcome:d-in-list'
+                ? outcomeIn(reqs)
+                : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
+        );
+      }
+      log(`rep ${rep}: ${out.map((m) => `${m.kind} ${m.usPerFire.toFixed(1)}`).join(', ')}`);
+      results.push(out);
+      // Purge this rep's windows (not measured) so the table stays the size bench:db sees.
+      await tasks.purgeOlderThan(nextWindow(), 5000);
+      window--;
+    }
+
+    const kinds = results[0].map((m) => m.kind);
+    const of = (k: string) => results.map((ms) => ms.find((m) => m.kind === k) as Row);
+    const shown = ['Handler_update', 'Handler_write', 'Handler_delete', 'Innodb_buffer_pool_write_requests', 'Innodb_pages_written', 'Innodb_data_written'];
+    const rows = kinds.map((k) => {
+      const ms = of(k);
+      const sp = ms.map((m) => m.splits).filter((x): x is number => x !== null);
+      const b = ms[0].bytes;
+      return [k, median(ms.map((m) => m.usPerFire)), Math.min(...ms.map((m) => m.usPerFire)), Math.max(...ms.map((m) => m.usPerFire)), median(ms.map((m) => m.wallMs)), ...shown.map((c) => median(ms.map((m) => m.counters[c]))), sp.length ? median(sp) * 1000 : null, b.claimed_by + b.attempts + b.output + b.error + b.fixed_nullable];
+    });
+    const head = ['variant', 'MariaDB CPU us/fire (median)', 'min', 'max', 'wall ms', ...shown.map((c) => `${c.replace(/^Handler_|^Innodb_/, '')}/fire`), 'page splits per 1000 fires', 'bytes after (claimed_by+attempts+output+error+non-null fixed)'];
+    const md = [
+      `MariaDB CPU per fire by claim/outcome variant: ${args.timers} timers x ${args.seconds} s (${fires} fires) per variant, ${args.reps} repetitions, ${args.batch} rows a statement, row format ${fmt[0]?.row_format}.`,
+      '',
+      markdownTable(head, rows, 2),
+    ].join('\n');
+    const path = writeResults('db-variants', { args, results }, md);
+    process.stdout.write(`\n${md}\n\n${path}.md\n`);
+  } finally {
+    await db?.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.destroy();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
