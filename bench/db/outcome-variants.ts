@@ -64,8 +64,9 @@ function derived(rows: unknown[][], columns: string[]): { sql: string; params: u
 
 async function splits(db: DataSource): Promise<number | null> {
   try {
-    const r = (await db.query(`SELECT count FROM information_schema.INNODB_METRICS WHERE name = 'index_page_splits'`)) as { count: string }[];
-    return r[0] ? Number(r[0].count) : null;
+    const r = (await db.query(`SELECT count, status FROM information_schema.INNODB_METRICS WHERE name = 'index_page_splits'`)) as { count: string; status: string }[];
+    // A disabled counter stays 0: no figure rather than a false one.
+    return r[0] && r[0].status === 'enabled' ? Number(r[0].count) : null;
   } catch {
     return null;
   }
