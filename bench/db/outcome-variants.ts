@@ -16,8 +16,9 @@
  *   outcome:b2-fixed   b + http_status, cost_ms, lateness_ms (fixed-width numbers, no JSON, no output)
  *   outcome:c-no-output  recordOutcomes with output null (the attempt JSON, no output)
  *   outcome:d-in-list  b's columns as one single-table UPDATE ... WHERE (timer_id, run_at, claimed_by, attempt) IN (...)
- * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable) and the
- * average bytes of the variable columns of its rows afterwards.
+ * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable), the pages the
+ * clustered and secondary indexes gained (ANALYZE TABLE, information_schema.tables, outside the meter)
+ * and the average bytes of the variable columns of its rows afterwards.
  * Run it under the suite lock, alone on the server.
  */
 import { DataSource } from 'typeorm';
@@ -34,6 +35,8 @@ const OUTCOMES = ['outcome:a-today', 'outcome:b-narrow', 'outcome:b2-fixed', 'ou
 
 interface Row extends Measure {
   splits: number | null;
+  /** New pages per 1,000 fires: clustered index, secondary indexes. */
+  newPages: { data: number; index: number };
   bytes: Record<string, number>;
 }
 
@@ -60,6 +63,13 @@ function derived(rows: unknown[][], columns: string[]): { sql: string; params: u
   const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
   const rest = ['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ');
   return { sql: `(${rows.map((_, i) => `SELECT ${i === 0 ? first : rest}`).join(' UNION ALL ')})`, params: rows.flat() };
+}
+
+/** Pages of the clustered index and of the secondary indexes (fresh statistics): a split allocates a page. */
+async function pages(db: DataSource, schema: string): Promise<{ data: number; index: number }> {
+  await db.query('ANALYZE TABLE tasks');
+  const [r] = (await db.query(`SELECT data_length d, index_length i FROM information_schema.tables WHERE table_schema = ? AND table_name = 'tasks'`, [schema])) as { d: string; i: string }[];
+  return { data: Number(r.d) / 16384, index: Number(r.i) / 16384 };
 }
 
 async function splits(db: DataSource): Promise<number | null> {
@@ -167,10 +177,13 @@ async function main(): Promise<void> {
     for (let rep = 1; rep <= args.reps; rep++) {
       const out: Row[] = [];
       const measured = async (kind: string, startMs: number, fn: () => Promise<number>) => {
+        const p0 = await pages(db!, name);
         const s0 = await splits(db!);
         const m = await meter.measure(kind, fires, fn);
         const s1 = await splits(db!);
-        out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, bytes: await rowBytes(db!, startMs, args.seconds) });
+        const p1 = await pages(db!, name);
+        const newPages = { data: ((p1.data - p0.data) * 1000) / fires, index: ((p1.index - p0.index) * 1000) / fires };
+        out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db!, startMs, args.seconds) });
       };
       for (const kind of CLAIMS) {
         const w = nextWindow();
@@ -218,9 +231,9 @@ async function main(): Promise<void> {
       const ms = of(k);
       const sp = ms.map((m) => m.splits).filter((x): x is number => x !== null);
       const b = ms[0].bytes;
-      return [k, median(ms.map((m) => m.usPerFire)), Math.min(...ms.map((m) => m.usPerFire)), Math.max(...ms.map((m) => m.usPerFire)), median(ms.map((m) => m.wallMs)), ...shown.map((c) => median(ms.map((m) => m.counters[c]))), sp.length ? median(sp) * 1000 : null, b.claimed_by + b.attempts + b.output + b.error + b.fixed_nullable];
+      return [k, median(ms.map((m) => m.usPerFire)), Math.min(...ms.map((m) => m.usPerFire)), Math.max(...ms.map((m) => m.usPerFire)), median(ms.map((m) => m.wallMs)), ...shown.map((c) => median(ms.map((m) => m.counters[c]))), sp.length ? median(sp) * 1000 : null, median(ms.map((m) => m.newPages.data)), median(ms.map((m) => m.newPages.index)), b.claimed_by + b.attempts + b.output + b.error + b.fixed_nullable];
     });
-    const head = ['variant', 'MariaDB CPU us/fire (median)', 'min', 'max', 'wall ms', ...shown.map((c) => `${c.replace(/^Handler_|^Innodb_/, '')}/fire`), 'page splits per 1000 fires', 'bytes after (claimed_by+attempts+output+error+non-null fixed)'];
+    const head = ['variant', 'MariaDB CPU us/fire (median)', 'min', 'max', 'wall ms', ...shown.map((c) => `${c.replace(/^Handler_|^Innodb_/, '')}/fire`), 'page splits per 1000 fires', 'new clustered pages per 1000 fires', 'new secondary-index pages per 1000 fires', 'bytes after (claimed_by+attempts+output+error+non-null fixed)'];
     const md = [
       `MariaDB CPU per fire by claim/outcome variant: ${args.timers} timers x ${args.seconds} s (${fires} fires) per variant, ${args.reps} repetitions, ${args.batch} rows a statement, row format ${fmt[0]?.row_format}.`,
       '',
