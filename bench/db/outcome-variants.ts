@@ -74,9 +74,9 @@ async function pages(db: DataSource, schema: string): Promise<{ data: number; in
 
 async function splits(db: DataSource): Promise<number | null> {
   try {
-    const r = (await db.query(`SELECT count, status FROM information_schema.INNODB_METRICS WHERE name = 'index_page_splits'`)) as { count: string; status: string }[];
-    // A disabled counter stays 0: no figure rather than a false one.
-    return r[0] && r[0].status === 'enabled' ? Number(r[0].count) : null;
+    // MariaDB's column is ENABLED (MySQL's STATUS); a disabled counter stays 0: no figure rather than a false one.
+    const r = (await db.query(`SELECT count, enabled FROM information_schema.INNODB_METRICS WHERE name = 'index_page_splits'`)) as { count: string; enabled: string | number }[];
+    return r[0] && Number(r[0].enabled) === 1 ? Number(r[0].count) : null;
   } catch {
     return null;
   }
