@@ -16,6 +16,13 @@
  *   outcome:b2-fixed   b + http_status, cost_ms, lateness_ms (fixed-width numbers, no JSON, no output)
  *   outcome:c-no-output  recordOutcomes with output null (the attempt JSON, no output)
  *   outcome:d-in-list  b's columns as one single-table UPDATE ... WHERE (timer_id, run_at, claimed_by, attempt) IN (...)
+ *   fixed:claim / fixed:outcome  the design where no update changes a record's size: the bench's own
+ *                      database gets claim_token and started_at BIGINT NOT NULL DEFAULT 0, and the rows'
+ *                      claimed_until, http_status, cost_ms, lateness_ms are set to 0 after the insert
+ *                      (unmeasured, as if inserted so); the claim writes status, attempt, claim_token,
+ *                      claimed_until; the outcome, fenced on claim_token + attempt, status, the 3 numbers,
+ *                      started_at, claimed_until = 0 (no JSON). --only-fixed 1 runs these with
+ *                      claim:today and outcome:a-today only.
  * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable), the pages the
  * clustered and secondary indexes gained (ANALYZE TABLE, information_schema.tables, outside the meter)
  * and the average bytes of the variable columns of its rows afterwards.
@@ -26,7 +33,7 @@ import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeReposito
 import { infra, markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
 import { COUNTERS, log, mariadbPid, Measure, median, Meter } from './meter';
 
-const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250 };
+const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0 };
 type Args = typeof DEFAULTS;
 const APP = 'bench';
 const NAMES = [...COUNTERS, 'Innodb_pages_written', 'Innodb_buffer_pool_pages_dirty', 'Innodb_data_written'];
@@ -107,6 +114,8 @@ async function main(): Promise<void> {
     await runMigrations(url);
     db = new DataSource(dataSourceOptions(url, 4));
     await db.initialize();
+    // The fixed-width design's columns, on the bench's own database only, before any row.
+    await db.query('ALTER TABLE tasks ADD COLUMN claim_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN started_at BIGINT NOT NULL DEFAULT 0');
     const meter = new Meter(mariadbPid(), db, NAMES);
     const tasks = new TaskRepository(db);
     const claims = new FireClaimRepository(db);
@@ -185,7 +194,7 @@ async function main(): Promise<void> {
         const newPages = { data: ((p1.data - p0.data) * 1000) / fires, index: ((p1.index - p0.index) * 1000) / fires };
         out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db!, startMs, args.seconds) });
       };
-      for (const kind of CLAIMS) {
+      for (const kind of args.onlyFixed ? (['claim:today'] as const) : CLAIMS) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         const reqs = claimRequests(w);
@@ -198,7 +207,7 @@ async function main(): Promise<void> {
               : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
         );
       }
-      for (const kind of OUTCOMES) {
+      for (const kind of args.onlyFixed ? (['outcome:a-today'] as const) : OUTCOMES) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         const reqs = claimRequests(w);
@@ -216,6 +225,39 @@ async function main(): Promise<void> {
                 ? outcomeIn(reqs)
                 : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
         );
+      }
+      {
+        const w = nextWindow();
+        await tasks.insertIgnore(firesOf(args, w));
+        await db.query('UPDATE tasks SET claimed_until = 0, http_status = 0, cost_ms = 0, lateness_ms = 0 WHERE app = ? AND run_at >= ? AND run_at < ?', [APP, w, w + args.seconds * 1000]);
+        const reqs = claimRequests(w);
+        const tok = (c: FireClaimRequest) => Number(c.token.slice(c.token.lastIndexOf(':') + 1)) + 2 ** 40;
+        await measured('fixed:claim', w, async () => {
+          for (const b of batches(reqs, args.batch)) {
+            const v = derived(b.map((c) => [c.timerId, c.runAt, c.attempt, tok(c), c.nowMs + c.leaseMs]), ['attempt', 'tok', 'claimed_until']);
+            const r = (await db!.query(
+              `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+               SET t.status = ${TaskStatus.Running}, t.attempt = v.attempt, t.claim_token = v.tok, t.claimed_until = v.claimed_until
+               WHERE t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1`,
+              v.params,
+            )) as { affectedRows: number };
+            if (r.affectedRows < b.length) throw new Error(`claim took ${r.affectedRows} of ${b.length}`);
+          }
+          return Math.ceil(reqs.length / args.batch);
+        });
+        await measured('fixed:outcome', w, async () => {
+          for (const b of batches(reqs, args.batch)) {
+            const v = derived(b.map((c) => [c.timerId, c.runAt, tok(c), 1, TaskStatus.Succeeded, 200, 3, 40, c.runAt + 40]), ['tok', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'started_at']);
+            const r = (await db!.query(
+              `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+               SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms, t.started_at = v.started_at, t.claimed_until = 0
+               WHERE t.claim_token = v.tok AND t.attempt = v.attempt`,
+              v.params,
+            )) as { affectedRows: number };
+            if (r.affectedRows < b.length) throw new Error(`outcome wrote ${r.affectedRows} of ${b.length}`);
+          }
+          return Math.ceil(reqs.length / args.batch);
+        });
       }
       log(`rep ${rep}: ${out.map((m) => `${m.kind} ${m.usPerFire.toFixed(1)}`).join(', ')}`);
       results.push(out);
