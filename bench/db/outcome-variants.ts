@@ -2,7 +2,7 @@
  * Where the claim's and the outcome's MariaDB CPU goes (issue 11), a scratch variant of bench:db
  * (a command, not a test; product code untouched):
  *
- *   node scripts/run-ts.js bench/db/outcome-variants.ts -- [--timers 5000] [--seconds 10] [--reps 3] [--batch 250]
+ *   npm run bench:db:outcomes -- [--timers 5000] [--seconds 10] [--reps 3] [--batch 250]
  *
  * Same meter and database as bench:db (fresh database, real migrations, 1 minute of finished fires
  * preloaded). Each variant gets its own `--seconds` of fires (timers x seconds), inserted and, for the
