@@ -21,9 +21,9 @@
  * Writes .local/results/db-<time>.json and .md and prints the tables.
  */
 import { DataSource } from 'typeorm';
-import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, dataSourceOptions, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TaskStatus } from '@timer/dal';
-import { infra, markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
-import { COUNTERS, log, mariadbPid, Measure, median, Meter } from './meter';
+import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, NewTask, SliceTaskRepository, TaskRepository, TaskStatus } from '@timer/dal';
+import { markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
+import { COUNTERS, log, mariadbPid, Measure, median, Meter, withBenchDatabase } from './meter';
 
 const DEFAULTS = { timers: 5000, seconds: 20, reps: 3, claimBatch: 250, outcomeBatch: 250, preloadMinutes: 1, purge: 1 };
 type Args = typeof DEFAULTS;
@@ -147,17 +147,7 @@ async function rep(args: Args, meter: Meter, db: DataSource, startMs: number, n:
 async function main(): Promise<void> {
   const args = numericFlags(process.argv.slice(2), DEFAULTS);
   if (args.timers < 1 || args.seconds < 1 || args.reps < 1 || args.claimBatch < 1 || args.outcomeBatch < 1) throw new Error('need --timers, --seconds, --reps, batches >= 1');
-  const name = `timer_test_bench_db_${shortId()}`.replace(/[^A-Za-z0-9_]/g, '_');
-  const base = new URL(infra().mysqlUrl);
-  const url = Object.assign(new URL(base.toString()), { pathname: `/${name}` }).toString();
-  const admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
-  await admin.initialize();
-  await admin.query(`CREATE DATABASE \`${name}\``);
-  let db: DataSource | undefined;
-  try {
-    await runMigrations(url);
-    db = new DataSource(dataSourceOptions(url, 4));
-    await db.initialize();
+  await withBenchDatabase('db', async (db, name) => {
     const meter = new Meter(mariadbPid(), db);
     const indexes = (await db.query(`SELECT DISTINCT index_name AS i FROM information_schema.statistics WHERE table_schema = ? AND table_name = 'tasks' ORDER BY index_name`, [name])) as { i: string }[];
     log(`tasks indexes: ${indexes.map((r) => r.i).join(', ')}`);
@@ -197,11 +187,7 @@ async function main(): Promise<void> {
     ].join('\n');
     const path = writeResults('db', { args, indexes: indexes.map((r) => r.i), reps, total }, md);
     process.stdout.write(`\n${md}\n\n${path}.md\n`);
-  } finally {
-    await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.destroy();
-  }
+  });
 }
 
 main().catch((e: unknown) => {

@@ -1,7 +1,8 @@
 /** What bench:db and its variants share: the MariaDB CPU meter (see db.bench.ts for the method). */
 import { execFileSync } from 'node:child_process';
 import { DataSource } from 'typeorm';
-import { procCpuSeconds, sleep } from '../../e2e/support';
+import { dataSourceOptions, runMigrations } from '@timer/dal';
+import { infra, procCpuSeconds, shortId, sleep } from '../../e2e/support';
 
 /** Server counters reported per fire (SHOW GLOBAL STATUS). */
 export const COUNTERS = ['Handler_read_key', 'Handler_read_next', 'Handler_read_rnd_next', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_buffer_pool_write_requests', 'Questions'];
@@ -30,6 +31,30 @@ export function mariadbPid(): number {
     }
   }
   throw new Error('no mariadbd (or mysqld) process on this machine: the bench measures the local server');
+}
+
+/**
+ * Runs `work` on a freshly migrated database `timer_test_bench_<tag>_<id>` of the local server and
+ * drops it afterwards, whatever `work` throws.
+ */
+export async function withBenchDatabase<T>(tag: string, work: (db: DataSource, name: string) => Promise<T>): Promise<T> {
+  const name = `timer_test_bench_${tag}_${shortId()}`.replace(/[^A-Za-z0-9_]/g, '_');
+  const base = new URL(infra().mysqlUrl);
+  const url = Object.assign(new URL(base.toString()), { pathname: `/${name}` }).toString();
+  const admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
+  await admin.initialize();
+  await admin.query(`CREATE DATABASE \`${name}\``);
+  let db: DataSource | undefined;
+  try {
+    await runMigrations(url);
+    db = new DataSource(dataSourceOptions(url, 4));
+    await db.initialize();
+    return await work(db, name);
+  } finally {
+    await db?.destroy();
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.destroy();
+  }
 }
 
 export const median = (xs: number[]) => {

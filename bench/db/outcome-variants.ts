@@ -29,9 +29,9 @@
  * Run it under the suite lock, alone on the server.
  */
 import { DataSource } from 'typeorm';
-import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, dataSourceOptions, NewTask, runMigrations, TaskRepository, TaskStatus } from '@timer/dal';
-import { infra, markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
-import { COUNTERS, log, mariadbPid, Measure, median, Meter } from './meter';
+import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, NewTask, TaskRepository, TaskStatus } from '@timer/dal';
+import { markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
+import { COUNTERS, log, mariadbPid, Measure, median, Meter, withBenchDatabase } from './meter';
 
 const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0 };
 type Args = typeof DEFAULTS;
@@ -103,17 +103,7 @@ async function rowBytes(db: DataSource, startMs: number, seconds: number): Promi
 
 async function main(): Promise<void> {
   const args = numericFlags(process.argv.slice(2), DEFAULTS);
-  const name = `timer_test_bench_dbv_${shortId()}`.replace(/[^A-Za-z0-9_]/g, '_');
-  const base = new URL(infra().mysqlUrl);
-  const url = Object.assign(new URL(base.toString()), { pathname: `/${name}` }).toString();
-  const admin = new DataSource({ ...dataSourceOptions(base.toString(), 1), migrations: [], entities: [] });
-  await admin.initialize();
-  await admin.query(`CREATE DATABASE \`${name}\``);
-  let db: DataSource | undefined;
-  try {
-    await runMigrations(url);
-    db = new DataSource(dataSourceOptions(url, 4));
-    await db.initialize();
+  await withBenchDatabase('dbv', async (db, name) => {
     // The fixed-width design's columns, on the bench's own database only, before any row.
     await db.query('ALTER TABLE tasks ADD COLUMN claim_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN started_at BIGINT NOT NULL DEFAULT 0');
     const meter = new Meter(mariadbPid(), db, NAMES);
@@ -145,7 +135,7 @@ async function main(): Promise<void> {
     const claimSql = async (reqs: FireClaimRequest[], set: string) => {
       for (const b of batches(reqs, args.batch)) {
         const v = derived(b.map((c) => [c.timerId, c.runAt, c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs]), ['attempt', 'token', 'claimed_until', 'now_ms']);
-        await db!.query(`UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at SET ${set} WHERE t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1`, v.params);
+        await db.query(`UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at SET ${set} WHERE t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1`, v.params);
       }
       return Math.ceil(reqs.length / args.batch);
     };
@@ -162,7 +152,7 @@ async function main(): Promise<void> {
         const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
         const v = derived(sorted.map((c) => [c.timerId, c.runAt, c.token, 1, TaskStatus.Succeeded, 200, 3, 40]), ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms']);
         const numbers = withNumbers ? ', t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms' : '';
-        const r = (await db!.query(
+        const r = (await db.query(
           `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
            SET t.status = v.status, t.claimed_until = NULL${numbers} WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
           v.params,
@@ -174,7 +164,7 @@ async function main(): Promise<void> {
     const outcomeIn = async (reqs: FireClaimRequest[]) => {
       for (const b of batches(reqs, args.batch)) {
         const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
-        const r = (await db!.query(
+        const r = (await db.query(
           `UPDATE tasks SET status = ${TaskStatus.Succeeded}, claimed_until = NULL WHERE (timer_id, run_at, claimed_by, attempt) IN (${sorted.map(() => '(?, ?, ?, 1)').join(', ')})`,
           sorted.flatMap((c) => [c.timerId, c.runAt, c.token]),
         )) as { affectedRows: number };
@@ -186,13 +176,13 @@ async function main(): Promise<void> {
     for (let rep = 1; rep <= args.reps; rep++) {
       const out: Row[] = [];
       const measured = async (kind: string, startMs: number, fn: () => Promise<number>) => {
-        const p0 = await pages(db!, name);
-        const s0 = await splits(db!);
+        const p0 = await pages(db, name);
+        const s0 = await splits(db);
         const m = await meter.measure(kind, fires, fn);
-        const s1 = await splits(db!);
-        const p1 = await pages(db!, name);
+        const s1 = await splits(db);
+        const p1 = await pages(db, name);
         const newPages = { data: ((p1.data - p0.data) * 1000) / fires, index: ((p1.index - p0.index) * 1000) / fires };
-        out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db!, startMs, args.seconds) });
+        out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db, startMs, args.seconds) });
       };
       for (const kind of args.onlyFixed ? (['claim:today'] as const) : CLAIMS) {
         const w = nextWindow();
@@ -235,7 +225,7 @@ async function main(): Promise<void> {
         await measured('fixed:claim', w, async () => {
           for (const b of batches(reqs, args.batch)) {
             const v = derived(b.map((c) => [c.timerId, c.runAt, c.attempt, tok(c), c.nowMs + c.leaseMs]), ['attempt', 'tok', 'claimed_until']);
-            const r = (await db!.query(
+            const r = (await db.query(
               `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
                SET t.status = ${TaskStatus.Running}, t.attempt = v.attempt, t.claim_token = v.tok, t.claimed_until = v.claimed_until
                WHERE t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1`,
@@ -248,7 +238,7 @@ async function main(): Promise<void> {
         await measured('fixed:outcome', w, async () => {
           for (const b of batches(reqs, args.batch)) {
             const v = derived(b.map((c) => [c.timerId, c.runAt, tok(c), 1, TaskStatus.Succeeded, 200, 3, 40, c.runAt + 40]), ['tok', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'started_at']);
-            const r = (await db!.query(
+            const r = (await db.query(
               `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
                SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms, t.started_at = v.started_at, t.claimed_until = 0
                WHERE t.claim_token = v.tok AND t.attempt = v.attempt`,
@@ -283,11 +273,7 @@ async function main(): Promise<void> {
     ].join('\n');
     const path = writeResults('db-variants', { args, results }, md);
     process.stdout.write(`\n${md}\n\n${path}.md\n`);
-  } finally {
-    await db?.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.destroy();
-  }
+  });
 }
 
 main().catch((e: unknown) => {
