@@ -9,6 +9,7 @@ import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
 import { InstantWaits } from './instant-waits';
+import { diag, diagOn } from './fire-diag';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -62,6 +63,7 @@ export class FireService {
    * slot at once: the admission hands them back to the broker.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
+    if (diagOn) diag(`arrive:${this.shares.appOf(msg) ?? '?'}`);
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
     // Grouped by app: several apps' fires of one instant are released in turns (InstantWaits).
     if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? '');
@@ -89,9 +91,14 @@ export class FireService {
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);
     const share = entry instanceof Promise ? await entry : entry;
-    if (!share.entered) return { result: 'deferred-share', handedBack: share.handedBack };
+    if (!share.entered) {
+      if (diagOn) diag(`handback:${this.shares.appOf(msg) ?? '?'}`);
+      return { result: 'deferred-share', handedBack: share.handedBack };
+    }
     try {
+      if (diagOn) diag(`slot:${this.shares.appOf(msg) ?? '?'}`);
       const admission = await this.admission.admit(msg, properties);
+      if (diagOn) diag(`admitted:${this.shares.appOf(msg) ?? '?'}`);
       return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
     } finally {
       share.leave();
