@@ -19,6 +19,7 @@ import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
+import { IdleScavenge } from './fire/idle-scavenge.service';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
 import { MaintenanceWatch } from './fire/maintenance-watch.service';
@@ -71,6 +72,7 @@ export class AppModule {
         DeliveryControlMetrics,
         DeliveryControl,
         AppShareGate,
+        IdleScavenge,
       ],
     };
   }

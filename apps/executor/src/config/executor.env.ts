@@ -71,6 +71,10 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /** The longest `Retry-After` (429/503) honoured: a longer one is cut to this. */
   @IsInt() @Min(0) @Max(86_400_000)
   TIMER_RETRY_AFTER_MAX_MS: number = 600_000;
+
+  /** Scavenge the young generation in the middle of each second, between the instants' bursts (IdleScavenge). */
+  @EnvBoolean() @IsBoolean()
+  TIMER_EXECUTOR_IDLE_SCAVENGE: boolean = true;
 }
 
 /** The executor's variable names, for `bootstrapRole({ extraVariables })`. */
@@ -132,6 +136,9 @@ export class ExecutorConfig {
   }
   get prefetchLimit(): number {
     return this.env.TIMER_EXECUTOR_PREFETCH_LIMIT;
+  }
+  get idleScavenge(): boolean {
+    return this.env.TIMER_EXECUTOR_IDLE_SCAVENGE;
   }
   get flushMs(): number {
     return this.env.TIMER_EXECUTOR_FLUSH_MS;

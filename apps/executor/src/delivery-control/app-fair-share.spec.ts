@@ -57,6 +57,22 @@ describe('AppFairShare', () => {
     expect(s.heavy('unknown', T)).toBe(false);
   });
 
+  it('says a fire would be handed back only while its app holds its share and another app is active', () => {
+    const s = new AppFairShare(4);
+    hold(s, 'a', 4);
+    expect(s.over('a', T)).toBe(false); // alone
+    s.tryHold('b', T);
+    expect(s.over('a', T)).toBe(true);
+    expect(s.tryHold('a', T)).toBe(false); // as tryHold says
+    expect(s.over('b', T)).toBe(false);
+    expect(s.over('unknown', T)).toBe(false);
+    s.release('a', T);
+    s.release('a', T);
+    s.release('a', T);
+    expect(s.over('a', T)).toBe(false);
+    expect(s.tryHold('a', T)).toBe(true);
+  });
+
   it('gives each app at least one handler', () => {
     const s = new AppFairShare(1);
     expect(s.tryHold('a', T)).toBe(true);

@@ -51,6 +51,13 @@ export class AppFairShare {
     return this.held(app) * 2 > this.shareOf(app, now);
   }
 
+  /** Whether a fire of `app` asking now would be handed back: it holds its share while another app is active. */
+  over(app: string, now: number): boolean {
+    const e = this.apps.get(app);
+    if (!e || this.othersActive(app, now) === 0) return false;
+    return e.held >= this.shareOf(app, now);
+  }
+
   private othersActive(app: string, now: number): number {
     return this.active(now) - (this.apps.has(app) ? 1 : 0);
   }

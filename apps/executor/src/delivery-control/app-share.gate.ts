@@ -55,6 +55,19 @@ export class AppShareGate {
   }
 
   /**
+   * Whether `msg` would be handed back were it to ask for its share now: its app holds its share while
+   * another app is active, and the message is neither asked for nor handed back too often already.
+   * No look-up: false when the timer's definition is not cached.
+   */
+  wouldHandBack(msg: TaskMessage, properties: Record<string, string>): boolean {
+    const def = this.cache.peek(msg.timerId);
+    if (!def) return false;
+    if ((Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0) >= MAX_SHARE_DEFERRALS) return false;
+    if (ASKED_FOR.some((p) => properties[p] !== undefined)) return false;
+    return this.control.shares.over(def.timer.app, this.clock.now());
+  }
+
+  /**
    * The share taken, or the message being handed back. Synchronous (no promise) in the common case,
    * the timer's definition cached and the app under its share: this runs once per fire.
    */

@@ -858,6 +858,37 @@ describe('FireService fire policies', () => {
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8']);
     });
 
+    it('hands a fire of an app over its share back as it arrives, not at its instant; a fire under its share waits for its instant', async () => {
+      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
+      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
+      s.fires.addRow('7', T0 + 800);
+      s.fires.addRow('8', T0 + 800);
+      // Two apps active, a share of 2 each: 'app' (timer 7) holds both of its own.
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('light', T0);
+      // Definitions cached, as the prefetch has them (the check makes no look-up).
+      await s.cache.get('7');
+      await s.cache.get('8');
+      const sleeps: number[] = [];
+      const wakes: (() => void)[] = [];
+      s.clock.sleep = (ms: number) => new Promise<void>((r) => (sleeps.push(ms), wakes.push(r)));
+      const lane = new FireLane(4);
+      const over = s.service.handleMessage(s.msg(T0 + 800), {}, lane);
+      const under = s.service.handleMessage({ timerId: '8', runAt: T0 + 800, fireId: `8-${T0 + 800}`, attempt: 1 }, {}, lane);
+      expect(await over).toEqual(['deferred-share']);
+      expect(s.publisher.handedBack.map((h) => h.message.timerId)).toEqual(['7']);
+      expect(sleeps).toEqual([800 - SLOT_LEAD_MS]); // only the light app's fire waits for the instant
+      s.clock.current = T0 + 800;
+      for (const w of wakes.splice(0)) w();
+      while (wakes.length > 0 || s.callback.calls.length === 0) {
+        for (const w of wakes.splice(0)) w();
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(await under).toEqual(['succeeded']);
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8']);
+    });
+
     it('marks a call during its short wait for run_at when its origin has a free slot; else once the call has its origin slot', async () => {
       const s = setup();
       const called = () => [...s.marks.chunks.values()].reduce((n, c) => n + c.called.size, 0);
