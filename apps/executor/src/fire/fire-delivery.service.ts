@@ -111,6 +111,9 @@ export class FireDelivery {
       return this.outcomes.takenOver(msg);
     }
     if (diagOn) diag(`${gate.go ? 'call' : 'refused'}:${def.timer.app}`);
+    // A call its origin refused (busy for its whole wait, which ends 5 s after an instant: at another
+    // one) is recorded and published again in the quiet part of the second, off the instants.
+    if (!gate.go) await this.waits.quiet();
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
     if (diagOn) diag(`done:${def.timer.app}`);
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);

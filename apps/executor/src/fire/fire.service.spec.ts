@@ -23,6 +23,7 @@ import { EARLY_CALL_MARK_MS, FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireLane } from './fire-lanes';
 import { FireService, SLOT_LEAD_MS } from './fire.service';
+import { QUIET_FROM_MS } from './instant-waits';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
@@ -858,7 +859,7 @@ describe('FireService fire policies', () => {
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8']);
     });
 
-    it('hands a fire of an app over its share back as it arrives, not at its instant; a fire under its share waits for its instant', async () => {
+    it('hands a fire of an app over its share back in the quiet part of the second, not at its instant; a fire under its share waits for its instant', async () => {
       const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
       s.fires.defs.set('8', timerDef('8', { app: 'light' }));
       s.fires.addRow('7', T0 + 800);
@@ -876,12 +877,15 @@ describe('FireService fire policies', () => {
       const lane = new FireLane(4);
       const over = s.service.handleMessage(s.msg(T0 + 800), {}, lane);
       const under = s.service.handleMessage({ timerId: '8', runAt: T0 + 800, fireId: `8-${T0 + 800}`, attempt: 1 }, {}, lane);
+      // T0 is a whole second: the hand-back waits for x.250, the light app's fire for its lane lead.
+      expect(sleeps).toEqual([QUIET_FROM_MS, 800 - SLOT_LEAD_MS]);
+      s.clock.current = T0 + QUIET_FROM_MS;
+      wakes.shift()!();
       expect(await over).toEqual(['deferred-share']);
       expect(s.publisher.handedBack.map((h) => h.message.timerId)).toEqual(['7']);
-      expect(sleeps).toEqual([800 - SLOT_LEAD_MS]); // only the light app's fire waits for the instant
+      expect(s.callback.calls).toHaveLength(0);
       s.clock.current = T0 + 800;
-      for (const w of wakes.splice(0)) w();
-      while (wakes.length > 0 || s.callback.calls.length === 0) {
+      while (s.callback.calls.length === 0) {
         for (const w of wakes.splice(0)) w();
         await new Promise((r) => setImmediate(r));
       }
@@ -1040,7 +1044,7 @@ describe('FireService fire policies', () => {
           return 'succeeded';
         },
       };
-      const shares = { enter: async () => ({ entered: true, leave: () => undefined }) };
+      const shares = { enter: async () => ({ entered: true, leave: () => undefined }), wouldHandBack: () => false };
       const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
       const service = new FireService(
         admission as unknown as FireAdmission,

@@ -65,14 +65,14 @@ export class FireService {
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     if (diagOn) diag(`arrive:${this.shares.appOf(msg) ?? '?'}`);
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-    // Grouped by app: several apps' fires of one instant are released in turns (InstantWaits).
-    // A fire its app's share will not take is handed back as it arrives rather than at its instant:
-    // there, the slow app's 500 hand-backs a second ran beside the other apps' claims (fairness bench:
-    // event-loop stalls of 15-40 ms from x.900; in A's first seconds B's claims ended after the due
-    // instant), and their garbage filled the young generation just then.
-    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs && !this.shares.wouldHandBack(msg, properties)) {
-      await this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? '');
-    }
+    // A fire its app's share will not take is handed back in the quiet part of the second, not at its
+    // instant (nor, come back late, at another one): there the slow app's 500 hand-backs a second ran
+    // beside the other apps' claims and calls (fairness bench: event-loop stalls of 15-95 ms from
+    // x.900 to x.200, B's claims ending after the due instant), and their garbage filled the young
+    // generation just then. Else grouped by app: several apps' fires of one instant are released in turns.
+    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
+      await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? ''));
+    } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
     const worked = await lane.run(() => this.handleFire(msg, properties));
     await worked.handedBack;
     return worked.result;

@@ -1,5 +1,5 @@
 import { Clock } from '@timer/platform';
-import { InstantWaits, RELEASE_CHUNK } from './instant-waits';
+import { InstantWaits, QUIET_FROM_MS, QUIET_SPAN_MS, quietAt, RELEASE_CHUNK } from './instant-waits';
 
 /** A clock whose sleeps end when the test says so. */
 class HeldClock implements Clock {
@@ -14,6 +14,23 @@ class HeldClock implements Clock {
 }
 
 describe('InstantWaits', () => {
+  it('puts work off to the quiet part of each second: now when in it, else its next start', async () => {
+    const end = QUIET_FROM_MS + QUIET_SPAN_MS;
+    expect(quietAt(5_000)).toBe(5_000 + QUIET_FROM_MS);
+    expect(quietAt(5_000 + QUIET_FROM_MS - 1)).toBe(5_000 + QUIET_FROM_MS);
+    expect(quietAt(5_000 + QUIET_FROM_MS)).toBeUndefined();
+    expect(quietAt(5_000 + end - 1)).toBeUndefined();
+    expect(quietAt(5_000 + end)).toBe(6_000 + QUIET_FROM_MS);
+    expect(quietAt(5_999)).toBe(6_000 + QUIET_FROM_MS);
+    const clock = new HeldClock(5_900);
+    const waits = new InstantWaits(clock);
+    const w = waits.quiet();
+    expect(clock.sleeps.map((x) => x.ms)).toEqual([100 + QUIET_FROM_MS]);
+    clock.sleeps[0].end();
+    await w;
+    await new InstantWaits(new HeldClock(5_000 + QUIET_FROM_MS)).quiet(); // in it: no sleep
+  });
+
   it('waits for one instant with one sleep, however many wait for it, and for each instant apart', async () => {
     const clock = new HeldClock(1_000);
     const waits = new InstantWaits(clock);

@@ -7,6 +7,22 @@ import { Clock } from '@timer/platform';
  */
 export const RELEASE_CHUNK = 64;
 
+/**
+ * The part of each second where work that no fire waits for is done (hand-backs of an app over its
+ * share, calls its origin refused): from this offset, for {@link QUIET_SPAN_MS}. Fires of cron
+ * schedules are due at whole seconds (the second is cron's finest unit), and their claims start
+ * about 100 ms before (the lane lead) and their calls and first completions run just after.
+ */
+export const QUIET_FROM_MS = 250;
+export const QUIET_SPAN_MS = 500;
+
+/** When work put off to the quiet part of a second may run: undefined when `now` is in it, else its next start. */
+export function quietAt(now: number): number | undefined {
+  const ms = ((now % 1000) + 1000) % 1000;
+  if (ms >= QUIET_FROM_MS && ms < QUIET_FROM_MS + QUIET_SPAN_MS) return undefined;
+  return now - ms + QUIET_FROM_MS + (ms < QUIET_FROM_MS ? 0 : 1000);
+}
+
 /** The waiters of one instant, by group, in arrival order. */
 type Instant = Map<string, (() => void)[]>;
 
@@ -26,6 +42,12 @@ export class InstantWaits {
   private readonly grouped = new Map<number, Instant>();
 
   constructor(private readonly clock: Clock) {}
+
+  /** Resolves in the quiet part of the second ({@link quietAt}): at once when in it. */
+  quiet(): Promise<void> {
+    const at = quietAt(this.clock.now());
+    return at === undefined ? Promise.resolve() : this.until(at);
+  }
 
   /** Resolves at `at` (epoch ms), at once when it has passed; `group`: released in turns with the other groups of the instant. */
   until(at: number, group?: string): Promise<void> {
