@@ -14,13 +14,12 @@
  * Writes .local/results/fairness-<time>.json and .md, and prints progress every 5 s.
  */
 import { cpus } from 'node:os';
-import { writeFileSync } from 'node:fs';
 import { Delivery, markdownTable, metricBy, nextSecond, numericFlags, percentiles, procCpuSeconds, Receiver, scrapeMetrics, shortId, sleep, sleepUntil, Stack, writeResults } from '../../e2e/support';
 
 const SLOW_APP = 'fair-a';
 const FAST_APP = 'fair-b';
 const TARGET_RATIO = 1.5;
-const DEFAULTS = { slowTimers: 500, fastTimers: 100, slowMs: 5_000, aloneSeconds: 40, togetherSeconds: 60, executorConcurrency: 1_000, diag: 0 };
+const DEFAULTS = { slowTimers: 500, fastTimers: 100, slowMs: 5_000, aloneSeconds: 40, togetherSeconds: 60, executorConcurrency: 1_000 };
 type Args = typeof DEFAULTS;
 
 const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -107,25 +106,7 @@ async function main(): Promise<void> {
   if (args.fastTimers < 1 || args.aloneSeconds < 5 || args.togetherSeconds < 5) throw new Error('need --fast-timers >= 1, --alone-seconds and --together-seconds >= 5');
   const slowSeen: Delivery[] = [];
   let phases: Phases | undefined;
-  // DIAGNOSTIC (--diag 1, not for merge): B's deliveries, this process's stalls, the executor's per-second trace.
-  const diagBase = args.diag ? `/tmp/r-runs/diag-${Date.now()}` : undefined;
-  const bSeen: number[][] = [];
-  const benchStalls: number[][] = [];
-  if (diagBase) {
-    let last = Date.now();
-    setInterval(() => {
-      const now = Date.now();
-      if (now - last > 12) benchStalls.push([last, now - last]);
-      last = now;
-    }, 2).unref();
-  }
-  const fast = await Receiver.start({
-    record: false,
-    onDelivery: (d) => {
-      if (diagBase) bSeen.push([d.scheduledAt, d.receivedAt]);
-      phases?.add(d);
-    },
-  });
+  const fast = await Receiver.start({ record: false, onDelivery: (d) => phases?.add(d) });
   const slow = await Receiver.start({ record: false, onDelivery: (d) => slowSeen.push(d) });
   slow.respond(() => ({ delayMs: args.slowMs }));
   log(`receivers: fast ${fast.url()}, slow ${slow.url()} (${args.slowMs} ms)`);
@@ -135,7 +116,7 @@ async function main(): Promise<void> {
   const slowStart = nextSecond(setupMs + args.aloneSeconds * 1000);
   const stack = await Stack.start({
     id: shortId('fair'),
-    env: { ...(diagBase ? { TIMER_DIAG_FILE: `${diagBase}.executor.jsonl` } : {}), TIMER_LOG_LEVEL: 'warn', TIMER_WINDOW_MINUTES: '1', TIMER_EXECUTOR_CONCURRENCY: String(args.executorConcurrency) },
+    env: { TIMER_LOG_LEVEL: 'warn', TIMER_WINDOW_MINUTES: '1', TIMER_EXECUTOR_CONCURRENCY: String(args.executorConcurrency) },
     beforeRoles: (s) => insertTimers(s, args, fast.url('/fast'), slow.url('/slow'), slowStart),
   });
   try {
@@ -235,10 +216,6 @@ async function main(): Promise<void> {
       markdownTable(['second', 'B fires', 'p50 ms', 'p99 ms', 'max ms', 'executor CPU ms', 'app_share', 'origin_busy'], secondRows),
     ].join('\n');
     const base = writeResults('fairness', result, md);
-    if (diagBase) {
-      writeFileSync(`${diagBase}.bench.json`, JSON.stringify({ slowStart, aloneFrom, to, stalls: benchStalls, b: bSeen }));
-      log(`diag: ${diagBase}.*`);
-    }
     process.stdout.write(`\n${md}\n\nwritten: ${base}.json, ${base}.md\n`);
   } finally {
     log('stopping the stack');

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { ClaimResult, FireClaimRepository, FireClaimRequest, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorMetrics } from './executor.metrics';
-import { diag } from './fire-diag';
 
 interface Pending {
   request: FireClaimRequest;
@@ -64,9 +63,7 @@ export class ClaimBatcher {
   private async run(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        diag('claim', batch.length);
         const results = await this.claims.claimMany(batch.map((p) => p.request));
-        diag('claimed', batch.length);
         this.metrics.claimBatchSize.observe(batch.length);
         batch.forEach((p, i) => p.resolve(results[i]));
         return;

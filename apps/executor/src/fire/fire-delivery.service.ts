@@ -12,7 +12,6 @@ import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { InstantWaits } from './instant-waits';
-import { diag, diagOn } from './fire-diag';
 import { fireDelayOf } from './jitter';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
@@ -110,16 +109,13 @@ export class FireDelivery {
       gate.cancel();
       return this.outcomes.takenOver(msg);
     }
-    if (diagOn) diag(`${gate.go ? 'call' : 'refused'}:${def.timer.app}`);
     // A call its origin refused (busy for its whole wait, which ends 5 s after an instant: at another
     // one) is recorded and published again in the quiet part of the second, off the instants.
     if (!gate.go) await this.waits.quiet();
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
-    if (diagOn) diag(`done:${def.timer.app}`);
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
     const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
-    if (diagOn) diag(`recorded:${def.timer.app}`);
     if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
     else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
     return outcome;

@@ -9,7 +9,6 @@ import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
 import { InstantWaits } from './instant-waits';
-import { diag, diagOn } from './fire-diag';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -63,7 +62,6 @@ export class FireService {
    * slot at once: the admission hands them back to the broker.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
-    if (diagOn) diag(`arrive:${this.shares.appOf(msg) ?? '?'}`);
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
     // A fire its app's share will not take is handed back in the quiet part of the second, not at its
     // instant (nor, come back late, at another one): there the slow app's 500 hand-backs a second ran
@@ -97,14 +95,9 @@ export class FireService {
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);
     const share = entry instanceof Promise ? await entry : entry;
-    if (!share.entered) {
-      if (diagOn) diag(`handback:${this.shares.appOf(msg) ?? '?'}`);
-      return { result: 'deferred-share', handedBack: share.handedBack };
-    }
+    if (!share.entered) return { result: 'deferred-share', handedBack: share.handedBack };
     try {
-      if (diagOn) diag(`slot:${this.shares.appOf(msg) ?? '?'}`);
       const admission = await this.admission.admit(msg, properties);
-      if (diagOn) diag(`admitted:${this.shares.appOf(msg) ?? '?'}`);
       return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
     } finally {
       share.leave();

@@ -3,7 +3,6 @@ import { Clock, CLOCK } from '@timer/platform';
 import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
-import { diag } from './fire-diag';
 
 interface Pending {
   outcome: FireOutcome;
@@ -68,7 +67,6 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
     this.timer = undefined;
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, OUTCOME_CHUNK);
-      diag('flush', batch.length);
       const w = this.write(batch).finally(() => this.writing.delete(w));
       this.writing.add(w);
     }
@@ -80,7 +78,6 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
       try {
         const applied = await this.outcomes.recordOutcomes(batch.map((p) => p.outcome));
         this.metrics.flushSize.observe(batch.length);
-        diag('flushed', batch.length);
         this.metrics.flushDuration.observe((this.clock.now() - started) / 1000);
         batch.forEach((p, i) => p.resolve(applied[i] ?? false));
         return;

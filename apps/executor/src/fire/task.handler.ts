@@ -4,7 +4,6 @@ import { TOPICS } from '@timer/contracts';
 import { PulsarContext } from '@timer/pulsar-transport';
 import { FireLanes } from './fire-lanes';
 import { FireService } from './fire.service';
-import { diag } from './fire-diag';
 
 /**
  * Task messages from the trigger and the roles that create due fires (`timer-tasks`, and
@@ -22,9 +21,7 @@ export class TaskHandler {
 
   @EventPattern(TOPICS.tasks)
   async onTask(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
-    diag('msg:tasks');
     await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.tasks);
-    diag('ack:tasks');
   }
 
   @EventPattern(TOPICS.catchUp)
@@ -34,8 +31,6 @@ export class TaskHandler {
 
   @EventPattern(TOPICS.retries)
   async onRetry(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
-    diag('msg:retries');
     await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.retries);
-    diag('ack:retries');
   }
 }
