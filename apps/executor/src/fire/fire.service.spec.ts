@@ -813,6 +813,17 @@ describe('FireService fire policies', () => {
   });
 
   describe('fair delivery', () => {
+    /** Two apps active, a share of 2 each: 'app' (timer 7) holds both of its own, 'light' (timer 8) one; a fire of each at `runAt`. */
+    const appFull = (runAt: number) => {
+      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
+      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
+      s.fires.addRow('7', runAt);
+      s.fires.addRow('8', runAt);
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('app', T0);
+      s.control.shares.tryHold('light', T0);
+      return s;
+    };
     it("starts the fires due at one instant of an app holding more than half its share after the other apps' fires", async () => {
       const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '6' });
       s.fires.defs.set('8', timerDef('8', { app: 'light' }));
@@ -838,14 +849,7 @@ describe('FireService fire policies', () => {
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
     });
     it("gives its lane slot back before the broker stores its hand-back: another app's fire due at that instant takes the slot meanwhile", async () => {
-      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
-      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
-      s.fires.addRow('7', T0);
-      s.fires.addRow('8', T0);
-      // Two apps active, a share of 2 each: 'app' (timer 7) holds both of its own, 'light' one.
-      s.control.shares.tryHold('app', T0);
-      s.control.shares.tryHold('app', T0);
-      s.control.shares.tryHold('light', T0);
+      const s = appFull(T0);
       let stored!: () => void;
       const handBack = s.publisher.handBack.bind(s.publisher);
       s.publisher.handBack = (m, at, n) => handBack(m, at, n).then(() => new Promise<void>((r) => (stored = r)));
@@ -860,14 +864,7 @@ describe('FireService fire policies', () => {
     });
 
     it('hands a fire of an app over its share back in the quiet part of the second, not at its instant; a fire under its share waits for its instant', async () => {
-      const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '4' });
-      s.fires.defs.set('8', timerDef('8', { app: 'light' }));
-      s.fires.addRow('7', T0 + 800);
-      s.fires.addRow('8', T0 + 800);
-      // Two apps active, a share of 2 each: 'app' (timer 7) holds both of its own.
-      s.control.shares.tryHold('app', T0);
-      s.control.shares.tryHold('app', T0);
-      s.control.shares.tryHold('light', T0);
+      const s = appFull(T0 + 800);
       // Definitions cached, as the prefetch has them (the check makes no look-up).
       await s.cache.get('7');
       await s.cache.get('8');
