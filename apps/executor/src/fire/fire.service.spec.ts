@@ -929,12 +929,12 @@ describe('FireService fire policies', () => {
       expect(await s.service.handle(s.msg(T0 + 1_000))).toBe('retry');
       expect(s.callback.calls).toHaveLength(1);
       const row = s.fires.row('7', T0 + 1_000)!;
-      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + 10_000 - 1, httpStatus: null, costMs: 0 });
+      // Not sent: the same attempt again after the Retry-After's end (a whole second: in the quiet part of that second), no attempt used.
+      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 + 10_000 + QUIET_FROM_MS - 1, httpStatus: null, costMs: 0 });
       expect(row.error).toMatch(/^retry_after: http:\/\/127\.0\.0\.1:1 until /);
-      // Not sent: the same attempt again at the Retry-After's end, no attempt used.
-      expect(s.publisher.retries[1]).toMatchObject({ message: { attempt: 1 }, at: T0 + 10_000 });
+      expect(s.publisher.retries[1]).toMatchObject({ message: { attempt: 1 }, at: T0 + 10_000 + QUIET_FROM_MS });
 
-      s.clock.current = T0 + 10_000;
+      s.clock.current = T0 + 10_000 + QUIET_FROM_MS;
       expect(await s.service.handle(s.msg(T0 + 1_000, 1))).toBe('succeeded');
       expect(s.callback.calls).toHaveLength(2);
       expect(s.callback.calls[1].fire).toMatchObject({ attempt: 1 });
