@@ -19,6 +19,7 @@ import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
+import { InstantDiagnostics } from './fire/instant-diagnostics';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
 import { MaintenanceWatch } from './fire/maintenance-watch.service';
@@ -47,6 +48,7 @@ export class AppModule {
         FireOutcomeRepository,
         TimerDefinitionRepository,
         ExecutorMetrics,
+        InstantDiagnostics,
         TimerCache,
         OutcomeRecorder,
         ClaimBatcher,

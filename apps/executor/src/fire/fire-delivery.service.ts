@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
@@ -11,6 +11,7 @@ import { CallStarts } from './call-starts.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
+import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantWaits } from './instant-waits';
 import { fireDelayOf } from './jitter';
 import { MaintenanceGate } from './maintenance-gate.service';
@@ -42,6 +43,7 @@ export class FireDelivery {
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
     private readonly calls: CallStarts,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -64,6 +66,7 @@ export class FireDelivery {
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     if (wait > 0) {
       await this.waits.until(target);
+      this.diag?.woke(target);
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
       // other apps' fires due in this turn go first (their calls out before its pre-call work).
       if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
@@ -109,6 +112,7 @@ export class FireDelivery {
       gate.cancel();
       return this.outcomes.takenOver(msg);
     }
+    if (gate.go) this.diag?.called(target);
     const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;

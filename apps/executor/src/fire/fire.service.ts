@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { parseTaskMessage, parseTaskPayload, TaskMessage } from '@timer/contracts';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
@@ -8,6 +8,7 @@ import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
+import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantWaits } from './instant-waits';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
@@ -37,6 +38,7 @@ export class FireService {
     private readonly shares: AppShareGate,
     private readonly config: ExecutorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -49,6 +51,7 @@ export class FireService {
   async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
+    this.diag?.did('message', parsed.value.length);
     const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;

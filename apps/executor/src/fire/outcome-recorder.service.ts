@@ -1,8 +1,9 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
+import { InstantDiagnostics } from './instant-diagnostics';
 
 interface Pending {
   outcome: FireOutcome;
@@ -34,6 +35,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {}
 
   /** Queues the outcome; resolves true once written, false when the claim had passed to someone else. */
@@ -74,6 +76,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
 
   private async write(batch: Pending[]): Promise<void> {
     const started = this.clock.now();
+    this.diag?.did('outcome-write', batch.length);
     for (let attempt = 1; ; attempt++) {
       try {
         const applied = await this.outcomes.recordOutcomes(batch.map((p) => p.outcome));
