@@ -22,7 +22,8 @@ import { FireClaimer } from './fire-claimer.service';
 import { EARLY_CALL_MARK_MS, FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireLane } from './fire-lanes';
-import { FireService, SLOT_LEAD_MS } from './fire.service';
+import { FireService } from './fire.service';
+import { ROOMY_SLOT_LEAD_MS } from './slot-leads';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
@@ -986,7 +987,7 @@ describe('FireService fire policies', () => {
       const lane = new FireLane(1);
       const batch = { tasks: [soon, far].map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
       expect(await s.service.handleMessage(batch, {}, lane)).toEqual(['succeeded', 'deferred-early']);
-      expect(s.clock.sleeps[0]).toBe(700 - SLOT_LEAD_MS); // waited outside the lane
+      expect(s.clock.sleeps[0]).toBe(700 - ROOMY_SLOT_LEAD_MS); // waited outside the lane (which had a slot for it)
       expect(s.callback.calls.map((c) => c.fire.runAt)).toEqual([soon]);
     });
 

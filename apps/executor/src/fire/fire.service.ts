@@ -10,15 +10,13 @@ import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
 import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantWaits } from './instant-waits';
+import { SLOT_LEAD_MS, SlotLeads } from './slot-leads';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
   result: FireResult;
   handedBack?: Promise<void>;
 }
-
-/** A fire takes its lane slot this long before run_at: time for its claim (a batched UPDATE) before its call. */
-export const SLOT_LEAD_MS = 100;
 
 /**
  * One task message, start to finish (docs/pipeline.md, "executor"): parsed, admitted (early deferral,
@@ -29,7 +27,7 @@ export const SLOT_LEAD_MS = 100;
 @Injectable()
 export class FireService {
   private readonly logger = new Logger(FireService.name);
-  private readonly waits: InstantWaits;
+  private readonly leads: SlotLeads;
 
   constructor(
     private readonly admission: FireAdmission,
@@ -40,7 +38,7 @@ export class FireService {
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly diag?: InstantDiagnostics,
   ) {
-    this.waits = new InstantWaits(clock);
+    this.leads = new SlotLeads(new InstantWaits(clock), clock);
   }
 
   /**
@@ -67,7 +65,7 @@ export class FireService {
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
     // Grouped by app: several apps' fires of one instant are released in turns (InstantWaits).
-    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? '');
+    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) await this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? '');
     const worked = await lane.run(() => this.handleFire(msg, properties));
     await worked.handedBack;
     return worked.result;
