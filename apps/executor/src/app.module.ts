@@ -20,6 +20,7 @@ import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
 import { InstantDiagnostics } from './fire/instant-diagnostics';
+import { InstantSends } from './fire/instant-sends';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
 import { MaintenanceWatch } from './fire/maintenance-watch.service';
@@ -49,6 +50,7 @@ export class AppModule {
         TimerDefinitionRepository,
         ExecutorMetrics,
         InstantDiagnostics,
+        InstantSends,
         TimerCache,
         OutcomeRecorder,
         ClaimBatcher,
