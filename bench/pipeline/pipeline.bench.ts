@@ -175,7 +175,8 @@ class Collector {
       lateness_ms: roundP(percentiles(this.lateness)),
       lateness_by_second: this.perSecond.map((l) => {
         const p = percentiles(l);
-        return { n: l.length, p50: round(p.p50, 0), p99: round(p.p99, 0), max: round(p.max, 0) };
+        // The first arrival tells a late start of a second's sends from a slow spread of them.
+        return { n: l.length, min: l.length ? Math.min(...l) : null, p50: round(p.p50, 0), p99: round(p.p99, 0), max: round(p.max, 0) };
       }),
     };
   }
@@ -193,7 +194,7 @@ interface RunResult {
   early: number;
   delivered_per_s: number | null;
   lateness_ms: Record<keyof Percentiles, number | null>;
-  lateness_by_second: { n: number; p50: number | null; p99: number | null; max: number | null }[];
+  lateness_by_second: { n: number; min: number | null; p50: number | null; p99: number | null; max: number | null }[];
   cpu_s_by_role?: Record<string, number>;
   cpu_s_by_server?: Record<string, number>;
   /** Every delivery the receiver got while this system was measured (the window's and any other). */

@@ -20,6 +20,8 @@ import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
 import { IdleScavenge } from './fire/idle-scavenge.service';
+import { InstantDiagnostics } from './fire/instant-diagnostics';
+import { InstantSends } from './fire/instant-sends';
 import { OutcomeRecorder } from './fire/outcome-recorder.service';
 import { PauseWatch } from './fire/pause-watch.service';
 import { MaintenanceWatch } from './fire/maintenance-watch.service';
@@ -48,6 +50,8 @@ export class AppModule {
         FireOutcomeRepository,
         TimerDefinitionRepository,
         ExecutorMetrics,
+        InstantDiagnostics,
+        InstantSends,
         TimerCache,
         OutcomeRecorder,
         ClaimBatcher,

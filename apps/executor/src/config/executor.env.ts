@@ -52,6 +52,10 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   @IsInt() @Min(1) @Max(4096)
   TIMER_CALLBACK_CONNECTIONS_PER_ORIGIN: number = 256;
 
+  /** One log line per due instant on when its fires were claimed, woke and called, and what else ran then (InstantDiagnostics). */
+  @EnvBoolean() @IsBoolean()
+  TIMER_EXECUTOR_DIAG_INSTANTS: boolean = false;
+
   /** Allow callbacks to loopback/private/link-local addresses (tests, local demos). */
   @EnvBoolean() @IsBoolean()
   TIMER_CALLBACK_ALLOW_PRIVATE: boolean = false;
@@ -157,6 +161,9 @@ export class ExecutorConfig {
   }
   get callbackTimeoutMaxMs(): number {
     return this.env.TIMER_CALLBACK_TIMEOUT_MAX_MS;
+  }
+  get diagInstants(): boolean {
+    return this.env.TIMER_EXECUTOR_DIAG_INSTANTS;
   }
   get allowPrivate(): boolean {
     return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;

@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CALL_MARKS_CHUNK, CallMarks } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 import { ExecutorLiveness, LIVENESS_BEAT_MS } from './executor-liveness.service';
+import { InstantDiagnostics } from './instant-diagnostics';
 
 /** Marks per script call: bounds one command's arguments and how long it holds Redis. */
 const MARK_BATCH = 1_000;
@@ -38,6 +39,7 @@ export class CallStarts implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly liveness: ExecutorLiveness,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {}
 
   /** How long a chunk outlives its last write: past any lease of its claims (an extended one proves nothing after). */
@@ -118,6 +120,7 @@ export class CallStarts implements OnApplicationBootstrap, OnApplicationShutdown
     for (const [chunk, all] of pending) {
       for (let i = 0; i < all.length; i += MARK_BATCH) {
         const waiters = all.slice(i, i + MARK_BATCH);
+        this.diag?.did('mark-flush', waiters.length);
         this.marks.markMany(this.liveness.processId, chunk, waiters.map((w) => w.index), this.ttlMs).then(
           (go) => waiters.forEach((w, j) => w.resolve(go[j] ?? true)),
           (e: unknown) => {

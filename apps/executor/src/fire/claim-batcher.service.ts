@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { ClaimResult, FireClaimRepository, FireClaimRequest, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorMetrics } from './executor.metrics';
+import { InstantDiagnostics } from './instant-diagnostics';
 
 interface Pending {
   request: FireClaimRequest;
@@ -31,6 +32,7 @@ export class ClaimBatcher {
     private readonly claims: FireClaimRepository,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {}
 
   claim(request: FireClaimRequest): Promise<ClaimResult> {
@@ -61,6 +63,7 @@ export class ClaimBatcher {
   }
 
   private async run(batch: Pending[]): Promise<void> {
+    this.diag?.did('claim-batch', batch.length);
     for (let attempt = 1; ; attempt++) {
       try {
         const results = await this.claims.claimMany(batch.map((p) => p.request));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { FireState, TaskStatus } from '@timer/dal';
@@ -9,6 +9,7 @@ import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
 import { fireDelayOf } from './jitter';
 import { FirePublisher } from './fire-publisher';
+import { InstantDiagnostics } from './instant-diagnostics';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { PauseWatch } from './pause-watch.service';
 import { isSettled, SettledFires } from './settled-fires.service';
@@ -41,6 +42,7 @@ export class FireAdmission {
     private readonly pauses: PauseWatch,
     private readonly cache: TimerCache,
     private readonly calls: CallStarts,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {}
 
   async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
@@ -84,6 +86,7 @@ export class FireAdmission {
     // A recheck that claims took the fire over from a holder whose lease ran out (whether it called is
     // not known): flagged, and carried on to this claim's own takers.
     if (recheck) await this.calls.carry(claim.token);
+    this.diag?.claimed(msg.runAt);
     return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
@@ -11,6 +11,8 @@ import { CallStarts } from './call-starts.service';
 import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics } from './executor.metrics';
 import { ClaimedAttempt, FireResult } from './fire.types';
+import { InstantDiagnostics } from './instant-diagnostics';
+import { InstantSends } from './instant-sends';
 import { InstantWaits } from './instant-waits';
 import { fireDelayOf } from './jitter';
 import { MaintenanceGate } from './maintenance-gate.service';
@@ -42,6 +44,8 @@ export class FireDelivery {
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
     private readonly calls: CallStarts,
+    @Optional() private readonly sends: InstantSends = new InstantSends(),
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -62,12 +66,25 @@ export class FireDelivery {
     // (at most this wait), a taker-over counts the call as possibly made: flagged, never lost.
     const url = claimed?.timer.notifyHttpParam?.url;
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
+    let sent: (() => void) | undefined;
     if (wait > 0) {
       await this.waits.until(target);
+      this.diag?.woke(target);
+      sent = this.sends.begin();
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
       // other apps' fires due in this turn go first (their calls out before its pre-call work).
       if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
     }
+    try {
+      return await this.atTarget(attempt, claimed, target, wait, earlyMark, sent);
+    } finally {
+      sent?.();
+    }
+  }
+
+  /** {@link deliver} from the fire's time on; `sent` (when it waited for that time) is called once its call is out. */
+  private async atTarget(attempt: ClaimedAttempt, claimed: TimerDefinition | null, target: number, wait: number, earlyMark: Promise<boolean> | undefined, sent?: () => void): Promise<FireResult> {
+    const { msg, onDemand } = attempt;
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
     const current = wait > 0 ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : claimed;
@@ -109,10 +126,13 @@ export class FireDelivery {
       gate.cancel();
       return this.outcomes.takenOver(msg);
     }
+    if (gate.go) this.diag?.called(target);
+    const calling = gate.go ? this.call(def, msg, attempt.redelivery !== null, target) : Promise.resolve(gate.result);
+    sent?.();
     // A call its origin refused (busy for its whole wait, which ends 5 s after an instant: at another
     // one) is recorded and published again in the quiet part of the second, off the instants.
     if (!gate.go) await this.waits.quiet();
-    const result = gate.go ? await this.call(def, msg, attempt.redelivery !== null, target) : gate.result;
+    const result = await calling;
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
     const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);

@@ -22,8 +22,9 @@ import { FireClaimer } from './fire-claimer.service';
 import { EARLY_CALL_MARK_MS, FireDelivery } from './fire-delivery.service';
 import type { FirePublisher } from './fire-publisher';
 import { FireLane } from './fire-lanes';
-import { FireService, SLOT_LEAD_MS } from './fire.service';
+import { FireService } from './fire.service';
 import { QUIET_FROM_MS } from './instant-waits';
+import { ROOMY_SLOT_LEAD_MS } from './slot-leads';
 import { jitterOf } from './jitter';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
@@ -874,8 +875,8 @@ describe('FireService fire policies', () => {
       const lane = new FireLane(4);
       const over = s.service.handleMessage(s.msg(T0 + 800), {}, lane);
       const under = s.service.handleMessage({ timerId: '8', runAt: T0 + 800, fireId: `8-${T0 + 800}`, attempt: 1 }, {}, lane);
-      // T0 is a whole second: the hand-back waits for x.250, the light app's fire for its lane lead.
-      expect(sleeps).toEqual([QUIET_FROM_MS, 800 - SLOT_LEAD_MS]);
+      // T0 is a whole second: the hand-back waits for x.250, the light app's fire for its lane lead (roomy: the lane has a slot for it).
+      expect(sleeps).toEqual([QUIET_FROM_MS, 800 - ROOMY_SLOT_LEAD_MS]);
       s.clock.current = T0 + QUIET_FROM_MS;
       wakes.shift()!();
       expect(await over).toEqual(['deferred-share']);
@@ -1018,7 +1019,7 @@ describe('FireService fire policies', () => {
       const lane = new FireLane(1);
       const batch = { tasks: [soon, far].map((runAt) => ({ timerId: '7', runAt, attempt: 1 })) };
       expect(await s.service.handleMessage(batch, {}, lane)).toEqual(['succeeded', 'deferred-early']);
-      expect(s.clock.sleeps[0]).toBe(700 - SLOT_LEAD_MS); // waited outside the lane
+      expect(s.clock.sleeps[0]).toBe(700 - ROOMY_SLOT_LEAD_MS); // waited outside the lane (which had a slot for it)
       expect(s.callback.calls.map((c) => c.fire.runAt)).toEqual([soon]);
     });
 

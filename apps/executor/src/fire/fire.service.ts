@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { parseTaskMessage, parseTaskPayload, TaskMessage } from '@timer/contracts';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
@@ -8,16 +8,15 @@ import { FireAdmission } from './fire-admission.service';
 import { FireDelivery } from './fire-delivery.service';
 import { FireLane } from './fire-lanes';
 import { FireResult } from './fire.types';
+import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantWaits } from './instant-waits';
+import { SLOT_LEAD_MS, SlotLeads } from './slot-leads';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
   result: FireResult;
   handedBack?: Promise<void>;
 }
-
-/** A fire takes its lane slot this long before run_at: time for its claim (a batched UPDATE) before its call. */
-export const SLOT_LEAD_MS = 100;
 
 /**
  * One task message, start to finish (docs/pipeline.md, "executor"): parsed, admitted (early deferral,
@@ -29,6 +28,7 @@ export const SLOT_LEAD_MS = 100;
 export class FireService {
   private readonly logger = new Logger(FireService.name);
   private readonly waits: InstantWaits;
+  private readonly leads: SlotLeads;
 
   constructor(
     private readonly admission: FireAdmission,
@@ -37,8 +37,10 @@ export class FireService {
     private readonly shares: AppShareGate,
     private readonly config: ExecutorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly diag?: InstantDiagnostics,
   ) {
     this.waits = new InstantWaits(clock);
+    this.leads = new SlotLeads(this.waits, clock);
   }
 
   /**
@@ -49,6 +51,7 @@ export class FireService {
   async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
+    this.diag?.did('message', parsed.value.length);
     const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -69,7 +72,7 @@ export class FireService {
     // x.900 to x.200, B's claims ending after the due instant), and their garbage filled the young
     // generation just then. Else grouped by app: several apps' fires of one instant are released in turns.
     if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
-      await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.waits.until(msg.runAt - SLOT_LEAD_MS, this.shares.appOf(msg) ?? ''));
+      await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
     } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
     const worked = await lane.run(() => this.handleFire(msg, properties));
     await worked.handedBack;

@@ -5,7 +5,9 @@ import { TaskStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
-import { OutcomeRecorder } from './outcome-recorder.service';
+import { FireLanes } from './fire-lanes';
+import { InstantSends } from './instant-sends';
+import { OUTCOME_HOLD_MAX_MS, OutcomeRecorder } from './outcome-recorder.service';
 
 function outcome(i: number): FireOutcome {
   return {
@@ -40,8 +42,10 @@ function setup(flushMs = 50) {
   const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: String(flushMs) });
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
   const clock = { now: () => Date.now(), sleep: async () => undefined };
-  const recorder = new OutcomeRecorder(repo as unknown as FireOutcomeRepository, config, metrics, clock);
-  return { recorder, batches, repo, metrics, fail: (n: number) => (failures = n) };
+  const sends = new InstantSends();
+  const lanes = new FireLanes(config);
+  const recorder = new OutcomeRecorder(repo as unknown as FireOutcomeRepository, config, metrics, clock, undefined, sends, lanes);
+  return { recorder, batches, repo, metrics, sends, lanes, fail: (n: number) => (failures = n) };
 }
 
 describe('OutcomeRecorder', () => {
@@ -50,6 +54,43 @@ describe('OutcomeRecorder', () => {
 
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
+
+  it("holds a batch while a due instant's calls go out, and writes it once they are out or OUTCOME_HOLD_MAX_MS passed", async () => {
+    const s = setup(50);
+    const sent = [s.sends.begin(), s.sends.begin()];
+    const done = s.recorder.record(outcome(1));
+    await jest.advanceTimersByTimeAsync(60);
+    expect(s.batches).toHaveLength(0);
+    sent[0]();
+    sent[0](); // once only
+    await jest.advanceTimersByTimeAsync(1);
+    expect(s.batches).toHaveLength(0);
+    sent[1]();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(s.batches).toHaveLength(1);
+    await expect(done).resolves.toBe(true);
+
+    const stuck = s.sends.begin(); // a call that never goes out: the hold ends all the same
+    s.recorder.record(outcome(2));
+    await jest.advanceTimersByTimeAsync(50 + OUTCOME_HOLD_MAX_MS - 1);
+    expect(s.batches).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(s.batches).toHaveLength(2);
+    stuck();
+  });
+
+  it('does not hold a batch while fires wait for a slot of the due lane (its writes free the slots)', async () => {
+    const s = setup(50);
+    const slots = Array.from({ length: s.lanes.tasks.size }, () => s.lanes.tasks.run(() => new Promise<void>(() => undefined)));
+    void s.lanes.tasks.run(async () => undefined);
+    expect(s.lanes.tasks.queued).toBe(1);
+    const sent = s.sends.begin();
+    s.recorder.record(outcome(1));
+    await jest.advanceTimersByTimeAsync(50);
+    expect(s.batches).toHaveLength(1);
+    sent();
+    expect(slots).toHaveLength(1_000);
+  });
 
   it('writes rows together once TIMER_EXECUTOR_FLUSH_MS passed after the first', async () => {
     const s = setup(50);

@@ -1,8 +1,11 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
+import { FireLanes } from './fire-lanes';
+import { InstantDiagnostics } from './instant-diagnostics';
+import { InstantSends } from './instant-sends';
 
 interface Pending {
   outcome: FireOutcome;
@@ -16,6 +19,8 @@ interface Pending {
  * delivered fires into redeliveries once their claims' leases run out.
  */
 const WRITE_ATTEMPTS = 6;
+/** Longest a batch waits for a due instant's calls to go out (InstantSends) before it is written. */
+export const OUTCOME_HOLD_MAX_MS = 200;
 
 /**
  * Writes fire outcomes in batches: a batch is written `TIMER_EXECUTOR_FLUSH_MS` after its first row,
@@ -28,20 +33,24 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
   private buffer: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly writing = new Set<Promise<void>>();
+  private held = false;
 
   constructor(
     private readonly outcomes: FireOutcomeRepository,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly diag?: InstantDiagnostics,
+    @Optional() private readonly sends?: InstantSends,
+    @Optional() private readonly lanes?: FireLanes,
   ) {}
 
   /** Queues the outcome; resolves true once written, false when the claim had passed to someone else. */
   record(outcome: FireOutcome): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.buffer.push({ outcome, resolve, reject });
-      if (this.buffer.length >= OUTCOME_CHUNK) this.flushNow();
-      else if (!this.timer) this.timer = setTimeout(() => this.flushNow(), this.config.flushMs);
+      if (this.buffer.length >= OUTCOME_CHUNK) this.flushSoon();
+      else if (!this.timer) this.timer = setTimeout(() => this.flushSoon(), this.config.flushMs);
     });
   }
 
@@ -62,6 +71,25 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
     await this.flush();
   }
 
+  /**
+   * Writes what is queued, unless a due instant's calls are still going out (InstantSends) and no fire
+   * waits for a slot of the due fires' lane: then once they are out, at most OUTCOME_HOLD_MAX_MS later.
+   * At 1,000 fires/s two or three outcome writes (the executor's SQL and MariaDB's work) ran while a
+   * second's last calls waited for the CPU; a fire waiting for a slot needs the writes to free one.
+   */
+  private flushSoon(): void {
+    if (this.held) return;
+    if (this.sends?.busy && this.lanes?.tasks.queued === 0) {
+      this.held = true;
+      void this.sends.whenIdle(OUTCOME_HOLD_MAX_MS).then(() => {
+        this.held = false;
+        if (this.buffer.length > 0) this.flushNow();
+      });
+      return;
+    }
+    this.flushNow();
+  }
+
   private flushNow(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -74,6 +102,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
 
   private async write(batch: Pending[]): Promise<void> {
     const started = this.clock.now();
+    this.diag?.did('outcome-write', batch.length);
     for (let attempt = 1; ; attempt++) {
       try {
         const applied = await this.outcomes.recordOutcomes(batch.map((p) => p.outcome));

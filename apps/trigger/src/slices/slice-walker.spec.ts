@@ -284,6 +284,25 @@ describe('SliceWalker', () => {
     expect(four.at).toBe(M + 1_000 - 500);
   });
 
+  it("reconciles right after the messages of a step starting on a whole second, not before a step's messages", async () => {
+    const fires = Array.from({ length: 60 }, (_, s) => fire(String(s * 4 + 1), s * 1_000));
+    const { walker, mysql, publisher, clock } = setup(M - 2_000, fires);
+    const at: number[] = [];
+    const read = mysql.pendingInSlice.bind(mysql);
+    mysql.pendingInSlice = (range) => {
+      at.push(clock.now());
+      return read(range);
+    };
+    expect(await walker.walk(SLICE, never)).toBe('finished');
+    expect(publisher.sent).toHaveLength(60);
+    expect(at.length).toBeGreaterThanOrEqual(6);
+    // After the walk's first, each read starts 500 ms (the lead) before a whole second, once that second's step went out.
+    for (const a of at.slice(1)) {
+      expect((a + 500) % 1_000).toBe(0);
+      expect(publisher.sent.some((s) => s.at === a && s.task.runAt === a + 500)).toBe(true);
+    }
+  });
+
   it('publishes everything from MySQL when the index is empty (flushed)', async () => {
     const rows = Array.from({ length: 50 }, (_, i) => ({ timerId: String(100 + i * 4 + 1), runAt: M + i * 1_000 + 7 }));
     const { walker, publisher, state } = setup(END + 10_000, [], rows);
