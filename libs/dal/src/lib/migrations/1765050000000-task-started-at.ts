@@ -7,13 +7,17 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (`attemptsOf`). Appending the JSON was a third of an outcome's cost (bench:db:outcomes), mostly
  * the row growing past its page. NOT NULL DEFAULT 0, so a row is inserted at its full width and the
  * outcome changes its size by nothing for this column. Every other outcome appends as before, so rows
- * written before this migration read as they did. INSTANT: metadata only, no copy of the table.
+ * written before this migration read as they did.
+ * No ALGORITHM clause: MySQL 8 adds the column INSTANT (metadata only); MariaDB refuses INSTANT on
+ * `tasks` (ER_ALTER_OPERATION_NOT_SUPPORTED, 10.11) and rebuilds it online (INPLACE, LOCK=NONE: writes
+ * go on during the rebuild, a short exclusive lock at its end). docs/operations.md, "Upgrades that
+ * rebuild a table".
  */
 export class TaskStartedAt1765050000000 implements MigrationInterface {
   name = 'TaskStartedAt1765050000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE tasks ADD COLUMN started_at BIGINT NOT NULL DEFAULT 0, ALGORITHM=INSTANT');
+    await q.query('ALTER TABLE tasks ADD COLUMN started_at BIGINT NOT NULL DEFAULT 0');
   }
 
   /** Folds the rebuilt entries back into `attempts` first, so no success loses its attempt. */
