@@ -11,13 +11,14 @@
  *   claim:today        FireClaimRepository.claimMany (status 0 -> 1: moves idx_status_run_at; token, lease)
  *   claim:no-status    the same join and fence, SET attempt, claimed_by, claimed_until only (no index move)
  *   claim:status-only  the same join, SET status only (the index move, the row grows by nothing)
- *   outcome:a-today    FireOutcomeRepository.recordOutcomes as the executor calls it (output 'ok', attempt JSON)
+ *   outcome:a-today    FireOutcomeRepository.recordOutcomes as the executor calls it (output 'ok'; since
+ *                      1765050000000 a first success writes started_at, no attempt JSON)
  *   outcome:b-narrow   the same join and fence, SET status, claimed_until only
  *   outcome:b2-fixed   b + http_status, cost_ms, lateness_ms (fixed-width numbers, no JSON, no output)
  *   outcome:c-no-output  recordOutcomes with output null (the attempt JSON, no output)
  *   outcome:d-in-list  b's columns as one single-table UPDATE ... WHERE (timer_id, run_at, claimed_by, attempt) IN (...)
  *   fixed:claim / fixed:outcome  the design where no update changes a record's size: the bench's own
- *                      database gets claim_token and started_at BIGINT NOT NULL DEFAULT 0, and the rows'
+ *                      database gets claim_token BIGINT NOT NULL DEFAULT 0 (started_at is the product's), and the rows'
  *                      claimed_until, http_status, cost_ms, lateness_ms are set to 0 after the insert
  *                      (unmeasured, as if inserted so); the claim writes status, attempt, claim_token,
  *                      claimed_until; the outcome, fenced on claim_token + attempt, status, the 3 numbers,
@@ -104,8 +105,9 @@ async function rowBytes(db: DataSource, startMs: number, seconds: number): Promi
 async function main(): Promise<void> {
   const args = numericFlags(process.argv.slice(2), DEFAULTS);
   await withBenchDatabase('dbv', async (db, name) => {
-    // The fixed-width design's columns, on the bench's own database only, before any row.
-    await db.query('ALTER TABLE tasks ADD COLUMN claim_token BIGINT NOT NULL DEFAULT 0, ADD COLUMN started_at BIGINT NOT NULL DEFAULT 0');
+    // The fixed-width design's token, on the bench's own database only, before any row (started_at is the
+    // product's since migration 1765050000000).
+    await db.query('ALTER TABLE tasks ADD COLUMN claim_token BIGINT NOT NULL DEFAULT 0');
     const meter = new Meter(mariadbPid(), db, NAMES);
     const tasks = new TaskRepository(db);
     const claims = new FireClaimRepository(db);

@@ -62,6 +62,16 @@ describe('records and notifyHTTPParam.timeoutMs (api, real MariaDB, Redis, Pulsa
     expect(one.body.data[0].attempts).toHaveLength(2);
   });
 
+  it('answers a first success stored without its attempts JSON (started_at) with the same JSON as one stored with it', async () => {
+    const runAt = NOW - 120_000;
+    const entry = { attempt: 1, startedAt: runAt + 41, httpStatus: 200, costMs: 5, error: null };
+    await h.db.query('UPDATE tasks SET http_status = 200, cost_ms = 5, started_at = ? WHERE timer_id = ? AND run_at = ?', [runAt + 41, id, runAt]);
+    await h.db.query('UPDATE tasks SET http_status = 200, cost_ms = 5, attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify([entry]), gone, runAt]);
+    const [fixed, stored] = await Promise.all([records(`&fireID=${id}-${runAt}`), records(`&fireID=${gone}-${runAt}`)]);
+    expect(fixed.body.data[0].attempts).toEqual([entry]);
+    expect(JSON.stringify(fixed.body.data[0].attempts)).toBe(JSON.stringify(stored.body.data[0].attempts));
+  });
+
   it('queries the whole app by status and time range (epoch ms or ISO with an offset), paged', async () => {
     expect(minutes((await records('&status=3')).body.data).sort()).toEqual(['g-3', 'k-3']);
     const to = encodeURIComponent(new Date(NOW - 60_000).toISOString().replace('Z', '+00:00'));

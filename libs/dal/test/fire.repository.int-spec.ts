@@ -241,6 +241,27 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
         ]);
       });
 
+      it('leaves attempts NULL on a first success and reads it back as the appended JSON would; a history already there is appended to', async () => {
+        const [first, old, replayed] = [await fire(), await fire(), await fire()];
+        const entry = (runAt: number, error: string | null) => ({ attempt: 1, startedAt: runAt + 3, httpStatus: 200, costMs: 12, error });
+        // A row written before started_at existed: its success appended the JSON, read as it is.
+        await db.dataSource.query('UPDATE tasks SET status = 2, attempt = 1, http_status = 200, cost_ms = 12, attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify([entry(old, null)]), timerId, old]);
+        // A replayed dead letter keeps its history: its first attempt's success appends.
+        const history = [{ attempt: 1, startedAt: replayed - 9, httpStatus: 500, costMs: 4, error: 'HTTP 500' }];
+        await db.dataSource.query('UPDATE tasks SET attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify(history), timerId, replayed]);
+        for (const r of [first, replayed]) expect(await claim(r, 1, `S${r}`)).toBe(true);
+        const long = 'é'.repeat(ATTEMPT_ERROR_MAX + 10);
+        expect(await outcomes.recordOutcomes([outcome(first, `S${first}`, 1, { startedAt: first + 3, error: long }), outcome(replayed, `S${replayed}`, 1, { startedAt: replayed + 3 })])).toEqual([true, true]);
+        const [raw] = (await db.dataSource.query('SELECT attempts, started_at FROM tasks WHERE timer_id = ? AND run_at = ?', [timerId, first])) as { attempts: unknown; started_at: string | number }[];
+        expect(raw.attempts).toBeNull();
+        expect(Number(raw.started_at)).toBe(first + 3);
+        expect((await tasks.find(timerId, first))!.attempts).toEqual([entry(first, 'é'.repeat(ATTEMPT_ERROR_MAX))]);
+        expect((await tasks.find(timerId, old))!.attempts).toEqual([entry(old, null)]);
+        expect((await tasks.find(timerId, replayed))!.attempts).toEqual([...history, entry(replayed, null)]);
+        const [listed] = (await tasks.records({ app: 'a', timerId, runAt: first, includePending: true, nowMs: NOW }, { page: 1, size: 1 })).items;
+        expect(listed.attempts).toEqual([entry(first, 'é'.repeat(ATTEMPT_ERROR_MAX))]);
+      });
+
       it('appends nothing for a fire recorded without a call (missed) or a write the claim fenced off', async () => {
         const [missed, fenced] = [await fire(), await fire()];
         expect(await claim(missed, 1, 'M')).toBe(true);

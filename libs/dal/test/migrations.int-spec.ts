@@ -38,15 +38,44 @@ describe('schema migrations against a real MariaDB', () => {
     const ds = new DataSource(dataSourceOptions(url, 1));
     await ds.initialize();
     try {
+      // started_at (the last migration) first, then the outcome indexes.
+      await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
     } finally {
       await ds.destroy();
     }
     expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at', 'idx_run_at_status_timer', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
-    expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000']);
+    expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000', 'TaskStartedAt1765050000000']);
     expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at_outcome', 'idx_outcome_run_at', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
     expect(await outcomes()).toEqual([[0, 0], [1, 0], [2, 2], [3, 3], [4, 4]]);
     await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 'm'`);
+  });
+
+  it('reverts started_at (down) into the attempts JSON a first success would have appended, and adds it again', async () => {
+    const attempts = async () =>
+      ((await admin.query(`SELECT timer_id, attempts FROM \`${db}\`.tasks WHERE app = 's' ORDER BY timer_id`)) as { timer_id: number; attempts: unknown }[]).map((r) => [
+        Number(r.timer_id),
+        typeof r.attempts === 'string' ? JSON.parse(r.attempts) : r.attempts,
+      ]);
+    const kept = [{ attempt: 1, startedAt: 5, httpStatus: 500, costMs: 2, error: 'HTTP 500' }];
+    await admin.query(
+      `INSERT INTO \`${db}\`.tasks (app, timer_id, run_at, status, attempt, http_status, cost_ms, error, started_at, attempts)
+       VALUES ('s', 1, 1, 2, 1, 200, 7, NULL, 1007, NULL), ('s', 2, 1, 3, 1, 500, 2, 'HTTP 500', 0, ?), ('s', 3, 1, 0, 0, NULL, NULL, NULL, 0, NULL)`,
+      [JSON.stringify(kept)],
+    );
+    const ds = new DataSource(dataSourceOptions(url, 1));
+    await ds.initialize();
+    try {
+      await ds.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await ds.destroy();
+    }
+    expect(await attempts()).toEqual([[1, [{ attempt: 1, startedAt: 1007, httpStatus: 200, costMs: 7, error: null }]], [2, kept], [3, null]]);
+    const columns = async () => ((await admin.query(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = ? AND table_name = 'tasks' AND column_name = 'started_at'`, [db])) as unknown[]).length;
+    expect(await columns()).toBe(0);
+    expect(await runMigrations(url)).toEqual(['TaskStartedAt1765050000000']);
+    expect(await columns()).toBe(1);
+    await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 's'`);
   });
 
   it('enforces one fire per (timer_id, run_at) and reuse of a deleted timer name', async () => {

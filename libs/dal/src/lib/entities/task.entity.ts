@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { AfterLoad, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { bigintNumber, bigintString } from './transformers';
 
 /** Task (fire) status values. */
@@ -28,6 +28,28 @@ export interface TaskAttempt {
   httpStatus: number | null;
   costMs: number | null;
   error: string | null;
+}
+
+/** The columns {@link attemptsOf} reads. */
+export interface AttemptColumns {
+  attempt: number;
+  httpStatus: number | null;
+  costMs: number | null;
+  error: string | null;
+  attempts: TaskAttempt[] | null;
+  startedAt: number;
+}
+
+/**
+ * A fire's attempts as `attempts` would hold them had every outcome appended: a first-attempt success
+ * leaves `attempts` NULL and writes `started_at` (migration 1765050000000), so its one entry is
+ * rebuilt from the row's columns, key for key what the outcome's JSON_OBJECT would have written.
+ */
+export function attemptsOf(r: AttemptColumns): TaskAttempt[] | null {
+  if (r.attempts !== null || !r.startedAt) return r.attempts;
+  // LEFT(error, ATTEMPT_ERROR_MAX) counts characters (code points), as Array.from does.
+  const error = r.error === null ? null : Array.from(r.error).slice(0, ATTEMPT_ERROR_MAX).join('');
+  return [{ attempt: r.attempt, startedAt: r.startedAt, httpStatus: r.httpStatus, costMs: r.costMs, error }];
 }
 
 /** One fire of a timer, identified by (timerId, runAt). */
@@ -67,9 +89,16 @@ export class TaskEntity {
   @Column({ type: 'varchar', length: TASK_OUTPUT_MAX, nullable: true })
   output!: string | null;
 
-  /** Every attempt made, oldest first (at most TASK_ATTEMPTS_KEPT); null before the first. */
+  /**
+   * Every attempt made, oldest first (at most TASK_ATTEMPTS_KEPT); null before the first. Stored NULL
+   * for a first-attempt success; loading an entity rebuilds it ({@link attemptsOf}).
+   */
   @Column({ type: 'json', nullable: true })
   attempts!: TaskAttempt[] | null;
+
+  /** When a first-attempt success's callback started (epoch ms); 0 otherwise (migration 1765050000000). */
+  @Column({ name: 'started_at', type: 'bigint', default: 0, transformer: bigintNumber })
+  startedAt!: number;
 
   @Column({ name: 'claimed_by', type: 'varchar', length: 128, nullable: true })
   claimedBy!: string | null;
@@ -106,4 +135,10 @@ export class TaskEntity {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
   updatedAt!: Date;
+
+  @AfterLoad()
+  protected rebuildAttempts(): void {
+    // Only when the query selected the columns the rebuild reads.
+    if (this.attempts !== undefined && this.startedAt !== undefined) this.attempts = attemptsOf(this);
+  }
 }
