@@ -173,9 +173,11 @@ describe('SliceWalker', () => {
 
   it('walks a late slice at once, without waiting', async () => {
     const fires = [fire('1', 100), fire('2', 45_000)];
-    const { walker, clock, publisher, state } = setup(END + 3_600_000, fires);
+    const { walker, clock, publisher, state, mysql } = setup(END + 3_600_000, fires);
     expect(await walker.walk(SLICE, never)).toBe('finished');
     expect(clock.sleeps).toBe(0);
+    // One read of the whole minute (an empty one of the scheduler's lookback costs one query, not 6).
+    expect(mysql.calls).toEqual([{ fromMs: M, toMs: END, bucket: 1, buckets: 4 }]);
     expect(publisher.ids()).toEqual(['1-' + (M + 100), '2-' + (M + 45_000)]);
     expect(state.done).toBe(true);
   });
@@ -200,7 +202,8 @@ describe('SliceWalker', () => {
     expect(await walker.walk(SLICE, never)).toBe('finished');
     // Late: the due steps go out reconcileMs (10 s) at a time.
     expect(index.calls).toEqual([[M + 30_000, M + 40_000], [M + 40_000, M + 50_000], [M + 50_000, END]]);
-    expect(mysql.calls[0]).toEqual({ fromMs: M + 30_000, toMs: M + 40_000, bucket: 1, buckets: 4 });
+    // The minute is over: MySQL is read from the cursor to its end in one query.
+    expect(mysql.calls).toEqual([{ fromMs: M + 30_000, toMs: END, bucket: 1, buckets: 4 }]);
     expect(publisher.ids()).toEqual([`3-${M + 30_000}`, `4-${M + 59_000}`, `7-${M + 40_000}`]);
   });
 

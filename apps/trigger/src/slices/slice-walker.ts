@@ -277,11 +277,14 @@ class SliceRun {
   /**
    * Adds the pending rows of [fromMs, fromMs + reconcileMs) (within the minute) to the plan; the walk
    * reconciles again every reconcileMs and before it passes that range, so each reconcile reads about
-   * reconcileMs of fires, not the rest of the minute. A failure is logged and retried soon.
+   * reconcileMs of fires, not the rest of the minute. A minute already over is read to its end at once:
+   * a late walk (the scheduler's lookback after downtime or on a fresh start: 60 minutes, mostly empty)
+   * read each minute and bucket in 6 queries, 96 % of them finding nothing (a quarter of MariaDB's
+   * query time in a 2,000 fires/s bench run). A failure is logged and retried soon.
    */
   private async reconcile(fromMs: number): Promise<void> {
     const { bucket, buckets } = this.slice;
-    const toMs = Math.min(this.minuteEnd, fromMs + this.options.reconcileMs);
+    const toMs = this.minuteEnd <= this.now ? this.minuteEnd : Math.min(this.minuteEnd, fromMs + this.options.reconcileMs);
     try {
       const rows = await this.deps.mysql.pendingInSlice({ fromMs, toMs, bucket, buckets });
       this.reconciledUntil = toMs;
