@@ -61,9 +61,7 @@ export class AppShareGate {
    */
   wouldHandBack(msg: TaskMessage, properties: Record<string, string>): boolean {
     const def = this.cache.peek(msg.timerId);
-    if (!def) return false;
-    if ((Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0) >= MAX_SHARE_DEFERRALS) return false;
-    if (ASKED_FOR.some((p) => properties[p] !== undefined)) return false;
+    if (!def || beyondShare(properties)) return false;
     return this.control.shares.over(def.timer.app, this.clock.now());
   }
 
@@ -81,10 +79,9 @@ export class AppShareGate {
   }
 
   private enterApp(msg: TaskMessage, properties: Record<string, string>, app: string): ShareEntry | Promise<ShareEntry> {
-    const deferrals = Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0;
-    const special = ASKED_FOR.some((p) => properties[p] !== undefined);
+    const deferrals = deferralsOf(properties);
     const now = this.clock.now();
-    if (this.control.shares.tryHold(app, now, special || deferrals >= MAX_SHARE_DEFERRALS)) {
+    if (this.control.shares.tryHold(app, now, beyondShare(properties, deferrals))) {
       return { entered: true, leave: () => this.control.shares.release(app, this.clock.now(), now) };
     }
     return this.overShare(msg, properties, app, deferrals, now);
@@ -115,4 +112,14 @@ export class AppShareGate {
     }
     return this.settled.isSettled(msg);
   }
+}
+
+/** How many times the message was handed back for its app's share already. */
+function deferralsOf(properties: Record<string, string>): number {
+  return Number(properties[MESSAGE_PROPERTIES.deferrals] ?? 0) || 0;
+}
+
+/** Whether the message counts without waiting for its share: asked for (run now, replays) or handed back MAX_SHARE_DEFERRALS times. */
+function beyondShare(properties: Record<string, string>, deferrals = deferralsOf(properties)): boolean {
+  return deferrals >= MAX_SHARE_DEFERRALS || ASKED_FOR.some((p) => properties[p] !== undefined);
 }
