@@ -6,6 +6,9 @@
  *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst] [--shape every-second|spike]
  *   BENCH_EXPLAIN=1 also prints, for ours, the latest and still-pending task rows of the window, its
  *   rows per second, and the executor's and trigger's timer_* metrics (where late fires went).
+ *   BENCH_TRACE=1 prints, for ours, every 5 s from the roles' start to the end: deliveries/s (all of
+ *   them, warm-up included), their lateness p50/p99 and oldest scheduled second, how far ahead fires exist,
+ *   and CPU seconds per role and server in those 5 s (where a start-up backlog forms and drains).
  *
  * Starts its own stack (the five built roles as processes, a fresh database, Redis key prefix and
  * Pulsar namespace; see e2e/support/stack.ts) and a local receiver, then:
@@ -364,6 +367,58 @@ function spikeMinute(args: Args): number {
   return Math.ceil((Date.now() + Math.max(90_000, args.warmup * 1000)) / 60_000) * 60_000;
 }
 
+/**
+ * `tasks.outcome`'s values, open (0) first (libs/dal's OPEN_OUTCOME and FINISHED_TASK_STATUSES; not
+ * imported: the bench's forked children do not resolve the libs' path aliases).
+ */
+const TASK_OUTCOMES = [0, 2, 3, 4] as const;
+
+/** BENCH_TRACE: deliveries, lateness, rows and CPU per role every TRACE_EVERY_MS from the roles' start. */
+const TRACE_EVERY_MS = 5000;
+class StartupTrace {
+  private late: number[] = [];
+  private oldest = Infinity;
+  private readonly t0 = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  private last: Record<string, number>;
+  constructor(
+    private readonly stack: Stack,
+    private readonly servers: Record<string, number>,
+  ) {
+    this.last = this.cpu();
+    this.timer = setInterval(() => void this.tick(), TRACE_EVERY_MS);
+  }
+  add(d: Delivery): void {
+    this.late.push(d.receivedAt - d.scheduledAt);
+    if (d.scheduledAt < this.oldest) this.oldest = d.scheduledAt;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+  private cpu(): Record<string, number> {
+    return { ...this.stack.cpuSeconds(), ...Object.fromEntries(Object.entries(this.servers).map(([k, pid]) => [k, procCpuSeconds(pid) ?? 0])) };
+  }
+  private async tick(): Promise<void> {
+    const now = this.cpu();
+    const used = Object.entries(now)
+      .map(([k, v]) => `${k} ${(v - (this.last[k] ?? 0)).toFixed(1)}`)
+      .join(', ');
+    this.last = now;
+    const p = percentiles(this.late);
+    const n = this.late.length;
+    const oldest = Number.isFinite(this.oldest) ? new Date(this.oldest).toISOString().slice(11, 19) : '-';
+    this.late = [];
+    this.oldest = Infinity;
+    // The last open fire (the end of idx_outcome_run_at's open range): how far ahead the fires exist.
+    const [ahead] = await this.stack.sql<{ at: number | null }>('SELECT MAX(run_at) AS at FROM tasks WHERE outcome = ?', [TASK_OUTCOMES[0]]).catch(() => [{ at: null }]);
+    const until = ahead.at === null ? '-' : `${Math.round((Number(ahead.at) - Date.now()) / 1000)} s`;
+    log(
+      `trace +${Math.round((Date.now() - this.t0) / 1000)} s: ${Math.round((n * 1000) / TRACE_EVERY_MS)} delivered/s, lateness p50 ${round(p.p50, 0)} p99 ${round(p.p99, 0)} ms, ` +
+        `oldest scheduled ${oldest}, fires exist until now + ${until}; CPU s: ${used}`,
+    );
+  }
+}
+
 async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
   const notes: string[] = [];
   const spikeAt = args.shape === 'spike' ? spikeMinute(args) : null;
@@ -391,6 +446,8 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
           }
         : undefined,
   });
+  const trace = process.env.BENCH_TRACE ? new StartupTrace(stack, serverPids()) : undefined;
+  if (trace) onDelivery.fn = (d) => trace.add(d);
   try {
     log(`ours: roles healthy (logs in ${stack.logDir})`);
     if (args.setup === 'api') {
@@ -418,17 +475,25 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
       from = spikeAt ?? nextSecond(args.warmup * 1000);
       to = from + args.duration * 1000;
       if (spikeAt !== null && Date.now() > spikeAt - 2000) throw new Error(`the spike's fires were not created 2 s before it`);
-      const [a] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [from]);
+      // By index (outcome, run_at): a count by run_at alone scanned every fire row every 3 s of the wait
+      // (~1 M rows at 5,000/s), MariaDB's CPU taken from the fires being delivered meanwhile.
+      const count = (runAt: number) => stack.sql<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE outcome IN (${TASK_OUTCOMES.join(', ')}) AND run_at = ?`, [runAt]);
+      const [a] = await count(from);
       // A window longer than the migrator's horizon (a soak) is created as it goes: its start must exist.
       const last = args.duration * 1000 > 2 * args.windowMinutes * 60_000 ? from : to - 1000;
-      const [b] = await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_at = ?', [last]);
+      const [b] = await count(last);
       if (Number(a.n) >= args.rate && Number(b.n) >= args.rate) break;
       if (Date.now() > ready) throw new Error(`fires of the window not created within 5 min (${a.n}/${b.n} of ${args.rate})`);
       log(`ours: waiting for the fires of the window to exist (${a.n} and ${b.n} of ${args.rate})`);
       await sleep(3000);
     }
     const c = new Collector(from, to, args.rate);
-    onDelivery.fn = (d) => c.add(d);
+    onDelivery.fn = trace
+      ? (d) => {
+          trace.add(d);
+          c.add(d);
+        }
+      : (d) => c.add(d);
     await sleepUntil(from - 100);
     const servers = serverPids();
     const cpu = new CpuMeter(() => ({ ...stack.cpuSeconds(), receiver: selfCpu() }));
@@ -464,6 +529,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     onDelivery.fn = undefined;
     return res;
   } finally {
+    trace?.stop();
     log('ours: stopping the stack');
     await stack.stop();
   }
