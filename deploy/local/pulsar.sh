@@ -41,7 +41,7 @@ start() {
   fi
   install
   mkdir -p "$PULSAR_HOME"
-  local from; from=$(($( (wc -l <"$LOG") 2>/dev/null || echo 0) + 1))
+  local from; from=$(($(stat -c %s "$LOG" 2>/dev/null || echo 0) + 1))
   say "starting Pulsar standalone (log: $LOG)"
   # PulsarStandalone keeps its RocksDB metadata and bookie under ./data of the working directory.
   (
@@ -65,7 +65,7 @@ start() {
   # and the new bookie re-registers in a loop (apache/pulsar#17759): a core burnt and a log growing by
   # thousands of lines a second. A clean stop and start clears it; a normal start logs a handful.
   sleep 2
-  local loops; loops=$(tail -n +"$from" "$LOG" | grep -c 'Lock on resource /ledgers/available/.* was invalidated' || true)
+  local loops; loops=$(tail -c +"$from" "$LOG" | grep -c 'Lock on resource /ledgers/available/.* was invalidated' || true)
   if ((loops > 200)) && [[ -z ${PULSAR_RESTARTED_FOR_LOOP:-} ]]; then
     say "Pulsar's bookie re-registers in a loop ($loops times in its first seconds): restarting it once"
     stop

@@ -51,7 +51,11 @@ export class AppFairShare {
     return this.held(app) * 2 > this.shareOf(app, now);
   }
 
-  /** Whether a fire of `app` asking now would be handed back: it holds its share while another app is active. */
+  /**
+   * Whether a fire of `app` asking now would be handed back: it holds its share while another app is
+   * active. Alone, an app is limited by the lanes only: its fires across lanes may outnumber one lane's
+   * handlers, and handing them back would only make them late, with nobody to make room for.
+   */
   over(app: string, now: number): boolean {
     const e = this.apps.get(app);
     if (!e || this.othersActive(app, now) === 0) return false;
@@ -64,14 +68,11 @@ export class AppFairShare {
 
   /** Takes a handler for `app` when it is under its share (or `force`); false: hand the message back. */
   tryHold(app: string, now: number, force = false): boolean {
-    const alone = this.othersActive(app, now) === 0;
-    const share = alone ? this.handlers : this.shareOf(app, now);
+    const refused = !force && this.over(app, now);
     const e = this.apps.get(app) ?? { held: 0, lastSeen: now, avgHoldMs: 0, nextSlotAt: 0, busySince: now };
     e.lastSeen = now;
     this.apps.set(app, e);
-    // Alone, an app is limited by the lanes only: its fires across lanes may outnumber one lane's
-    // handlers, and handing them back would only make them late, with nobody to make room for.
-    if (!force && !alone && e.held >= share) return false;
+    if (refused) return false;
     if (e.held === 0) e.busySince = now;
     e.held++;
     return true;
