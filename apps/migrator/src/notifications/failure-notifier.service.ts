@@ -138,8 +138,9 @@ export class FailureNotifier implements BeforeApplicationShutdown {
   private async post(target: FailureTarget, chunk: Waiting[], body: string): Promise<void> {
     const webhook = target.webhook!;
     for (let attempt = 0; ; attempt++) {
-      const wait = (this.lastPost.get(target.app) ?? 0) + this.timing.minPostIntervalMs - Date.now();
-      if (wait > 0) await sleep(wait);
+      // Checked again after each sleep: a timer may wake a millisecond before Date.now() says it is due.
+      const due = (this.lastPost.get(target.app) ?? 0) + this.timing.minPostIntervalMs;
+      while (due > Date.now()) await sleep(due - Date.now());
       this.lastPost.set(target.app, Date.now());
       const result = await this.poster.post(webhook, body, target.signingSecret);
       this.metrics.posts.inc({ outcome: result.ok ? 'ok' : 'failed' });
