@@ -211,21 +211,38 @@ interface RunResult {
 
 const roundP = (p: Percentiles) => ({ p50: round(p.p50), p95: round(p.p95), p99: round(p.p99), max: round(p.max) });
 
-/** PIDs of the shared servers on this machine, for CPU accounting (MariaDB, Redis, the Pulsar JVM). */
+/**
+ * PIDs of the shared servers on this machine, for CPU accounting (MariaDB, Redis, the Pulsar JVM).
+ * The oldest process of each: a server's short-lived fork (Redis's AOF rewrite child starts as
+ * `redis-server` too) must not stand for it, or its CPU vanishes from the run when the child exits.
+ */
 function serverPids(): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out: Record<string, { pid: number; started: number }> = {};
+  const keep = (name: string, pid: number) => {
+    const started = procStartTicks(pid);
+    if (started !== undefined && (out[name] === undefined || started < out[name].started)) out[name] = { pid, started };
+  };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'mariadbd' || comm === 'mysqld') out.mariadb = Number(entry);
-      else if (comm === 'redis-server') out.redis = Number(entry);
-      else if (comm === 'java' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('PulsarStandaloneStarter')) out.pulsar = Number(entry);
+      if (comm === 'mariadbd' || comm === 'mysqld') keep('mariadb', Number(entry));
+      else if (comm === 'redis-server') keep('redis', Number(entry));
+      else if (comm === 'java' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('PulsarStandaloneStarter')) keep('pulsar', Number(entry));
     } catch {
       // gone
     }
   }
-  return out;
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.pid]));
+}
+
+/** When the process started, in clock ticks since boot (/proc/<pid>/stat field 22). */
+function procStartTicks(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[19]);
+  } catch {
+    return undefined;
+  }
 }
 
 class CpuMeter {
