@@ -11,7 +11,7 @@ import { accountFires, describeAccount, nextSecond, percentiles, periodicFireIds
 //
 // Redis: this file's stack has a Redis database of its own (E2E_FAULTS_REDIS_DB, default 14), so the
 // "FLUSHALL" scenario is an honest FLUSHDB of everything the service had (locks, cursors, slice
-// index, bloom filter, done marks) without touching DB 1, which other test files share.
+// index, done marks) without touching DB 1, which other test files share.
 // The broker restart (`deploy/local/pulsar.sh restart`) disturbs everyone using the broker: it is the
 // last scenario, and short.
 jest.setTimeout(300_000);

@@ -241,20 +241,6 @@ export class FakePublisher {
   }
 }
 
-export class FakeBloom {
-  readonly items = new Set<string>();
-  fail = false;
-  async add(item: string): Promise<boolean> {
-    const had = this.items.has(item);
-    this.items.add(item);
-    return had;
-  }
-  async mightContain(item: string): Promise<boolean> {
-    if (this.fail) throw new Error('redis down');
-    return this.items.has(item);
-  }
-}
-
 export type StatusValue = TaskStatusValue;
 
 /** ExecutorLiveness: this process is `exec-a`; processes in `dead` count as gone. */

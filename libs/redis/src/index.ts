@@ -1,6 +1,5 @@
 export { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './lib/redis.tokens';
 export { HeldLock, LockOptions, RedisLock } from './lib/redis-lock';
-export { BLOOM_BATCH, BloomFilter, BloomFilterOptions, DEFAULT_BLOOM } from './lib/bloom-filter';
 export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';

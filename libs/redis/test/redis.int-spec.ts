@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import { redisTestContext } from '@timer/testing';
-import { BLOOM_BATCH, BloomFilter, RedisLock } from '../src';
+import { RedisLock } from '../src';
 
-describe('RedisLock and BloomFilter against a real Redis', () => {
+describe('RedisLock against a real Redis', () => {
   const ctx = redisTestContext();
 
 
@@ -60,67 +60,6 @@ describe('RedisLock and BloomFilter against a real Redis', () => {
       dead.on('error', () => undefined);
       const lock = new RedisLock(dead, ctx.prefix);
       await expect(lock.tryAcquire({ resource: 'r', ttlMs: 1_000 })).resolves.toBeUndefined();
-      dead.disconnect();
-    });
-  });
-
-  describe('BloomFilter', () => {
-    const day = Date.UTC(2026, 10, 22, 12, 0);
-
-    it('answers "certainly not" before add and "maybe" after, per UTC day of the fire', async () => {
-      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
-      expect(await bloom.mightContain('42-1000', day)).toBe(false);
-      expect(await bloom.add('42-1000', day)).toBe(false);
-      expect(await bloom.mightContain('42-1000', day)).toBe(true);
-      expect(await bloom.add('42-1000', day)).toBe(true);
-      // Another day's bitmap is independent.
-      expect(await bloom.mightContain('42-1000', day + 86_400_000)).toBe(false);
-      const ttl = await ctx.redis.pttl(`${ctx.prefix}bloom:2026-11-22`);
-      expect(ttl).toBeGreaterThan(50_000);
-    });
-
-    it('keeps false positives near the configured rate (AND of all bits, not OR)', async () => {
-      // 2,000 items in 2^16 bits with 5 hashes: theory ~0.2% false positives; OR would be ~100%.
-      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 16, hashes: 5, ttlMs: 60_000 });
-      for (let i = 0; i < 2_000; i++) await bloom.add(`in-${i}`, day);
-      let falsePositives = 0;
-      for (let i = 0; i < 2_000; i++) if (await bloom.mightContain(`out-${i}`, day)) falsePositives++;
-      expect(falsePositives / 2_000).toBeLessThan(0.01);
-      for (let i = 0; i < 2_000; i += 97) expect(await bloom.mightContain(`in-${i}`, day)).toBe(true);
-    });
-
-    it('answers each of many calls made in one turn (one script call per day, kind and BLOOM_BATCH items)', async () => {
-      const bloom = new BloomFilter(ctx.redis, ctx.prefix, { bits: 1 << 20, hashes: 5, ttlMs: 60_000 });
-      const nextDay = day + 86_400_000;
-      // Also loads both scripts, so no NOSCRIPT resend is counted below.
-      await Promise.all([bloom.add('a', day), bloom.add('b', nextDay), bloom.mightContain('z', day)]);
-      const calls = jest.spyOn(ctx.redis, 'sendCommand');
-      const [addA, addC, hasA, hasB, hasBNext, hasC, many] = await Promise.all([
-        bloom.add('a', day),
-        bloom.add('c', day),
-        bloom.mightContain('a', day),
-        bloom.mightContain('b', day),
-        bloom.mightContain('b', nextDay),
-        bloom.mightContain('c', day), // added in this same turn: adds go first
-        Promise.all(Array.from({ length: 2_500 }, (_, i) => bloom.add(`m-${i}`, day))),
-      ]);
-      const sent = calls.mock.calls.filter(([c]) => /^eval/.test(c.name)).length;
-      calls.mockRestore();
-      expect([addA, addC, hasA, hasB, hasBNext, hasC]).toEqual([true, false, true, false, true, true]);
-      expect(many.filter(Boolean).length).toBeLessThan(25); // new items: (almost) never "already there"
-      // 2,502 adds of one day in 3 calls of at most BLOOM_BATCH, lookups of each of two days in one each
-      expect(BLOOM_BATCH).toBe(1_000);
-      expect(sent).toBe(5);
-      const again = await Promise.all(Array.from({ length: 2_500 }, (_, i) => bloom.mightContain(`m-${i}`, day)));
-      expect(again.every(Boolean)).toBe(true);
-    });
-
-    it('rejects every waiting call when Redis fails', async () => {
-      const dead = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-      dead.on('error', () => undefined);
-      const bloom = new BloomFilter(dead, ctx.prefix);
-      const results = await Promise.allSettled([bloom.mightContain('x', day), bloom.add('y', day)]);
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
       dead.disconnect();
     });
   });

@@ -11,6 +11,8 @@ import { DeliveryControlMetrics } from './delivery-control.metrics';
 
 /** A message handed back this many times is taken over its app's share (about an hour of deferrals: nothing waits for ever). */
 export const MAX_SHARE_DEFERRALS = 120;
+/** The hand-backs (counted before this one) at which an over-share message's fire is looked up, settled or not. */
+const SETTLED_CHECK_AT = new Set([2, 8, 32]);
 /** The n-th hand-back waits 1 s * 2^n, at most this (+-20 %): an app far over its share is not re-read every second. */
 export const SHARE_DEFERRAL_MAX_MS = 30_000;
 
@@ -90,7 +92,7 @@ export class AppShareGate {
   private async overShare(msg: TaskMessage, properties: Record<string, string>, app: string, deferrals: number, now: number): Promise<ShareEntry> {
     // Over the share: a message the admission would drop anyway (settled fire, paused app) goes on to
     // it without a handler of the share, rather than being handed back again and again.
-    if (await this.shouldDrop(msg, properties, app)) return NOTHING_HELD;
+    if (await this.shouldDrop(msg, properties, app, deferrals)) return NOTHING_HELD;
     const at = this.control.shares.handBackAt(app, now, shareDeferralMs(deferrals));
     const handedBack = this.publisher.handBack(msg, at, deferrals + 1);
     this.metrics.deferred.inc({ reason: 'app_share' });
@@ -99,18 +101,19 @@ export class AppShareGate {
   }
 
   /**
-   * Whether FireAdmission will ack this message without a delivery: its fire is settled (the bloom
-   * filter, a row read only when it says maybe), or it is a scheduled first attempt of an app in its
-   * pause (the in-memory pause set; no lookup while no app is paused). Cheap enough to ask per message
-   * that would be handed back; `app` is the timer's app when the caller has it.
+   * Whether FireAdmission will ack this message without a delivery: it is a scheduled first attempt of
+   * an app in its pause (the in-memory pause set; no lookup while no app is paused), or its fire is
+   * settled. The fire's row is read only at the hand-backs in {@link SETTLED_CHECK_AT}: a duplicate of
+   * a settled fire (rare: redeliveries) is dropped within a few hand-backs, and an ordinary fire of an
+   * app over its share costs no read on its first hand-backs. `app` is the timer's app when the caller has it.
    */
-  async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string): Promise<boolean> {
+  async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string, deferrals = deferralsOf(properties)): Promise<boolean> {
     const asked = ASKED_FOR.some((p) => properties[p] !== undefined);
     if (this.pauses.any && !asked && !msg.backfill && msg.attempt === 1) {
       const owner = app ?? (await this.cache.get(msg.timerId))?.timer.app;
       if (owner !== undefined && this.pauses.verdict(owner, msg.runAt) === 'skip') return true;
     }
-    return this.settled.isSettled(msg);
+    return SETTLED_CHECK_AT.has(deferrals) && this.settled.isSettled(msg);
   }
 }
 

@@ -131,12 +131,15 @@ describe('AppShareGate', () => {
     return { ...s, g, publisher, msg, settledIds, paused };
   }
 
-  it("over its app's share, lets a settled fire and a paused app's first attempt through to the admission (which drops them) instead of handing them back again and again", async () => {
+  it("over its app's share, lets a settled fire (once looked up) and a paused app's first attempt through to the admission (which drops them) instead of handing them back again and again", async () => {
     const s = gate('2');
     expect((await s.g.enter(s.msg('3'), {})).entered).toBe(true);
     expect((await s.g.enter(s.msg('1'), {})).entered).toBe(true); // a at its share of 1
     s.settledIds.add(`2-${T0}`);
-    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(true);
+    // A settled fire is looked up at the 3rd hand-back (2 before it), not on the first ones.
+    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(false);
+    expect((await s.g.enter(s.msg('2'), { 'x-timer-deferrals': '2' })).entered).toBe(true);
+    s.publisher.handedBack.length = 0;
     s.settledIds.clear();
     s.paused.add('a');
     expect((await s.g.enter(s.msg('2'), {})).entered).toBe(true);
@@ -146,14 +149,16 @@ describe('AppShareGate', () => {
     expect(s.control.shares.held('a')).toBe(1); // the ones let through hold nothing
   });
 
-  it('shouldDrop: a settled fire, a paused app\'s scheduled first attempt; not a run now of it', async () => {
+  it('shouldDrop: a paused app\'s scheduled first attempt, not a run now of it; a settled fire at the 3rd, 9th and 33rd hand-back', async () => {
     const s = gate('2');
     s.paused.add('a');
     expect(await s.g.shouldDrop(s.msg('1'), {})).toBe(true);
     expect(await s.g.shouldDrop(s.msg('1'), { 'x-timer-run-now': '1' })).toBe(false);
     expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
     s.settledIds.add(`3-${T0}`);
-    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(true);
+    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
+    for (const n of [2, 8, 32]) expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': String(n) })).toBe(true);
+    expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '3' })).toBe(false);
   });
 
   it('hands a message over its app\'s share back to the broker, counting the hand-backs, while another app goes on', async () => {

@@ -11,15 +11,14 @@ import { FirePublisher } from './fire-publisher';
 import { quietAt } from './instant-waits';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { OutcomeRecorder } from './outcome-recorder.service';
-import { SettledFires } from './settled-fires.service';
 
 /** What every outcome of one attempt writes, before its status and claim. */
 type AttemptBase = Omit<FireOutcome, 'status' | 'claimedBy' | 'claimedUntil'>;
 
 /**
  * The end of one claimed attempt: its outcome recorded (batched, fenced by the claim), then the next
- * attempt published or the fire dead-lettered; a settled fire is marked in the bloom filter. Each
- * method resolves once the outcome is durable, and says 'fenced' when the claim had passed on.
+ * attempt published or the fire dead-lettered. Each method resolves once the outcome is durable, and
+ * says 'fenced' when the claim had passed on.
  */
 @Injectable()
 export class AttemptOutcomes {
@@ -28,7 +27,6 @@ export class AttemptOutcomes {
   constructor(
     private readonly recorder: OutcomeRecorder,
     private readonly publisher: FirePublisher,
-    private readonly settled: SettledFires,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -60,7 +58,6 @@ export class AttemptOutcomes {
       });
       if (!applied) return this.fenced(msg);
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
-      this.settled.mark(msg);
       return 'succeeded';
     }
 
@@ -144,7 +141,6 @@ export class AttemptOutcomes {
     const applied = await this.recorder.record({ ...base, status: TaskStatus.Failed, claimedBy: token, claimedUntil: null });
     if (!applied) return this.fenced(msg);
     this.metrics.deliveries.inc({ outcome: 'failed' });
-    this.settled.mark(msg);
     this.logger.warn(`fire ${msg.fireId} failed after attempt ${msg.attempt}: ${base.error}`);
     return 'failed';
   }
@@ -172,7 +168,6 @@ export class AttemptOutcomes {
     });
     if (!applied) return this.fenced(msg);
     this.metrics.missed.inc({ reason });
-    this.settled.mark(msg);
     this.logger.log(`fire ${msg.fireId} missed: ${text}`);
     return 'missed';
   }

@@ -12,7 +12,7 @@ import { FirePublisher } from './fire-publisher';
 import { InstantDiagnostics } from './instant-diagnostics';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { PauseWatch } from './pause-watch.service';
-import { isSettled, SettledFires } from './settled-fires.service';
+import { isSettled } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
 
 /** A held fire is rechecked this long after its holder's lease ends. */
@@ -34,7 +34,6 @@ export class FireAdmission {
 
   constructor(
     private readonly claimer: FireClaimer,
-    private readonly settled: SettledFires,
     private readonly publisher: FirePublisher,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
@@ -68,8 +67,6 @@ export class FireAdmission {
       const paused = await this.paused(msg);
       if (paused) return done(paused);
     }
-
-    if (await this.settled.isSettled(msg)) return done(this.duplicate(msg, 'settled', recheck));
 
     const claim = await this.claimer.claim(msg);
     if (claim.kind === 'timer-not-found') return done(this.missedWithoutRow(msg));
@@ -130,7 +127,6 @@ export class FireAdmission {
   private async notClaimed(msg: TaskMessage, s: FireState | null, recheck: boolean): Promise<FireResult> {
     if (s === null) return this.duplicate(msg, 'stale', recheck);
     if (isSettled(s)) {
-      this.settled.mark(msg);
       return this.duplicate(msg, 'settled', recheck);
     }
     if (s.status === TaskStatus.Running && s.attempt <= msg.attempt) {

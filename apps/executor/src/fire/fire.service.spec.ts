@@ -4,10 +4,10 @@ import type { CallbackClient, CallbackResult } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { BloomFilter, CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
+import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
 import { FireWriter } from '@timer/runtime';
 import type { MaintenanceWindow } from '@timer/schedule';
-import { FakeBloom, FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
+import { FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { AppShareGate } from '../delivery-control/app-share.gate';
 import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
@@ -48,7 +48,6 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const fires = new FakeFires();
   const callback = new FakeCallback();
   const publisher = new FakePublisher();
-  const bloom = new FakeBloom();
   const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: '0', ...env });
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
   // FakeFires stands in for the three fire repositories and TaskRepository (one tasks table).
@@ -56,12 +55,12 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, config, metrics, clock);
   const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock);
   const pub = publisher as unknown as FirePublisher;
-  const settled = new SettledFires(bloom as unknown as BloomFilter, claims);
+  const settled = new SettledFires(claims);
   const liveness = new FakeLiveness();
   const marks = new FakeCallMarks();
   const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
   const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
-  const outcomes = new AttemptOutcomes(recorder, pub, settled, config, metrics, clock);
+  const outcomes = new AttemptOutcomes(recorder, pub, config, metrics, clock);
   const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
   const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
@@ -74,7 +73,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
-    new FireAdmission(claimer, settled, pub, config, metrics, clock, pauses, cache, calls),
+    new FireAdmission(claimer, pub, config, metrics, clock, pauses, cache, calls),
     new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes), calls),
     metrics,
     new AppShareGate(control, cache, pub, config, controlMetrics, clock, settled, pauses),
@@ -83,7 +82,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, bloom, metrics, service, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
+  return { clock, fires, callback, publisher, metrics, service, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
 }
 
 describe('FireService', () => {
@@ -101,7 +100,6 @@ describe('FireService', () => {
       const row = s.fires.row('7', T0 - 30)!;
       expect(row).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1, httpStatus: 200, latenessMs: 30, output: 'ok', claimedUntil: null });
       expect(row.claimedBy).toMatch(/:\d+$/);
-      expect(s.bloom.items.has(`7-${T0 - 30}`)).toBe(true);
       expect(await value(s.metrics.deliveries, { outcome: 'succeeded' })).toBe(1);
     });
 
@@ -137,27 +135,16 @@ describe('FireService', () => {
       expect(s.callback.calls[0].secret).toBe('sekrit');
     });
 
-    it('acks a second message of a settled fire as a duplicate without calling (bloom says maybe: a read, no claim)', async () => {
+    it('acks a second message of a settled fire as a duplicate without calling: the claim refuses it', async () => {
       const s = setup();
       s.fires.addRow('7', T0);
       await s.service.handle(s.msg(T0));
-      const claims = s.fires.claims;
       expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
       expect(s.callback.calls).toHaveLength(1);
-      expect(s.fires.claims).toBe(claims);
       expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
     });
 
-    it('still refuses a settled fire the bloom filter does not know (the claim is the fence)', async () => {
-      const s = setup();
-      s.fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1 });
-      s.bloom.fail = true;
-      expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
-      expect(s.callback.calls).toHaveLength(0);
-      expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
-    });
-
-    it('skips the status read before the claim when the bloom filter has certainly not seen the fire', async () => {
+    it('reads no fire state on the way to a first claim (the claim is the fence)', async () => {
       const s = setup();
       s.fires.addRow('7', T0);
       await s.service.handle(s.msg(T0));
@@ -246,7 +233,6 @@ describe('FireService', () => {
       const s = setup();
       const old = T0 - 7_200_000; // beyond the 1 h misfire window: a replay is late on purpose
       s.fires.addRow('7', old, { status: TaskStatus.Failed, attempt: 3, error: 'HTTP 500' });
-      s.bloom.items.add(`7-${old}`);
       const replay = { 'replayed-from': 'persistent://t/n/timer-tasks-dlq' };
       expect(await s.service.handle(s.msg(old, 3), replay)).toBe('succeeded');
       expect(s.callback.calls.map((c) => c.fire)).toEqual([{ timerId: '7', runAt: old, jitteredAt: old, attempt: 1 }]);

@@ -1,7 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { RoleConfig } from '@timer/platform';
-import { BloomFilter } from './bloom-filter';
 import { RedisHealthCheck } from './redis-health.check';
 import { RedisLock } from './redis-lock';
 import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
@@ -13,7 +12,7 @@ import { InFlightFires } from './in-flight-fires';
 import { MaintenanceWindows } from './maintenance-windows';
 import { CallMarks } from './call-marks';
 
-/** The role's Redis client, lock, bloom filter, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
+/** The role's Redis client, lock, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
 @Global()
 @Module({
   providers: [
@@ -33,7 +32,6 @@ import { CallMarks } from './call-marks';
     },
     { provide: REDIS_KEY_PREFIX, inject: [RoleConfig], useFactory: (config: RoleConfig) => config.redis.TIMER_REDIS_KEY_PREFIX },
     { provide: RedisLock, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RedisLock(r, p) },
-    { provide: BloomFilter, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new BloomFilter(r, p) },
     {
       provide: SliceIndex,
       inject: [REDIS, REDIS_KEY_PREFIX, { token: SLICE_INDEX_OPTIONS, optional: true }],
@@ -51,7 +49,7 @@ import { CallMarks } from './call-marks';
     { provide: CallMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new CallMarks(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, BloomFilter, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
