@@ -53,7 +53,7 @@ describe('pauses and disables in bulk against a real MariaDB', () => {
     expect((await apps.find('q'))?.resumedAt).toBe(T + 5_000);
   });
 
-  it('records the pending fires of a pause interval missed, one app, oldest first, bounded, through (status, run_at)', async () => {
+  it('records the pending fires of a pause interval missed, one app, oldest first, bounded, through the open rows of idx_outcome_run_at', async () => {
     for (let i = 0; i < 5; i++) await insert('p', '1', T + i * 1_000);
     await insert('p', '1', T - 1_000); // before the pause
     await insert('p', '2', T + 2_500, TaskStatus.Running); // claimed before the pause took effect
