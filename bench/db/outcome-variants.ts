@@ -8,9 +8,9 @@
  * preloaded). Each variant gets its own `--seconds` of fires (timers x seconds), inserted and, for the
  * outcome variants, claimed through the real repositories unmeasured; then only the variant's
  * statements are measured (MariaDB CPU per fire, idle rate out, InnoDB deferred work included).
- *   claim:today        FireClaimRepository.claimMany (status 0 -> 1: moves idx_status_run_at; token, lease)
+ *   claim:today        FireClaimRepository.claimMany (status 0 -> 1: moves no index entry since migration 1765070000000; token, lease)
  *   claim:no-status    the same join and fence, SET attempt, claimed_by, claimed_until only (no index move)
- *   claim:status-only  the same join, SET status only (the index move, the row grows by nothing)
+ *   claim:status-only  the same join, SET status only (the row grows by nothing; an index move before 1765070000000)
  *   outcome:a-today    FireOutcomeRepository.recordOutcomes as the executor calls it (output 'ok'; since
  *                      1765050000000 a first success writes started_at, no attempt JSON)
  *   outcome:b-narrow   the same join and fence, SET status, claimed_until only

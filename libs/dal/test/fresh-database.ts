@@ -5,6 +5,8 @@ import { dataSourceOptions, runMigrations } from '../src';
 /** A freshly migrated database `timer_test_<uniqueId>` for one test file; `drop()` removes it. */
 export interface FreshDatabase {
   name: string;
+  /** The database's URL (another DataSource on it, e.g. one connection for its session counters). */
+  url: string;
   dataSource: DataSource;
   drop(): Promise<void>;
 }
@@ -21,6 +23,7 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   await dataSource.initialize();
   return {
     name,
+    url,
     dataSource,
     drop: async () => {
       try {

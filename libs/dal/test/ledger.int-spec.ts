@@ -1,4 +1,6 @@
-import { LedgerRepository, TaskStatus } from '../src';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, LedgerRepository, TaskStatus } from '../src';
+import { countOpenSql, OVERDUE_SQL } from '../src/lib/repositories/ledger.repository';
 import { FreshDatabase, freshDatabase } from './fresh-database';
 
 describe('LedgerRepository against a real MariaDB', () => {
@@ -67,12 +69,45 @@ describe('LedgerRepository against a real MariaDB', () => {
     expect(await ledger.accounting('a', W0 + 2 * H, W0 + 3 * H, H)).toEqual([]);
   });
 
-  it('reads the open fires through the (status, run_at) index, and an app through (app, run_at, outcome) alone', async () => {
-    type Plan = { key: string | null; type: string; Extra: string | null }[];
-    const open = (await db.dataSource.query('EXPLAIN SELECT timer_id, run_at FROM tasks WHERE status = 0 AND run_at < ? ORDER BY run_at LIMIT 10', [NOW])) as Plan;
-    expect(open[0].key).toBe('idx_status_run_at');
-    const app = (await db.dataSource.query('EXPLAIN SELECT COUNT(*), SUM(outcome = 2) FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?', ['a', W0, W0 + H])) as Plan;
-    expect(app[0].key).toBe('idx_app_run_at_outcome');
-    expect(app[0].Extra ?? '').toContain('Using index');
+  it('reads the open fires through idx_outcome_run_at in its order (no sort), the open count index-only, and an app through (app, run_at, outcome) alone', async () => {
+    type Plan = { table: string; key: string | null; Extra: string | null }[];
+    // The plan's row of `tasks` (a count's derived table has a row of its own).
+    const explain = async (sql: string, params: unknown[]) => ((await db.dataSource.query(`EXPLAIN ${sql}`, params)) as Plan).find((r) => r.table === 't' || r.table === 'tasks') ?? { key: null, Extra: null };
+    const overdue = await explain(OVERDUE_SQL, [0, NOW, 0, 0, 1, NOW, 10]);
+    expect(overdue.key).toBe('idx_outcome_run_at');
+    expect(overdue.Extra ?? '').not.toContain('filesort');
+    const pending = await explain(countOpenSql(true), [0, NOW, 0, 1_000]);
+    expect(pending.key).toBe('idx_outcome_run_at');
+    const open = await explain(countOpenSql(false), [0, NOW, 1_000]);
+    expect([open.key, open.Extra ?? '']).toEqual(['idx_outcome_run_at', expect.stringContaining('Using index')]);
+    const app = await explain('SELECT COUNT(*), SUM(outcome = 2) FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?', ['a', W0, W0 + H]);
+    expect(app.key).toBe('idx_app_run_at_outcome');
+    expect(app.Extra ?? '').toContain('Using index');
+  });
+
+  it('stops its walk of the open rows at the limit: a backlog of overdue pending fires is not read for the expired claims after it', async () => {
+    const T = W0 - H; // before every fire above
+    const backlog = 3_000;
+    for (let i = 0; i < backlog; i += 1_000) {
+      const rows = Array.from({ length: 1_000 }, (_, j) => ['z', String(100_000 + i + j), T + i + j, TaskStatus.Pending]);
+      await db.dataSource.query(`INSERT INTO tasks (app, timer_id, run_at, status) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`, rows.flat());
+    }
+    await insert('z', '99999', T + backlog + 1, TaskStatus.Running, { attempt: 1, claimedBy: 'exec:3', claimedUntil: NOW - 1 });
+    // One connection, so its session counters are this statement's.
+    const one = new DataSource(dataSourceOptions(db.url, 1));
+    await one.initialize();
+    try {
+      const reads = async () => Number(((await one.query("SHOW SESSION STATUS LIKE 'Handler_read_next'")) as { Value: string }[])[0].Value);
+      const before = await reads();
+      const found = await new LedgerRepository(one).overdue(NOW - 30_000, NOW, 10);
+      const read = (await reads()) - before;
+      expect(found.map((f) => f.runAt - T)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(read).toBeLessThan(100);
+      // The limit reached, the expired claim behind the backlog is found in the same walk.
+      expect((await new LedgerRepository(one).overdue(NOW - 30_000, NOW, backlog + 1)).at(-1)).toMatchObject({ timerId: '99999', status: TaskStatus.Running });
+    } finally {
+      await one.destroy();
+      await db.dataSource.query("DELETE FROM tasks WHERE app = 'z'");
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { TASK_OUTCOMES, TaskStatus } from '../entities/task.entity';
+import { OPEN_OUTCOME, TASK_OUTCOMES, TaskStatus } from '../entities/task.entity';
 import { checkEpochMs } from './query-helpers';
 
 /** Fires of one bucket of run_at, by outcome, and the lateness percentiles of those delivered. */
@@ -96,16 +96,17 @@ export class OverviewRepository {
 
   /**
    * Pending fires due before `nowMs` (the backlog the executors have not claimed yet), up to `cap`, read
-   * through `idx_status_run_at`: the pending rows alone, however many finished rows the table keeps.
+   * from the open rows of `idx_outcome_run_at` (pending or running in the row), however many finished
+   * rows the table keeps.
    */
   async backlog(opts: { app?: string; nowMs: number; cap: number }): Promise<Backlog> {
     checkEpochMs('nowMs', opts.nowMs);
     if (!Number.isSafeInteger(opts.cap) || opts.cap < 1) throw new RangeError('cap must be a positive integer');
     const app = opts.app === undefined ? '' : ' AND app = ?';
     const rows: Row[] = await this.dataSource.query(
-      `SELECT COUNT(*) AS c, MIN(run_at) AS oldest FROM (SELECT run_at FROM tasks FORCE INDEX (idx_status_run_at)
-         WHERE status = ? AND run_at < ?${app} ORDER BY run_at LIMIT ?) x`,
-      [TaskStatus.Pending, opts.nowMs, ...(opts.app === undefined ? [] : [opts.app]), opts.cap + 1],
+      `SELECT COUNT(*) AS c, MIN(run_at) AS oldest FROM (SELECT run_at FROM tasks FORCE INDEX (idx_outcome_run_at)
+         WHERE outcome = ? AND run_at < ? AND status = ?${app} ORDER BY run_at LIMIT ?) x`,
+      [OPEN_OUTCOME, opts.nowMs, TaskStatus.Pending, ...(opts.app === undefined ? [] : [opts.app]), opts.cap + 1],
     );
     const count = n(rows[0]?.c);
     return { pending: Math.min(count, opts.cap), capped: count > opts.cap, oldestRunAt: orNull(rows[0]?.oldest) };
