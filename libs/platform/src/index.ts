@@ -16,3 +16,4 @@ export { bootLogSettings, LogSettings } from './lib/config/log-settings';
 export { maskUrlPassword, MYSQL_SSL_MODES, MysqlSslMode, MysqlTlsPolicy, MysqlUrl, mysqlTlsPolicy, parseMysqlUrl } from './lib/config/mysql-url';
 export { createRoleLogger, installProcessLogging, RoleLogger } from './lib/logging/role-logger';
 export { redact, redactValue } from './lib/logging/redact';
+export { BucketHistogram, BucketHistogramOptions } from './lib/metrics/bucket-histogram';

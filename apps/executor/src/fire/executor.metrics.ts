@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
-import { MetricsService } from '@timer/platform';
+import { BucketHistogram, MetricsService } from '@timer/platform';
 
 export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed';
 export type DuplicateReason = 'settled' | 'in_flight' | 'stale';
@@ -11,8 +11,9 @@ export type MissedReason = (typeof MISSED_REASONS)[number];
 @Injectable()
 export class ExecutorMetrics {
   readonly deliveries: Counter<'outcome'>;
-  readonly lateness: Histogram;
-  readonly callbackDuration: Histogram;
+  // Observed once per fire each: see BucketHistogram.
+  readonly lateness: BucketHistogram;
+  readonly callbackDuration: BucketHistogram;
   readonly duplicates: Counter<'reason'>;
   readonly redeliveries: Counter<'reason'>;
   readonly missed: Counter<'reason'>;
@@ -35,13 +36,13 @@ export class ExecutorMetrics {
       labelNames: ['outcome'],
       registers,
     });
-    this.lateness = new Histogram({
+    this.lateness = new BucketHistogram({
       name: 'timer_fire_lateness_seconds',
       help: 'Callback start minus the fire time',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.callbackDuration = new Histogram({
+    this.callbackDuration = new BucketHistogram({
       name: 'timer_callback_duration_seconds',
       help: 'Duration of a callback request',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],

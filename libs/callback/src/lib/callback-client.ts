@@ -103,16 +103,19 @@ export class CallbackClient {
         );
       });
       const ok = res.status >= 200 && res.status < 300;
-      const retryAfterMs = res.status === 429 || res.status === 503 ? parseRetryAfter(res.retryAfter, Date.now()) : undefined;
-      return {
+      const result: CallbackResult = {
         ok,
         status: res.status,
         costMs: Date.now() - started,
         output: res.output,
         error: ok ? undefined : `HTTP ${res.status}`,
         retryable: !ok && (res.status >= 500 || res.status === 408 || res.status === 429),
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       };
+      if (res.status === 429 || res.status === 503) {
+        const retryAfterMs = parseRetryAfter(res.retryAfter, Date.now());
+        if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+      }
+      return result;
     } catch (e) {
       return { ok: false, costMs: Date.now() - started, ...describeFailure(e, timeoutMs) };
     }
@@ -123,7 +126,10 @@ export class CallbackClient {
   }
 
   /** The timer's headers; a `User-Agent` among them (any case) replaces ours rather than joining it. */
-  private headersOf(given: Record<string, string[]> = {}): Record<string, string | string[]> {
+  private headersOf(given: Record<string, string[]> | undefined): Record<string, string | string[]> {
+    // No headers of its own (the common timer): no fresh `{}` remembered in the WeakMap per call, whose
+    // entries (one per fire) were this function's main cost (1.1 % of the executor's busy time).
+    if (given === undefined) return { 'user-agent': this.userAgent };
     const headers: Record<string, string | string[]> = { ...given };
     let named = this.namesUserAgent.get(given);
     if (named === undefined) {
@@ -237,7 +243,10 @@ class CallHandler {
     clearTimeout(this.deadline);
     if (this.settled) return;
     this.settled = true;
-    this.resolve({ status: this.status, retryAfter: this.retryAfter, output: truncateUtf8(Buffer.concat(this.chunks), this.maxOutputBytes) });
+    // Most answers are one chunk (or none): read as they are, without Buffer.concat's copy.
+    const n = this.chunks.length;
+    const output = n === 0 ? '' : truncateUtf8(n === 1 ? this.chunks[0] : Buffer.concat(this.chunks), this.maxOutputBytes);
+    this.resolve({ status: this.status, retryAfter: this.retryAfter, output });
   }
 
   private abort(reason: Error): void {
