@@ -3,7 +3,7 @@
  *
  *   node scripts/run-ts.js bench/pipeline/pipeline.bench.ts [--rate 1000] [--duration 30] [--warmup 5]
  *        [--setup api|bulk] [--window-minutes 1] [--bullmq-workers 2] [--bullmq-concurrency 200]
- *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst] [--shape every-second|spike]
+ *        [--ceiling-seconds 5] [--executors 1] [--skip ours,bullmq,ceiling,burst] [--shape every-second|spike|window]
  *   BENCH_EXPLAIN=1 also prints, for ours, the latest and still-pending task rows of the window, its
  *   rows per second, and the executor's and trigger's timer_* metrics (where late fires went).
  *   BENCH_TRACE=1 prints, for ours, every 5 s from the roles' start to the end: deliveries/s (all of
@@ -35,6 +35,12 @@
  * due at one second, the burst sender R requests at once; --duration is 1. Each system first gets a
  * tenth as many fires 10 s before the spike (not counted; ours: timers at second 50 of the minute
  * before): a service at the top of the hour is warm, not started a minute ago.
+ * --shape window: the same R fires/s for --duration s (at most 60), but only in the window, as BullMQ and
+ * the burst sender get them: ours gets R timers firing at each second of those --duration seconds of one
+ * minute ("0-19 M * * * *" for 20 s; minute M chosen as for a spike), with the spike's warm tenth 10 s
+ * before. The default every-second shape also loads ours through the whole warm-up (its timers fire from
+ * the roles' start, and the migrator writes their next minutes meanwhile), where BullMQ's jobs and the
+ * burst sender's calls exist only for the window: this shape compares the three on the same work.
  * Writes bench/results/pipeline-<timestamp>.json, .md and .png (lateness p50/p99 per second).
  * Ours also records the resident memory of each role and server, and each role's V8 heap in use (its
  * /metrics), every 10 s of the window (a soak is a long --duration, e.g. `--duration 1800 --skip
@@ -69,8 +75,11 @@ interface Args {
   ceilingSeconds: number;
   executors: number;
   skip: Set<string>;
-  /** every-second: R every-second timers for --duration s; spike: R fires due at one second (top of the hour). */
-  shape: 'every-second' | 'spike';
+  /**
+   * every-second: R every-second timers, measured for --duration s; spike: R fires due at one second (top
+   * of the hour); window: R fires/s due only in the --duration s measured.
+   */
+  shape: 'every-second' | 'spike' | 'window';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -96,7 +105,7 @@ function parseArgs(argv: string[]): Args {
       case '--executors': a.executors = Math.max(1, Math.round(num())); break;
       case '--skip': a.skip = new Set(value.split(',')); break;
       case '--shape':
-        if (value !== 'every-second' && value !== 'spike') throw new Error(`bad --shape ${value}`);
+        if (value !== 'every-second' && value !== 'spike' && value !== 'window') throw new Error(`bad --shape ${value}`);
         a.shape = value;
         break;
       case '--setup':
@@ -111,6 +120,7 @@ function parseArgs(argv: string[]): Args {
   if (!setupGiven && a.rate > 2000) a.setup = 'bulk';
   if (a.rate < 1 || a.duration < 1) throw new Error('--rate and --duration must be >= 1');
   if (a.shape === 'spike') a.duration = 1;
+  if (a.shape === 'window' && (a.duration > 60 || !Number.isInteger(a.duration))) throw new Error('--shape window takes a whole --duration of at most 60 s');
   return a;
 }
 
@@ -377,7 +387,9 @@ async function watch(label: string, c: Collector, until: number, maxSettleMs: nu
 
 /** A spike is preceded by SPIKE_WARM_SHARE of its fires SPIKE_WARM_MS before it (not counted). */
 const SPIKE_WARM_MS = 10_000;
-const spikeWarmCount = (args: Args) => (args.shape === 'spike' ? Math.ceil(args.rate / 10) : 0);
+const spikeWarmCount = (args: Args) => (args.shape === 'every-second' ? 0 : Math.ceil(args.rate / 10));
+/** The shapes whose fires exist only at a chosen minute (a spike, a window), each with a warm tenth before. */
+const atMinute = (args: Args) => args.shape !== 'every-second';
 
 /** Spike: the first whole minute at least 90 s (start-up and expansion) and the warm-up from now. */
 function spikeMinute(args: Args): number {
@@ -438,9 +450,11 @@ class StartupTrace {
 
 async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
   const notes: string[] = [];
-  const spikeAt = args.shape === 'spike' ? spikeMinute(args) : null;
-  // An hourly cron at the spike's minute: the top-of-hour shape, an hour from the next one.
-  const cron = spikeAt === null ? '* * * * * *' : `0 ${new Date(spikeAt).getUTCMinutes()} * * * *`;
+  const spikeAt = atMinute(args) ? spikeMinute(args) : null;
+  // An hourly cron at the spike's minute: the top-of-hour shape, an hour from the next one (a window:
+  // each second of its first --duration seconds).
+  const seconds = args.shape === 'window' ? `0-${args.duration - 1}` : '0';
+  const cron = spikeAt === null ? '* * * * * *' : `${seconds} ${new Date(spikeAt).getUTCMinutes()} * * * *`;
   const warmCron = spikeAt === null ? '' : `${60 - SPIKE_WARM_MS / 1000} ${new Date(spikeAt - 60_000).getUTCMinutes()} * * * *`;
   const timers = Array.from({ length: args.rate + spikeWarmCount(args) }, (_, k) => ({ name: `t${k}`, cron: k < args.rate ? cron : warmCron }));
   const hook = { url: receiver.url('/ours'), method: 'POST', body: '{"bench":true}' };
@@ -491,7 +505,7 @@ async function runOurs(args: Args, receiver: Receiver, onDelivery: { fn?: (d: De
     for (;;) {
       from = spikeAt ?? nextSecond(args.warmup * 1000);
       to = from + args.duration * 1000;
-      if (spikeAt !== null && Date.now() > spikeAt - 2000) throw new Error(`the spike's fires were not created 2 s before it`);
+      if (spikeAt !== null && Date.now() > spikeAt - 2000) throw new Error(`the ${args.shape}'s fires were not created 2 s before it`);
       // By index (outcome, run_at): a count by run_at alone scanned every fire row every 3 s of the wait
       // (~1 M rows at 5,000/s), MariaDB's CPU taken from the fires being delivered meanwhile.
       const count = (runAt: number) => stack.sql<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE outcome IN (${TASK_OUTCOMES.join(', ')}) AND run_at = ?`, [runAt]);
@@ -575,7 +589,7 @@ async function runBullmq(args: Args, receiver: Receiver, onDelivery: { fn?: (d: 
   try {
     const total = args.rate * args.duration;
     const estimateMs = Math.ceil(total / 10) + 3000; // ~10k jobs/s when adding in bulk
-    const from = nextSecond(Math.max(args.warmup * 1000, estimateMs) + (args.shape === 'spike' ? SPIKE_WARM_MS + 2000 : 0));
+    const from = nextSecond(Math.max(args.warmup * 1000, estimateMs) + (atMinute(args) ? SPIKE_WARM_MS + 2000 : 0));
     const to = from + args.duration * 1000;
     log(`bullmq: adding ${total} delayed jobs (one per fire) under prefix ${prefix}`);
     const t0 = Date.now();
@@ -647,7 +661,7 @@ async function runCeiling(args: Args, receiver: Receiver): Promise<{ rate_per_s:
  */
 async function runBurst(args: Args, receiver: Receiver, onDelivery: { fn?: (d: Delivery) => void }): Promise<RunResult> {
   const connections = 256;
-  const from = nextSecond(args.shape === 'spike' ? SPIKE_WARM_MS + 2000 : 6000);
+  const from = nextSecond(atMinute(args) ? SPIKE_WARM_MS + 2000 : 6000);
   const to = from + args.duration * 1000;
   const c = new Collector(from, to, args.rate);
   onDelivery.fn = (d) => c.add(d);
@@ -746,6 +760,12 @@ async function ceilingLoop(url: string, seconds: number, connections: number): P
 
 // ---- report ----------------------------------------------------------------------------------
 
+function scheduleText(r: Record<string, unknown>): string {
+  if (r.shape === 'spike') return `a spike: ${r.rate_per_s} fires due at one second (hourly timers at one minute, the top-of-hour shape)`;
+  if (r.shape === 'window') return `${r.rate_per_s} fires/s due on whole seconds for ${r.duration_s} s and not before (ours: timers firing at each second of those seconds of one minute), a tenth of them 10 s before`;
+  return `${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s`;
+}
+
 function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult, ceiling?: { rate_per_s: number }, burst?: RunResult): string {
   const row = (name: string, x?: RunResult) =>
     x
@@ -756,7 +776,7 @@ function markdown(r: Record<string, unknown>, ours?: RunResult, bull?: RunResult
   return [
     `# Pipeline benchmark ${r.timestamp}`,
     '',
-    `${r.machine}; schedule: ${r.shape === 'spike' ? `a spike: ${r.rate_per_s} fires due at one second (hourly timers at one minute, the top-of-hour shape)` : `${r.rate_per_s} every-second timers (${r.rate_per_s} fires/s, due on whole seconds) for ${r.duration_s} s`}; ours with ${r.executors} executor process(es), BullMQ with ${r.bullmq_workers} worker process(es).`,
+    `${r.machine}; schedule: ${scheduleText(r)}; ours with ${r.executors} executor process(es), BullMQ with ${r.bullmq_workers} worker process(es).`,
     '',
     '| system | rate/s | delivered/s | expected | delivered | missed | duplicates | early | p50 ms | p95 ms | p99 ms | max ms | client CPU s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
