@@ -11,7 +11,7 @@ import { loadRoleConfig, MetricsService } from '@timer/platform';
 import { PeekedMessage, PulsarAdmin, topicName } from '@timer/pulsar';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 import { REDIS } from '@timer/redis';
-import { testEnv, uniqueId } from '@timer/testing';
+import { deletePulsarNamespace, testEnv, uniqueId } from '@timer/testing';
 import { AppModule } from '../src/app.module';
 import { ExecutorConfig } from '../src/config/executor.env';
 import { createExecutorServer } from '../src/executor.transport';
@@ -141,6 +141,7 @@ export class ExecutorHarness {
         await this.rootDs.query(`DROP DATABASE IF EXISTS \`${this.database}\``);
         await this.rootDs.destroy();
       }
+      await deletePulsarNamespace(this.env.pulsarUrl, `${this.env.pulsarTenant}/${this.namespace}`).catch(() => undefined);
     }
   }
 

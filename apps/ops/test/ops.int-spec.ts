@@ -4,7 +4,7 @@ import { join } from 'path';
 import { MESSAGE_PROPERTIES, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, topicName, WsPulsarClient } from '@timer/pulsar';
 import type { OutgoingMessage, PulsarClient } from '@timer/pulsar';
-import { eventually, testEnv, uniqueId } from '@timer/testing';
+import { deletePulsarNamespace, eventually, testEnv, uniqueId } from '@timer/testing';
 import { OPS_SUBSCRIPTION, OpsService } from '../src/ops.service';
 
 jest.setTimeout(60_000);
@@ -32,6 +32,7 @@ describe('ops command against the real broker', () => {
 
   afterAll(async () => {
     await client.close();
+    await deletePulsarNamespace(env.pulsarUrl, `${env.pulsarTenant}/${namespace}`);
   });
 
   it('reports each service topic, with subscriptions, and the ones not created yet', async () => {

@@ -9,7 +9,7 @@ import { SliceMessage, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, ReceivedMessage, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar } from '@timer/pulsar-transport';
 import { RedisLock, SliceIndex, sliceDoneAllKey, sliceDoneKey, SliceStore } from '@timer/redis';
-import { deleteKeys, eventually, testEnv, uniqueId } from '@timer/testing';
+import { deleteKeys, deletePulsarNamespace, eventually, testEnv, uniqueId } from '@timer/testing';
 import { SchedulerConfig, SchedulerEnv } from '../src/config/scheduler.env';
 import { SchedulerMetrics } from '../src/scheduling/scheduler.metrics';
 import { SchedulerService } from '../src/scheduling/scheduler.service';
@@ -64,6 +64,7 @@ describe('scheduler against Redis and Pulsar', () => {
     await consumerClient.close();
     await Promise.all(clients.map((c) => c.quit()));
     await redis?.quit();
+    await deletePulsarNamespace(env.pulsarUrl, `${env.pulsarTenant}/${namespace}`);
   });
 
   /** A scheduler "replica": its own Redis connection, lock, index; the shared publisher. */

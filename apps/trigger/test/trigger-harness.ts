@@ -3,10 +3,10 @@ import { Test } from '@nestjs/testing';
 import { FireRef, parseTaskPayload, SliceMessage, TaskMessage, TOPICS } from '@timer/contracts';
 import { dataSourceOptions, runMigrations, TaskStatusValue } from '@timer/dal';
 import { loadRoleConfig } from '@timer/platform';
-import { Consumer, PulsarAdmin, topicName, WsPulsarClient } from '@timer/pulsar';
+import { Consumer, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar, createPulsarServer } from '@timer/pulsar-transport';
 import { RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
-import { testEnv, uniqueId } from '@timer/testing';
+import { deletePulsarNamespace, testEnv, uniqueId } from '@timer/testing';
 import Redis from 'ioredis';
 import { lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
@@ -121,9 +121,7 @@ export class TriggerHarness {
         await redis.quit();
       }
     } finally {
-      const admin = new PulsarAdmin({ serviceUrl: this.env.pulsarUrl });
-      for (const local of [TOPICS.slices, TOPICS.tasks, TOPICS.catchUp]) await admin.deleteTopic(this.topic(local), true).catch(() => undefined);
-      await fetch(`${this.env.pulsarUrl}/admin/v2/namespaces/${this.env.pulsarTenant}/${this.namespace}`, { method: 'DELETE' }).catch(() => undefined);
+      await deletePulsarNamespace(this.env.pulsarUrl, `${this.env.pulsarTenant}/${this.namespace}`).catch(() => undefined);
       if (this.admin) {
         await this.admin.query(`DROP DATABASE IF EXISTS \`${this.database}\``);
         await this.admin.destroy();

@@ -43,6 +43,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Deletes a test's Pulsar namespace and its topics (`tenant/namespace`), so the shared broker does not
+ * keep every run's topics and subscriptions loaded. A missing namespace is not an error.
+ */
+export async function deletePulsarNamespace(pulsarUrl: string, namespace: string): Promise<void> {
+  const ns = `${pulsarUrl}/admin/v2/namespaces/${namespace}`;
+  const timeout = () => AbortSignal.timeout(15_000);
+  const res = await fetch(`${ns}?force=true`, { method: 'DELETE', signal: timeout() });
+  if (res.ok || res.status === 404) return;
+  // Brokers without forceDeleteNamespaceAllowed: delete the topics first.
+  const topics = (await (await fetch(`${ns}/topics`, { signal: timeout() })).json().catch(() => [])) as string[];
+  for (const t of topics) {
+    await fetch(`${pulsarUrl}/admin/v2/${t.replace('://', '/')}?force=true`, { method: 'DELETE', signal: timeout() }).catch(() => undefined);
+  }
+  await fetch(ns, { method: 'DELETE', signal: timeout() });
+}
+
 /** Deletes every key under `prefix` (a test's own keys on the shared test Redis). */
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await redis.keys(`${prefix}*`);
