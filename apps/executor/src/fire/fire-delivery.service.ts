@@ -44,7 +44,7 @@ export class FireDelivery {
     private readonly control: DeliveryControl,
     private readonly maintenance: MaintenanceGate,
     private readonly calls: CallStarts,
-    @Optional() private readonly sends: InstantSends = new InstantSends(),
+    @Optional() private readonly sends: InstantSends = new InstantSends(clock),
     @Optional() private readonly diag?: InstantDiagnostics,
   ) {
     this.waits = new InstantWaits(clock);
@@ -70,7 +70,7 @@ export class FireDelivery {
     if (wait > 0) {
       await this.waits.until(target);
       this.diag?.woke(target);
-      sent = this.sends.begin();
+      sent = this.sends.begin(target);
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
       // other apps' fires due in this turn go first (their calls out before its pre-call work).
       if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
@@ -82,7 +82,7 @@ export class FireDelivery {
     }
   }
 
-  /** {@link deliver} from the fire's time on; `sent` (when it waited for that time) is called once its call is out. */
+  /** {@link deliver} from the fire's time on; `sent` (when it waited for that time) is called once its call is answered. */
   private async atTarget(attempt: ClaimedAttempt, claimed: TimerDefinition | null, target: number, wait: number, earlyMark: Promise<boolean> | undefined, sent?: () => void): Promise<FireResult> {
     const { msg, onDemand } = attempt;
 
@@ -128,11 +128,13 @@ export class FireDelivery {
     }
     if (gate.go) this.diag?.called(target);
     const calling = gate.go ? this.call(def, msg, attempt.redelivery !== null, target) : Promise.resolve(gate.result);
-    sent?.();
+    // A refused call ends its part of the instant's burst now; a call made, once it is answered.
+    if (!gate.go) sent?.();
     // A call its origin refused (busy for its whole wait, which ends 5 s after an instant: at another
     // one) is recorded and published again in the quiet part of the second, off the instants.
     if (!gate.go) await this.waits.quiet();
     const result = await calling;
+    sent?.();
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
     const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);

@@ -42,7 +42,7 @@ function setup(flushMs = 50) {
   const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: String(flushMs) });
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
   const clock = { now: () => Date.now(), sleep: async () => undefined };
-  const sends = new InstantSends();
+  const sends = new InstantSends(clock);
   const lanes = new FireLanes(config);
   const recorder = new OutcomeRecorder(repo as unknown as FireOutcomeRepository, config, metrics, clock, undefined, sends, lanes);
   return { recorder, batches, repo, metrics, sends, lanes, fail: (n: number) => (failures = n) };
@@ -55,9 +55,9 @@ describe('OutcomeRecorder', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
-  it("holds a batch while a due instant's calls go out, and writes it once they are out or OUTCOME_HOLD_MAX_MS passed", async () => {
+  it("holds a batch while a due instant's calls go on, and writes it once they are answered or OUTCOME_HOLD_MAX_MS passed", async () => {
     const s = setup(50);
-    const sent = [s.sends.begin(), s.sends.begin()];
+    const sent = [s.sends.begin(Date.now()), s.sends.begin(Date.now())];
     const done = s.recorder.record(outcome(1));
     await jest.advanceTimersByTimeAsync(60);
     expect(s.batches).toHaveLength(0);
@@ -70,7 +70,7 @@ describe('OutcomeRecorder', () => {
     expect(s.batches).toHaveLength(1);
     await expect(done).resolves.toBe(true);
 
-    const stuck = s.sends.begin(); // a call that never goes out: the hold ends all the same
+    const stuck = s.sends.begin(Date.now()); // a call never answered: the hold ends all the same
     s.recorder.record(outcome(2));
     await jest.advanceTimersByTimeAsync(50 + OUTCOME_HOLD_MAX_MS - 1);
     expect(s.batches).toHaveLength(1);
@@ -84,7 +84,7 @@ describe('OutcomeRecorder', () => {
     const slots = Array.from({ length: s.lanes.tasks.size }, () => s.lanes.tasks.run(() => new Promise<void>(() => undefined)));
     void s.lanes.tasks.run(async () => undefined);
     expect(s.lanes.tasks.queued).toBe(1);
-    const sent = s.sends.begin();
+    const sent = s.sends.begin(Date.now());
     s.recorder.record(outcome(1));
     await jest.advanceTimersByTimeAsync(50);
     expect(s.batches).toHaveLength(1);

@@ -19,7 +19,7 @@ interface Pending {
  * delivered fires into redeliveries once their claims' leases run out.
  */
 const WRITE_ATTEMPTS = 6;
-/** Longest a batch waits for a due instant's calls to go out (InstantSends) before it is written. */
+/** Longest a batch waits for a due instant's calls to be answered (InstantSends) before it is written. */
 export const OUTCOME_HOLD_MAX_MS = 200;
 
 /**
@@ -72,10 +72,10 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
   }
 
   /**
-   * Writes what is queued, unless a due instant's calls are still going out (InstantSends) and no fire
-   * waits for a slot of the due fires' lane: then once they are out, at most OUTCOME_HOLD_MAX_MS later.
-   * At 1,000 fires/s two or three outcome writes (the executor's SQL and MariaDB's work) ran while a
-   * second's last calls waited for the CPU; a fire waiting for a slot needs the writes to free one.
+   * Writes what is queued, unless a due instant's calls are still going on (InstantSends) and no fire
+   * waits for a slot of the due fires' lane: then once they are answered, at most OUTCOME_HOLD_MAX_MS
+   * later. At 1,000 fires/s two or three outcome writes (the executor's SQL and MariaDB's work) ran
+   * while a second's last calls waited for the CPU; a fire waiting for a slot needs the writes to free one.
    */
   private flushSoon(): void {
     if (this.held) return;
