@@ -45,8 +45,12 @@ export class InstantSends {
 
   get busy(): boolean {
     const now = this.clock.now();
-    for (const at of this.open.keys()) if (now - at < BURST_MAX_MS) return true;
-    return false;
+    let busy = false;
+    for (const at of this.open.keys()) {
+      if (now - at < BURST_MAX_MS) busy = true;
+      else this.open.delete(at); // over: its late answers find nothing to count down
+    }
+    return busy;
   }
 
   /** Resolves once no instant's burst is going on, or after `maxMs`. */
