@@ -11,7 +11,8 @@
  * B has run alone for --alone-seconds; then both run for --together-seconds. Measured at the
  * receivers: B's lateness (receive - X-Timer-Scheduled-At) p50/p99/max alone and with A present, side
  * by side in the same run, and A's deliveries. Target (issue 15): B's p99 with A at most 1.5x alone.
- * Writes .local/results/fairness-<time>.json and .md, and prints progress every 5 s.
+ * Writes .local/results/fairness-<time>.json and .md, and prints progress every 5 s. BENCH_DIAG=1 runs the
+ * executor with TIMER_EXECUTOR_DIAG_INSTANTS (a log line per instant in its log; it costs the executor a little).
  */
 import { cpus } from 'node:os';
 import { Delivery, markdownTable, metricBy, nextSecond, numericFlags, percentiles, procCpuSeconds, Receiver, scrapeMetrics, shortId, sleep, sleepUntil, Stack, writeResults } from '../../e2e/support';
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   const slowStart = nextSecond(setupMs + args.aloneSeconds * 1000);
   const stack = await Stack.start({
     id: shortId('fair'),
-    env: { TIMER_LOG_LEVEL: 'warn', TIMER_WINDOW_MINUTES: '1', TIMER_EXECUTOR_CONCURRENCY: String(args.executorConcurrency) },
+    env: { ...(process.env.BENCH_DIAG === '1' ? { TIMER_EXECUTOR_DIAG_INSTANTS: 'true' } : {}), TIMER_LOG_LEVEL: 'warn', TIMER_WINDOW_MINUTES: '1', TIMER_EXECUTOR_CONCURRENCY: String(args.executorConcurrency) },
     beforeRoles: (s) => insertTimers(s, args, fast.url('/fast'), slow.url('/slow'), slowStart),
   });
   try {

@@ -15,6 +15,7 @@ import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantSends } from './instant-sends';
 import { InstantWaits } from './instant-waits';
 import { fireDelayOf } from './jitter';
+import { LightFirst } from './light-first';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
@@ -32,6 +33,7 @@ export const EARLY_CALL_MARK_MS = 250;
 @Injectable()
 export class FireDelivery {
   private readonly waits: InstantWaits;
+  private readonly lightFirst = new LightFirst();
 
   constructor(
     private readonly cache: TimerCache,
@@ -67,23 +69,44 @@ export class FireDelivery {
     const url = claimed?.timer.notifyHttpParam?.url;
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     let sent: (() => void) | undefined;
+    let answered: (() => void) | undefined;
     if (wait > 0) {
       await this.waits.until(target);
       this.diag?.woke(target);
       sent = this.sends.begin(target);
       // Fair delivery at the due instant: a fire of an app holding more than half its share lets the
-      // other apps' fires due in this turn go first (their calls out before its pre-call work).
-      if (claimed && this.control.shares.heavy(claimed.timer.app, this.clock.now())) await nextTurn();
+      // other apps' fires due at this instant go first, until their calls are answered (LightFirst);
+      // after a turn, in which those fires woke and began.
+      if (this.heavy(claimed)) {
+        this.diag?.did('heavy-wait');
+        await nextTurn();
+        await this.lightFirst.answered(target);
+      } else answered = this.lightFirst.begin(target);
+    } else if (this.heavy(claimed)) {
+      // Late (a hand-back come back, a retry): it may arrive at another instant, whose light calls go first too.
+      await this.lightFirst.allAnswered();
     }
     try {
-      return await this.atTarget(attempt, claimed, target, wait, earlyMark, sent);
+      return await this.atTarget(attempt, claimed, target, wait, earlyMark, sent, answered);
     } finally {
       sent?.();
+      answered?.();
     }
   }
 
-  /** {@link deliver} from the fire's time on; `sent` (when it waited for that time) is called once its call is answered. */
-  private async atTarget(attempt: ClaimedAttempt, claimed: TimerDefinition | null, target: number, wait: number, earlyMark: Promise<boolean> | undefined, sent?: () => void): Promise<FireResult> {
+  /**
+   * {@link deliver} from the fire's time on; `sent` (when it waited for that time: InstantSends)
+   * and `answered` (a light app's fire: LightFirst) are called once its call is answered or refused.
+   */
+  private async atTarget(
+    attempt: ClaimedAttempt,
+    claimed: TimerDefinition | null,
+    target: number,
+    wait: number,
+    earlyMark: Promise<boolean> | undefined,
+    sent?: () => void,
+    answered?: () => void,
+  ): Promise<FireResult> {
     const { msg, onDemand } = attempt;
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
@@ -119,6 +142,10 @@ export class FireDelivery {
     if (attempt.redelivery !== null) this.metrics.redeliveries.inc({ reason: attempt.redelivery });
     // Adaptive delivery: the origin's circuit, Retry-After and concurrency; refused = an attempt deferred, not sent.
     const gate = await this.control.enter(def.timer.notifyHttpParam?.url);
+    if (!gate.go) {
+      this.diag?.did('origin-refused');
+      answered?.();
+    }
     // The call's start is marked once it has its origin slot (its connection), right before it goes out (or during the wait above):
     // should this process die, a taker-over of the claim then knows whether the call may have reached
     // the receiver. Refused when the claim was taken over already (this process was taken for dead).
@@ -135,12 +162,18 @@ export class FireDelivery {
     if (!gate.go) await this.waits.quiet();
     const result = await calling;
     sent?.();
+    answered?.();
+    if (gate.go) this.diag?.did('call-done');
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
     const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
     if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
     else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
     return outcome;
+  }
+
+  private heavy(def: TimerDefinition | null): boolean {
+    return def !== null && this.control.shares.heavy(def.timer.app, this.clock.now());
   }
 
   private call(def: TimerDefinition, msg: TaskMessage, redelivery: boolean, jitteredAt: number): Promise<CallbackResult> {

@@ -26,6 +26,7 @@ import { FireService } from './fire.service';
 import { QUIET_FROM_MS } from './instant-waits';
 import { ROOMY_SLOT_LEAD_MS } from './slot-leads';
 import { jitterOf } from './jitter';
+import { LIGHT_FIRST_MAX_MS } from './light-first';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { OverlapGuard } from './overlap-guard.service';
 import { MaintenanceGate } from './maintenance-gate.service';
@@ -811,16 +812,25 @@ describe('FireService fire policies', () => {
       s.control.shares.tryHold('light', T0);
       return s;
     };
-    it("starts the fires due at one instant of an app holding more than half its share after the other apps' fires", async () => {
+    /**
+     * App 'app' (timer 7) holds 3 of its share of 3 with its own fire, 'light' (timer 8) 1 of 3; both fires
+     * due at T0 + 500 wait for it on the one timer of that instant, and as it ends the heavy app's fire,
+     * which waited first, resumes first. `holdLight`: the light call answers when the test says.
+     */
+    const heavyAndLight = async (holdLight: boolean) => {
       const s = setup({ TIMER_EXECUTOR_CONCURRENCY: '6' });
       s.fires.defs.set('8', timerDef('8', { app: 'light' }));
       s.fires.addRow('7', T0 + 500);
       s.fires.addRow('8', T0 + 500);
-      // App 'app' (timer 7) holds 3 of its share of 3 with its own fire; 'light' 1 of 3.
       s.control.shares.tryHold('app', T0);
       s.control.shares.tryHold('app', T0);
-      // Both wait for run_at on the one timer of that instant; as it ends the heavy app's fire, which
-      // waited first, resumes first.
+      let answer: () => void = () => undefined;
+      const deliver = s.callback.deliver.bind(s.callback);
+      s.callback.deliver = async (req, fire, secret) => {
+        const result = await deliver(req, fire, secret);
+        if (holdLight && fire.timerId === '8') await new Promise<void>((r) => (answer = r));
+        return result;
+      };
       const wakes: (() => void)[] = [];
       s.clock.sleep = () => new Promise<void>((r) => wakes.push(r));
       const heavy = s.service.handle(s.msg(T0 + 500));
@@ -832,8 +842,30 @@ describe('FireService fire policies', () => {
       expect(wakes).toHaveLength(1);
       s.clock.current = T0 + 500;
       wakes[0]();
+      while (s.callback.calls.length < 1) await new Promise((r) => setImmediate(r));
+      return { s, heavy, light, answer: () => answer() };
+    };
+    it("starts the fires due at one instant of an app holding more than half its share after the other apps' fires", async () => {
+      const { s, heavy, light } = await heavyAndLight(false);
       expect(await Promise.all([heavy, light])).toEqual(['succeeded', 'succeeded']);
       expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
+    });
+    it("holds a heavy app's call due at an instant until the light apps' calls of that instant are answered", async () => {
+      const { s, heavy, light, answer } = await heavyAndLight(true);
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8']);
+      answer();
+      expect(await Promise.all([heavy, light])).toEqual(['succeeded', 'succeeded']);
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
+    });
+    it(`lets the heavy app's call go after ${LIGHT_FIRST_MAX_MS} ms when a light call is not answered by then`, async () => {
+      const { s, heavy, light, answer } = await heavyAndLight(true);
+      const from = Date.now();
+      expect(await heavy).toBe('succeeded');
+      expect(Date.now() - from).toBeGreaterThanOrEqual(LIGHT_FIRST_MAX_MS - 5);
+      expect(s.callback.calls.map((c) => c.fire.timerId)).toEqual(['8', '7']);
+      answer();
+      expect(await light).toBe('succeeded');
     });
     it("gives its lane slot back before the broker stores its hand-back: another app's fire due at that instant takes the slot meanwhile", async () => {
       const s = appFull(T0);

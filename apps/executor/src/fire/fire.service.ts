@@ -98,7 +98,10 @@ export class FireService {
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);
     const share = entry instanceof Promise ? await entry : entry;
-    if (!share.entered) return { result: 'deferred-share', handedBack: share.handedBack };
+    if (!share.entered) {
+      this.diag?.did('hand-back');
+      return { result: 'deferred-share', handedBack: share.handedBack };
+    }
     try {
       const admission = await this.admission.admit(msg, properties);
       return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };

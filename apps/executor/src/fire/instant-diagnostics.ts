@@ -3,11 +3,16 @@ import { IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'n
 import { ExecutorConfig } from '../config/executor.env';
 
 /** What the executor did around a due instant: kinds of work recorded with their time. */
-export type DiagnosedWork = 'message' | 'claim-batch' | 'outcome-write' | 'mark-flush';
+export type DiagnosedWork = 'message' | 'claim-batch' | 'outcome-write' | 'mark-flush' | 'call-done' | 'origin-refused' | 'hand-back' | 'heavy-wait';
 
 const SECOND_MS = 1_000;
 /** Work and GC from this long before an instant to this long after it are reported with it. */
 const AROUND_MS = 300;
+/** Work is reported in bins of this width (ms from the instant); event-loop stalls are sampled this often. */
+const BIN_MS = 25;
+const STALL_TICK_MS = 5;
+/** A tick this much later than asked is a stall worth reporting. */
+const STALL_MIN_MS = 8;
 
 interface Instant {
   /** Offsets from the instant (ms) of each fire's claim, wake-up at its time, and call start. */
@@ -32,6 +37,8 @@ export class InstantDiagnostics implements OnApplicationBootstrap, OnApplication
   private observer: PerformanceObserver | undefined;
   private delay: IntervalHistogram | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private stalls: { at: number; ms: number }[] = [];
 
   constructor(config: ExecutorConfig) {
     this.on = config.diagInstants;
@@ -45,6 +52,13 @@ export class InstantDiagnostics implements OnApplicationBootstrap, OnApplication
       for (const e of list.getEntries()) this.gcs.push({ at: Math.round(performance.timeOrigin + e.startTime), ms: e.duration, kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0 });
     });
     this.observer.observe({ entryTypes: ['gc'] });
+    let last = Date.now();
+    this.stallTimer = setInterval(() => {
+      const now = Date.now();
+      if (now - last - STALL_TICK_MS >= STALL_MIN_MS) this.stalls.push({ at: last, ms: now - last - STALL_TICK_MS });
+      last = now;
+    }, STALL_TICK_MS);
+    this.stallTimer.unref();
     // Reports instant T at T + 900 ms: its calls are out by then.
     const next = Math.ceil(Date.now() / SECOND_MS) * SECOND_MS + 900;
     setTimeout(() => {
@@ -55,6 +69,7 @@ export class InstantDiagnostics implements OnApplicationBootstrap, OnApplication
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    clearInterval(this.stallTimer);
     this.observer?.disconnect();
     this.delay?.disable();
   }
@@ -90,8 +105,16 @@ export class InstantDiagnostics implements OnApplicationBootstrap, OnApplication
     for (const at of this.instants.keys()) if (at <= t) this.instants.delete(at);
     const from = t - AROUND_MS;
     const to = t + AROUND_MS;
-    const work: Record<string, number[][]> = {};
-    for (const w of this.work) if (w.at >= from && w.at < to) (work[w.kind] ??= []).push([w.at - t, w.n]);
+    // Per kind: fires (or items) by BIN_MS bin of their offset from the instant.
+    const work: Record<string, Record<number, number>> = {};
+    for (const w of this.work) {
+      if (w.at < from || w.at >= to) continue;
+      const bins = (work[w.kind] ??= {});
+      const bin = Math.floor((w.at - t) / BIN_MS) * BIN_MS;
+      bins[bin] = (bins[bin] ?? 0) + w.n;
+    }
+    const stalls = this.stalls.filter((x) => x.at >= from && x.at < to).map((x) => [x.at - t, x.ms]);
+    this.stalls = this.stalls.filter((x) => x.at >= to);
     this.work = this.work.filter((w) => w.at >= to);
     const gc = this.gcs.filter((g) => g.at >= from && g.at < to).map((g) => [g.at - t, Math.round(g.ms * 10) / 10, g.kind]);
     this.gcs = this.gcs.filter((g) => g.at >= to);
@@ -103,6 +126,7 @@ export class InstantDiagnostics implements OnApplicationBootstrap, OnApplication
       woke: spread(i?.woke),
       called: spread(i?.called),
       gc,
+      stalls,
       work,
       loopDelayMs: d ? { p50: Math.round(d.percentile(50) / 1e5) / 10, p99: Math.round(d.percentile(99) / 1e5) / 10, max: Math.round(d.max / 1e5) / 10 } : null,
     };
