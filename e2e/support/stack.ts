@@ -65,14 +65,31 @@ interface RoleProcess {
   lastCpu: number;
 }
 
+/**
+ * A port free now for a role to listen on, drawn below the kernel's ephemeral range (32768-60999 by
+ * default). A port from listen(0) comes from that range, so between its close here and the role's
+ * bind another test file's stack (jest runs several at once) could be handed the same one: a role then
+ * failed to bind while another stack's role answered its /health and, later, 404 to its API calls.
+ */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; ; tries++) {
+    const port = PORT_FROM + Math.floor(Math.random() * PORT_SPAN);
+    if (!handedOut.has(port) && (await canListen(port))) {
+      handedOut.add(port);
+      return port;
+    }
+    if (tries >= 100) throw new Error(`no free port in [${PORT_FROM}, ${PORT_FROM + PORT_SPAN}) after 100 tries`);
+  }
+}
+const PORT_FROM = 20_000;
+const PORT_SPAN = 12_000;
+const handedOut = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
