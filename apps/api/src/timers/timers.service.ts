@@ -187,7 +187,10 @@ export class TimersService {
     const offsets = enable ? undefined : await this.quotas.admitBatch(undefined, await this.quotas.current(app), candidates, now);
     let due: FireRef[] = [];
     try {
-      const timers = await this.dataSource.transaction(async (m): Promise<BatchCreatedTimer[]> => {
+      // READ COMMITTED: the versions' INSERT ... SELECT then reads the new rows without locking (under
+      // REPEATABLE READ its shared next-key locks reached the rows a concurrent batch of the app was
+      // inserting, which deadlocked with that batch's wait for the app's row lock).
+      const timers = await this.dataSource.transaction('READ COMMITTED', async (m): Promise<BatchCreatedTimer[]> => {
         // As one create: the timers' rows first, the app's row lock after them (countCreate).
         const ids = await this.timers.insertMany(app, resolved.map((r, i) => ({ app, ...r, spreadOffsetMs: offsets?.[i] ?? null })), m);
         await this.versions.snapshotMany(ids, 'create', now, m);
