@@ -1,7 +1,7 @@
 /**
  * Scale benchmark (a command, not a test): what the migrator's windows cost with many timers.
  *
- *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16] [--api-processes 1]
+ *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16] [--api-processes 1] [--api-batch 1]
  *
  * On a fresh database (the Stack's, no roles started) it bulk-inserts --timers enabled timers with a
  * realistic mix (MIX below: every-minute, 5-minute, hourly and daily crons in 20 time zones, a share
@@ -24,6 +24,9 @@
  * `request`, not `fetch` (same requests and checks; fetch cost ~2 ms of CPU per timer on the cores
  * the api and MariaDB share). Each loop creates then enables one timer and waits for both answers
  * (no Idempotency-Key: a client that sends one adds its reservation to the create).
+ * --api-batch N > 1: each loop sends POST def/batch with N typical timers and `enable: true` instead
+ * (one request, one transaction for N timers); the latency reported is the request's, which is each of
+ * its timers' (a timer is created and enabled when its batch answers); per-timer figures divide by timers.
  * --api-processes N starts N api processes (replicas, each on its own port, as the chart scales
  * them) and spreads the loops over them; the api CPU is their sum.
  *
@@ -53,7 +56,7 @@ import { MigratorService, WindowOutcome } from '../../apps/migrator/src/migratio
 const H = 3_600_000;
 const APP = 'scale';
 const INSERT_BATCH = 2_000;
-const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16, apiProcesses: 1 };
+const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16, apiProcesses: 1, apiBatch: 1 };
 type Args = typeof DEFAULTS;
 
 const ZONES = [
@@ -292,6 +295,9 @@ interface ApiResult {
   seconds: number;
   concurrency: number;
   processes: number;
+  /** Timers per request: 1 = a create and an enable per timer, N > 1 = one POST def/batch of N. */
+  batch: number;
+  requests: number;
   created: number;
   perS: number;
   latencyMs: Record<string, number | null>;
@@ -322,6 +328,13 @@ class LeanApi {
     this.pool = new Pool(baseUrl, { connections });
   }
 
+  /** One POST def/batch creating and enabling `timers` of `app`; returns their ids. */
+  async createEnabledBatch(app: string, timers: Record<string, unknown>[]): Promise<string[]> {
+    const { data } = await this.post<{ data: { timers: { id: number }[] } }>('/api/timer/v1/def/batch', { app, enable: true, timers });
+    if (data.timers.length !== timers.length) throw new Error(`POST def/batch: ${data.timers.length} timers answered for ${timers.length}`);
+    return data.timers.map((t) => String(t.id));
+  }
+
   async createEnabled(t: Record<string, unknown> & { app: string }): Promise<string> {
     const { id } = await this.post<{ id: number }>('/api/timer/v1/def', t);
     await this.post('/api/timer/v1/enable', { app: t.app, id });
@@ -349,22 +362,27 @@ async function apiPhase(args: Args): Promise<ApiResult> {
     const urls = [stack.api.baseUrl, ...stack.replicaProcesses.filter((r) => r.role === 'api').map((r) => `http://127.0.0.1:${r.port}`)];
     const apis = urls.map((u) => new LeanApi(u, Math.ceil(args.apiConcurrency / urls.length)));
     const latencies: number[] = [];
+    let created = 0;
     let errors = 0;
     let n = 0;
+    const perRequest = Math.max(1, args.apiBatch);
+    const typical = (i: number) => ({
+      name: `api-${i}`,
+      cron: i % 2 === 0 ? `0 ${i % 60} * * * *` : `0 ${i % 60} ${i % 24} * * *`,
+      timeZone: ZONES[i % ZONES.length],
+      notifyHTTPParam: { url: 'https://hooks.example.com/scale', method: 'POST' },
+    });
     const loop = async (k: number) => {
       const api = apis[k % apis.length];
       while (Date.now() < until) {
-        const i = n++;
+        const first = n;
+        n += perRequest;
         const t0 = performance.now();
         try {
-          await api.createEnabled({
-            app: APP,
-            name: `api-${i}`,
-            cron: i % 2 === 0 ? `0 ${i % 60} * * * *` : `0 ${i % 60} ${i % 24} * * *`,
-            timeZone: ZONES[i % ZONES.length],
-            notifyHTTPParam: { url: 'https://hooks.example.com/scale', method: 'POST' },
-          });
+          if (perRequest === 1) await api.createEnabled({ app: APP, ...typical(first) });
+          else await api.createEnabledBatch(APP, Array.from({ length: perRequest }, (_, j) => typical(first + j)));
           latencies.push(performance.now() - t0);
+          created += perRequest;
         } catch (e) {
           if (errors++ === 0) log(`api: first error: ${e instanceof Error ? e.message : String(e)}`);
         }
@@ -375,7 +393,7 @@ async function apiPhase(args: Args): Promise<ApiResult> {
     const cpu0 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
     const client0 = process.cpuUsage();
     const t0 = Date.now();
-    const progress = setInterval(() => log(`api: ${latencies.length} timers created and enabled (${Math.round(latencies.length / ((Date.now() - t0) / 1000))}/s), ${errors} errors`), 5000);
+    const progress = setInterval(() => log(`api: ${created} timers created and enabled (${Math.round(created / ((Date.now() - t0) / 1000))}/s), ${errors} errors`), 5000);
     try {
       await Promise.all(Array.from({ length: args.apiConcurrency }, (_, k) => loop(k)));
     } finally {
@@ -386,21 +404,23 @@ async function apiPhase(args: Args): Promise<ApiResult> {
     const cpu1 = { api: stack.cpuSeconds().api, ...cpuNow(pids) };
     const client = process.cpuUsage(client0);
     const sql1 = await mysqlCounters(stack);
-    const perTimer = (a: number, b: number) => round(((b - a) * 1000) / Math.max(1, latencies.length), 3);
+    const perTimer = (a: number, b: number) => round(((b - a) * 1000) / Math.max(1, created), 3);
     const p = percentiles(latencies);
     return {
       seconds: round(secs),
       concurrency: args.apiConcurrency,
       processes,
-      created: latencies.length,
-      perS: Math.round(latencies.length / secs),
+      batch: perRequest,
+      requests: latencies.length,
+      created,
+      perS: Math.round(created / secs),
       latencyMs: { p50: p.p50, p95: p.p95, p99: p.p99, max: p.max },
       errors,
       cpuMsPerTimer: { api: perTimer(cpu0.api, cpu1.api), mariadb: perTimer(cpu0.mariadb, cpu1.mariadb), redis: perTimer(cpu0.redis, cpu1.redis), client: perTimer(0, (client.user + client.system) / 1e6) },
       // Less the one SHOW of the first sample (the second is counted in its own result).
-      mysqlPerTimer: { statements: round((sql1.questions - sql0.questions - 1) / Math.max(1, latencies.length), 2), rowLockWaits: round((sql1.rowLockWaits - sql0.rowLockWaits) / Math.max(1, latencies.length), 2),
+      mysqlPerTimer: { statements: round((sql1.questions - sql0.questions - 1) / Math.max(1, created), 2), rowLockWaits: round((sql1.rowLockWaits - sql0.rowLockWaits) / Math.max(1, created), 2),
         byCommand: Object.fromEntries(
-          [...sql1.com].map(([k, n]) => [k.slice(4), round((n - (sql0.com.get(k) ?? 0)) / Math.max(1, latencies.length), 2)] as const).filter(([, n]) => n >= 0.01),
+          [...sql1.com].map(([k, n]) => [k.slice(4), round((n - (sql0.com.get(k) ?? 0)) / Math.max(1, created), 2)] as const).filter(([, n]) => n >= 0.01),
         ),
       },
     };
@@ -457,7 +477,8 @@ async function main(): Promise<void> {
     ...(api
       ? [
           '',
-          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.processes} api process(es), ${api.seconds} s`,
+          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.processes} api process(es), ${api.seconds} s, ` +
+            (api.batch === 1 ? 'a create and an enable per timer' : `POST def/batch of ${api.batch} timers with enable:true (${api.requests} requests; latency per request, which is each of its timers')`),
           '',
           markdownTable(
             ['created + enabled', 'per s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'errors', 'CPU ms per timer: api', 'MariaDB', 'Redis', 'client', 'statements per timer', 'row-lock waits per timer'],

@@ -507,6 +507,7 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       expect(routes.filter((r) => r.includes(' /api/')).sort()).toEqual(
         [
           'POST /api/timer/v1/def',
+          'POST /api/timer/v1/def/batch',
           'GET /api/timer/v1/def',
           'PUT /api/timer/v1/def',
           'PATCH /api/timer/v1/def',

@@ -50,6 +50,10 @@ export class ApiEnv extends WindowEnv {
   @IsInt() @Min(1) @Max(1_000_000)
   TIMER_BACKFILL_MAX_FIRES: number = 10_000;
 
+  /** Most timers one `POST /api/timer/v1/def/batch` may create (400 beyond: send several batches). */
+  @IsInt() @Min(1) @Max(10_000)
+  TIMER_API_BATCH_MAX: number = 500;
+
   /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
   @IsString() @MinLength(1) @MaxLength(4096)
   TIMER_CONSOLE_DIR: string = 'dist/apps/console';
@@ -131,6 +135,9 @@ export class ApiConfig {
   }
   get backfillMaxFires(): number {
     return this.env.TIMER_BACKFILL_MAX_FIRES;
+  }
+  get batchMax(): number {
+    return this.env.TIMER_API_BATCH_MAX;
   }
   get consoleDir(): string {
     return this.env.TIMER_CONSOLE_DIR;

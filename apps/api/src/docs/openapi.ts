@@ -22,6 +22,7 @@ export const TAGS = [
  */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'TimersController.create': 'createTimer',
+  'TimersController.createBatch': 'createTimers',
   'TimersController.replace': 'updateTimer',
   'TimersController.patch': 'patchTimer',
   'TimersController.get': 'getTimer',

@@ -47,6 +47,9 @@ export function histogramOf(times: readonly number[], bucketMs: number): Map<num
   return out;
 }
 
+/** A load by bucket (bucket start -> fires): a map, or a view over several. */
+export type Loads = Pick<ReadonlyMap<number, number>, 'get'>;
+
 /** A bucket's load once the candidate is added: what is there (`existing`) and what it adds. */
 export interface BucketLoad {
   at: number;
@@ -59,7 +62,7 @@ export interface BucketLoad {
  * The busiest bucket among those the candidate adds fires to, with `existing` (minus the candidate's
  * own fires already stored, `own`) plus the candidate's; null when the candidate adds none.
  */
-export function busiestWith(existing: ReadonlyMap<number, number>, added: ReadonlyMap<number, number>, own: ReadonlyMap<number, number> = new Map()): BucketLoad | null {
+export function busiestWith(existing: Loads, added: ReadonlyMap<number, number>, own: ReadonlyMap<number, number> = new Map()): BucketLoad | null {
   let best: BucketLoad | null = null;
   for (const [at, n] of added) {
     const there = Math.max(0, (existing.get(at) ?? 0) - (own.get(at) ?? 0));
@@ -94,7 +97,7 @@ export interface SpreadChoice {
  * with the capacity (none fits when even this one is over it).
  */
 export function leastLoadedOffset(
-  existing: ReadonlyMap<number, number>,
+  existing: Loads,
   added: ReadonlyMap<number, number>,
   own: ReadonlyMap<number, number>,
   offsets: readonly number[],

@@ -123,3 +123,43 @@ describe('QuotaService admission against maxFiresPerMinute', () => {
     expect((repo.pendingHistogram as jest.Mock).mock.calls[0][0].buckets).toBeUndefined();
   });
 });
+
+describe('QuotaService.admitBatch (POST def/batch)', () => {
+  const oneShot = (runAt: number, writesFires: boolean) => ({ app: 'a', spec: { runAt, timeZone: 'UTC' }, writesFires });
+  const serviceOf = (stored: FireHistogram, capacity: number) => {
+    const repo = { pendingHistogram: jest.fn(async () => new Map(stored)) } as unknown as QuotaRepository;
+    return { repo, service: new QuotaService(ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: String(capacity) }), { now: () => T }, {} as DataSource, repo) };
+  };
+  const refusal = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: ApiError) => e))?.message;
+
+  it('counts the batch\'s fires together over a second: a create\'s fires are seen by the items after it, the refusal names the item', async () => {
+    const { service } = serviceOf(new Map([[T + 2_000, 1]]), 3);
+    // 1 stored + 2 of the batch fit; the third item makes 4.
+    expect(await refusal(service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, false), oneShot(T + 2_000, false), oneShot(T + 2_000, false)], T))).toBe(
+      `timers[2]: admission: the second ${new Date(T + 2_000).toISOString()} would have 4 fires (3 scheduled + 1 of this timer), over the capacity of 3 fires/s (TIMER_CAPACITY_FIRES_PER_SEC)`,
+    );
+    // autoSpread moves the later item instead, within its jitter.
+    const spread = { ...oneShot(T + 2_000, false), spread: { jitterMs: 2_000 } };
+    expect(await service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, false), oneShot(T + 2_000, false), spread], T)).toEqual([null, null, 1_000]);
+  });
+
+  it('checks maxFiresPerMinute once over the batch\'s fires together, reading only their minutes', async () => {
+    const { service, repo } = serviceOf(new Map([[T, 1]]), 0);
+    const quota: Quota = { ...NO_QUOTA, maxFiresPerMinute: 2 };
+    expect(await service.admitBatch(m, quota, [oneShot(T + 5_000, true)], T)).toEqual([null]);
+    expect(await refusal(service.admitBatch(m, quota, [oneShot(T + 5_000, true), oneShot(T + 6_000, true)], T))).toBe(
+      `quota maxFiresPerMinute of app a is 2; its busiest coming minute (${new Date(T).toISOString()}) would have 3 fires (1 scheduled + 2 of the 2 timers of this batch)`,
+    );
+    const reads = (repo.pendingHistogram as jest.Mock).mock.calls;
+    expect(reads).toHaveLength(2);
+    expect(reads[1][0]).toMatchObject({ app: 'a', bucketMs: 60_000, buckets: [T] });
+  });
+
+  it('names the item a minIntervalMs refusal is about', async () => {
+    const { service } = serviceOf(new Map(), 0);
+    const quota: Quota = { ...NO_QUOTA, minIntervalMs: 2_000 };
+    expect(await refusal(service.admitBatch(m, quota, [oneShot(T + 5_000, true), { app: 'a', spec: { every: 1_000, startAt: T, timeZone: 'UTC' }, writesFires: true }], T))).toMatch(
+      /^timers\[1\]: quota minIntervalMs of app a is 2000 ms; this schedule fires 1000 ms apart/,
+    );
+  });
+});

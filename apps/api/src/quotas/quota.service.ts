@@ -7,8 +7,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { assertAdmin, assertAppAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, ErrorCode, notFound } from '../common/errors';
 import { ApiConfig } from '../config/api.env';
+import { atItem, atItemAsync } from '../timers/batch-items';
 import {
   BucketLoad,
+  Loads,
   busiestWith,
   histogramOf,
   leastLoadedOffset,
@@ -94,16 +96,17 @@ export class QuotaService {
    * app is under maxTimers, in one conditional UPDATE; else 403 (the caller's transaction rolls back,
    * nothing written). Concurrent creates pass one at a time, each seeing the counts committed before.
    */
-  async countCreate(m: EntityManager, app: string): Promise<void> {
-    if (await this.quotas.tryAddLiveTimer(app, this.config.quotaDefaults.maxTimers, m)) return;
+  async countCreate(m: EntityManager, app: string, added = 1): Promise<void> {
+    if (await this.quotas.tryAddLiveTimer(app, this.config.quotaDefaults.maxTimers, m, added)) return;
     // At maxTimers, or no app row (no counter: the count). Read under the lock for the answer's figures.
-    const locked = await this.quotas.lockAppAdding(app, m);
+    const locked = await this.quotas.lockAppAdding(app, m, added);
     const quota = this.effective(locked?.quota ?? null);
     if (quota.maxTimers === 0) return;
-    // Both counts include the new timer (the counter was just added to; the COUNT sees its inserted row).
-    const timers = (locked?.liveTimers ?? (await this.quotas.liveTimers(app, m))) - 1;
-    if (timers >= quota.maxTimers) {
-      throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${app} is ${quota.maxTimers}; the app has ${timers} timers: delete one or ask for a larger quota`);
+    // Both counts include the new timers (the counter was just added to; the COUNT sees their inserted rows).
+    const timers = (locked?.liveTimers ?? (await this.quotas.liveTimers(app, m))) - added;
+    if (timers + added > quota.maxTimers) {
+      const adds = added === 1 ? '' : ` and this batch adds ${added}`;
+      throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota maxTimers of app ${app} is ${quota.maxTimers}; the app has ${timers} timers${adds}: delete one or ask for a larger quota`);
     }
   }
 
@@ -121,20 +124,9 @@ export class QuotaService {
    * least-loaded offset within its jitter that fits (429 when none does); null without autoSpread.
    */
   async admit(m: EntityManager | undefined, quota: Quota, c: Candidate, now: number): Promise<number | null> {
-    if (quota.minIntervalMs > 0 && minGapBound(c.spec) < quota.minIntervalMs) {
-      const gap = smallestGap(c.spec, now);
-      if (gap && gap.gapMs < quota.minIntervalMs) {
-        throw new ApiError(
-          403,
-          ErrorCode.QUOTA_EXCEEDED,
-          `quota minIntervalMs of app ${c.app} is ${quota.minIntervalMs} ms; this schedule fires ${gap.gapMs} ms apart (at ${iso(gap.at)})`,
-        );
-      }
-    }
+    checkMinInterval(quota, c, now);
     const capacity = this.config.capacityFiresPerSec;
-    let offsetMs = 0;
-    const admitted = () => (c.spread ? offsetMs : null);
-    if (quota.maxFiresPerMinute === 0 && capacity === 0) return admitted();
+    if (quota.maxFiresPerMinute === 0 && capacity === 0) return c.spread ? 0 : null;
     const until = preparedWindows(now, this.config.windowMs).until;
     let fires: number[] | undefined = c.fires;
     const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
@@ -157,30 +149,79 @@ export class QuotaService {
         }
       }
     }
-    if (capacity > 0) {
-      const global = await this.globalPerSecond(now, until);
-      const load = global.perSecond;
-      // Cheap first: the busiest second plus the one fire this timer can add to a second.
-      if (global.peak + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
-        const own = c.timerId === undefined ? new Map<number, number>() : await this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m);
-        const added = histogramOf(firesOf(), 1_000);
-        const busiest = busiestWith(load, added, own);
-        if (busiest && busiest.total > capacity) {
-          const spread = c.spread ? leastLoadedOffset(load, added, own, spreadOffsets(c.spread.jitterMs)) : null;
-          if (!spread || (spread.busiest?.total ?? 0) > capacity) throw overCapacity(busiest, capacity, c.spread, spread);
-          offsetMs = spread.offsetMs;
+    if (capacity === 0) return c.spread ? 0 : null;
+    const global = await this.globalPerSecond(now, until);
+    const own = async () => (c.timerId === undefined ? new Map<number, number>() : this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m));
+    const offset = await this.admitSecond(global.perSecond, global.peak, c, firesOf, own, capacity);
+    if (c.writesFires) countAdmitted(global, firesOf(), offset ?? 0);
+    return offset;
+  }
+
+  /**
+   * The admission of a batch of new timers of one app (POST def/batch), with one read of the app's load:
+   * each candidate's minIntervalMs, then the batch's fires together over the app's busiest coming minute,
+   * then each candidate's seconds over the capacity, in order, each counting the ones before it (with its
+   * spread offset). A refusal of one candidate names it (`timers[i]...`, see {@link atItem}). Returns the
+   * spread offsets in order, as {@link admit} does; the fires of candidates that write them (enable) are
+   * counted into this process's load as {@link admit} counts them.
+   */
+  async admitBatch(m: EntityManager | undefined, quota: Quota, cs: Candidate[], now: number): Promise<(number | null)[]> {
+    cs.forEach((c, i) => atItem(i, () => checkMinInterval(quota, c, now)));
+    const capacity = this.config.capacityFiresPerSec;
+    if ((quota.maxFiresPerMinute === 0 && capacity === 0) || cs.length === 0) return cs.map((c) => (c.spread ? 0 : null));
+    const until = preparedWindows(now, this.config.windowMs).until;
+    const fires = cs.map((c) => c.fires ?? fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
+    if (quota.maxFiresPerMinute > 0) {
+      const added = histogramOf(fires.flat(), MINUTE_MS);
+      // Typical timers (few fires each): only the minutes they land in are read, as for one timer.
+      const few = fires.every((f) => f.length <= FEW_FIRES);
+      const app = cs[0].app;
+      const existing = added.size === 0 ? new Map<number, number>() : await this.quotas.pendingHistogram({ app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, ...(few ? { buckets: [...added.keys()] } : {}) }, m);
+      const busiest = busiestWith(existing, added);
+      if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(app, quota.maxFiresPerMinute, busiest, `of the ${cs.length} timers of this batch`);
+    }
+    if (capacity === 0) return cs.map((c) => (c.spread ? 0 : null));
+    const global = await this.globalPerSecond(now, until);
+    // The fires of the batch's creates (not counted into the process's load), seen by the candidates after them.
+    const batch = new Map<number, number>();
+    let batchPeak = 0;
+    const load: Loads = { get: (at) => (global.perSecond.get(at) ?? 0) + (batch.get(at) ?? 0) };
+    const none = async () => new Map<number, number>();
+    const offsets: (number | null)[] = [];
+    for (const [i, c] of cs.entries()) {
+      const offset = await atItemAsync(i, () => this.admitSecond(load, global.peak + batchPeak, c, () => fires[i], none, capacity));
+      if (c.writesFires) countAdmitted(global, fires[i], offset ?? 0);
+      else {
+        for (const [at, n] of histogramOf(fires[i], 1_000)) {
+          const v = (batch.get(at + (offset ?? 0)) ?? 0) + n;
+          batch.set(at + (offset ?? 0), v);
+          batchPeak = Math.max(batchPeak, v);
         }
       }
-      // Counted at once (where they are delivered), so this process's next admissions see these fires before the load is read again.
-      if (c.writesFires) {
-        for (const [at, n] of histogramOf(firesOf(), 1_000)) {
-          const v = (load.get(at + offsetMs) ?? 0) + n;
-          load.set(at + offsetMs, v);
-          if (v > global.peak) global.peak = v;
-        }
+      offsets.push(offset);
+    }
+    return offsets;
+  }
+
+  /**
+   * One candidate against the capacity over `load` (`peak` at least its busiest second): for autoSpread
+   * 0 when it fits as it is, else the least-loaded offset within its jitter that fits; 429 when nothing fits.
+   * `own`: the candidate's stored fires (an edit or enable replaces them), read only when the cheap bound does not decide.
+   */
+  private async admitSecond(load: Loads, peak: number, c: Candidate, firesOf: () => number[], own: () => Promise<ReadonlyMap<number, number>>, capacity: number): Promise<number | null> {
+    let offsetMs = 0;
+    // Cheap first: the busiest second plus the one fire this timer can add to a second.
+    if (peak + MAX_FIRES_PER_SECOND_PER_TIMER > capacity) {
+      const stored = await own();
+      const added = histogramOf(firesOf(), 1_000);
+      const busiest = busiestWith(load, added, stored);
+      if (busiest && busiest.total > capacity) {
+        const spread = c.spread ? leastLoadedOffset(load, added, stored, spreadOffsets(c.spread.jitterMs)) : null;
+        if (!spread || (spread.busiest?.total ?? 0) > capacity) throw overCapacity(busiest, capacity, c.spread, spread);
+        offsetMs = spread.offsetMs;
       }
     }
-    return admitted();
+    return c.spread ? offsetMs : null;
   }
 
   /** `PUT /api/app/v1/quota` (admin): the app's quotas; a field left out or null is the default. */
@@ -249,6 +290,24 @@ export class QuotaService {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** A minIntervalMs refusal (403) of a schedule whose fires come closer than the app's quota. */
+function checkMinInterval(quota: Quota, c: Candidate, now: number): void {
+  if (quota.minIntervalMs === 0 || minGapBound(c.spec) >= quota.minIntervalMs) return;
+  const gap = smallestGap(c.spec, now);
+  if (gap && gap.gapMs < quota.minIntervalMs) {
+    throw new ApiError(403, ErrorCode.QUOTA_EXCEEDED, `quota minIntervalMs of app ${c.app} is ${quota.minIntervalMs} ms; this schedule fires ${gap.gapMs} ms apart (at ${iso(gap.at)})`);
+  }
+}
+
+/** Counts admitted fires into this process's load where they are delivered, so its next admissions see them before the load is read again. */
+function countAdmitted(global: GlobalLoad, fires: readonly number[], offsetMs: number): void {
+  for (const [at, n] of histogramOf(fires, 1_000)) {
+    const v = (global.perSecond.get(at + offsetMs) ?? 0) + n;
+    global.perSecond.set(at + offsetMs, v);
+    if (v > global.peak) global.peak = v;
+  }
+}
+
 /** Fires of one candidate up to which admission reads only the minutes they land in. */
 export const FEW_FIRES = 32;
 
@@ -259,12 +318,12 @@ function fewFires(spec: ScheduleSpec, now: number, until: number): number[] | un
   return before.length > FEW_FIRES ? undefined : before;
 }
 
-function overMinuteQuota(app: string, max: number, busiest: BucketLoad): ApiError {
+function overMinuteQuota(app: string, max: number, busiest: BucketLoad, of = 'of this timer'): ApiError {
   return new ApiError(
     429,
     ErrorCode.QUOTA_RATE_EXCEEDED,
     `quota maxFiresPerMinute of app ${app} is ${max}; its busiest coming minute (${iso(busiest.at)}) would have ${busiest.total} fires ` +
-      `(${busiest.existing} scheduled + ${busiest.added} of this timer)`,
+      `(${busiest.existing} scheduled + ${busiest.added} ${of})`,
   );
 }
 

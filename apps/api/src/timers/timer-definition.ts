@@ -248,10 +248,18 @@ export function sameFields(a: TimerFields, b: TimerFields): boolean {
 
 /** SHA-256 (hex) of a create's normalised request: what an Idempotency-Key is held to. */
 export function requestHash(app: string, f: TimerFields): string {
+  return createHash('sha256').update(canonicalJson(hashedRequest(app, f))).digest('hex');
+}
+
+/** SHA-256 (hex) of a batch create's normalised request (its items as {@link requestHash} takes them, and `enable`). */
+export function batchRequestHash(app: string, enable: boolean, fs: readonly TimerFields[]): string {
+  return createHash('sha256').update(canonicalJson({ batch: fs.map((f) => hashedRequest(app, f)), enable })).digest('hex');
+}
+
+function hashedRequest(app: string, f: TimerFields): Record<string, unknown> {
   // No webhook and no autoSpread hash as before the fields existed: a key's stored hash still matches its retry.
   // The spread offset is admission's choice, not part of the request.
-  const request = { app, ...f, failureWebhook: f.failureWebhook ?? undefined, autoSpread: f.autoSpread || undefined, spreadOffsetMs: undefined };
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+  return { app, ...f, failureWebhook: f.failureWebhook ?? undefined, autoSpread: f.autoSpread || undefined, spreadOffsetMs: undefined };
 }
 
 /** The 400 for a bounded definition with no fire at or after now, naming the bound that ends it. */

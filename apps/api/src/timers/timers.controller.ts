@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import {
+  ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
   ApiForbiddenResponse,
@@ -14,11 +15,13 @@ import type { Response } from 'express';
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
+import { CreateTimerBatchDto } from './dto/create-batch.dto';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { PatchTimerDto, TimerVersionsQuery, UpdateTimerDto } from './dto/edit-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
 import { TimerRefDto } from './dto/timer-ref.dto';
 import {
+  BatchCreateResponse,
   CreateTimerResponse,
   DisableResponse,
   EditResponse,
@@ -73,6 +76,38 @@ export class TimersController {
     const { id, version, replayed } = await this.timers.create(p, dto, key);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     return ok({ id, version });
+  }
+
+  @Post('def/batch')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create (and enable) many timers of one app (extension)',
+    description:
+      'One request and one transaction, all or nothing: each item is checked as its own create (a refusal names it, `timers[3].cron: ...`; ' +
+      'a name taken by a live timer 409 naming `timers[i].name`), maxTimers counts the batch, maxFiresPerMinute and admission count the ' +
+      'batch\'s fires together. With `enable: true` each timer is as after a create then an enable (versions 1 and 2, fires pre-created). ' +
+      'For creating many timers at a high rate: the per-request and per-transaction costs are shared by the batch.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'As on create: a repeat with the same body answers the first result again (`Idempotent-Replayed: true`); with another body 422 (code 42200).',
+  })
+  @ApiOkResponse({ type: BatchCreateResponse })
+  @ApiBadRequestResponse({ type: ErrorEnvelope, description: 'an item refused (the message names it: `timers[i].field: ...`), two items with one name, or more than TIMER_API_BATCH_MAX items (code 40001)' })
+  @ApiConflictResponse({ type: ErrorEnvelope, description: 'an item\'s name is taken by a live timer of the app (code 40900; `timers[i].name`)' })
+  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'an app token naming another app (code 40300), or a quota (maxTimers counting the batch, minIntervalMs; code 40301)' })
+  @ApiResponse({ status: 422, type: ErrorEnvelope, description: 'the Idempotency-Key was used with another request body (code 42200)' })
+  @ApiResponse({ status: 429, type: ErrorEnvelope, description: 'maxFiresPerMinute over the batch\'s fires, or a second over the capacity (admission)' })
+  async createBatch(
+    @CurrentPrincipal() p: Principal,
+    @Body() dto: CreateTimerBatchDto,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BatchCreateResponse> {
+    const { timers, replayed } = await this.timers.createBatch(p, dto, key);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return ok({ data: { timers } });
   }
 
   @Put('def')

@@ -19,21 +19,30 @@ import { FireWriter } from '@timer/runtime';
 import { formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
-import { ApiError, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
+import { ApiError, badRequest, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
+import { ApiValidationPipe } from '../common/validation.pipe';
 import { ApiConfig } from '../config/api.env';
 import { MaintenanceService } from '../maintenance/maintenance.service';
-import { QuotaService } from '../quotas/quota.service';
+import { Candidate, QuotaService } from '../quotas/quota.service';
+import { atItem, atItemAsync, checkDistinctNames } from './batch-items';
+import { CreateTimerBatchDto } from './dto/create-batch.dto';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
-import { DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
+import { BatchCreatedTimer, DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
 import { PreviewCache } from './preview-cache';
-import { asBadRequest, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf, spreadOf } from './timer-definition';
+import { asBadRequest, batchRequestHash, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf, spreadOf } from './timer-definition';
 import { TimerRef } from './timer-ref';
 
 /** What a create answers: the new timer's id and version, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
 export interface CreateResult {
   id: number;
   version: number;
+  replayed?: true;
+}
+
+/** What a batch create answers: the timers in the order given, or the first answer again (`replayed`) for a repeated Idempotency-Key. */
+export interface BatchCreateOutcome {
+  timers: BatchCreatedTimer[];
   replayed?: true;
 }
 
@@ -47,6 +56,8 @@ export class TimersService {
   /** Apps already ensured by this process (apps are never deleted), to spare a write per create. */
   private readonly knownApps = new Set<string>();
   private readonly previews = new PreviewCache();
+  /** The global pipe's rules, for the items of a batch (the route validates only the batch's shape). */
+  private readonly itemPipe = new ApiValidationPipe();
 
   constructor(
     private readonly config: ApiConfig,
@@ -108,12 +119,107 @@ export class TimersService {
 
   /** The first answer given under this key, if it is younger than the TTL; 422 when it was for another request. */
   private async replay(app: string, key: string, hash: string): Promise<CreateResult | undefined> {
+    const stored = await this.storedAnswer(app, key, hash);
+    return stored && { id: Number(stored.id), version: Number(stored.version), replayed: true };
+  }
+
+  /** The answer stored with an Idempotency-Key younger than the TTL (none yet: undefined); 422 when the key was used for another request. */
+  private async storedAnswer(app: string, key: string, hash: string): Promise<Record<string, unknown> | undefined> {
     const stored = await this.idempotencyKeys.find(app, key, this.clock.now() - IDEMPOTENCY_KEY_TTL_MS);
     if (!stored || !stored.response) return undefined;
     if (stored.bodyHash !== hash) {
       throw new ApiError(422, ErrorCode.IDEMPOTENCY_KEY_REUSED, `Idempotency-Key ${JSON.stringify(key)} was used with another request body in app ${app}: use a new key for a new request`);
     }
-    return { id: Number(stored.response.id), version: Number(stored.response.version), replayed: true };
+    return stored.response;
+  }
+
+  /**
+   * Creates the timers of a batch (POST def/batch) of one app, and enables them when `enable`, in one
+   * transaction: all or nothing. Each item passes the single create's checks (its DTO, checkDefinition,
+   * the callback policy; a refusal names it, `timers[i]...`), quotas and admission over the batch
+   * together (QuotaService.admitBatch), maxTimers counting the batch. Enabled, each timer is as after a
+   * create and an enable: versions 1 (create) and 2 (enable), next_fire_at, its spread offset, the fire
+   * rows of the prepared windows and their slice index entries; fires due within seconds are published
+   * after the commit. Multi-row statements: the cost per timer is what batching is for.
+   */
+  async createBatch(p: Principal, dto: CreateTimerBatchDto, idempotencyKey?: string): Promise<BatchCreateOutcome> {
+    assertAppAccess(p, dto.app);
+    const app = dto.app;
+    if (dto.timers.length > this.config.batchMax) {
+      throw badRequest(`timers: at most ${this.config.batchMax} timers per batch (TIMER_API_BATCH_MAX); got ${dto.timers.length}: send several batches`);
+    }
+    const items: CreateTimerDto[] = [];
+    for (const [i, item] of dto.timers.entries()) {
+      if (item.app !== undefined && item.app !== app) throw badRequest(`timers[${i}].app: ${JSON.stringify(item.app)} is not the batch's app ${JSON.stringify(app)} (leave it out)`);
+      items.push(await atItemAsync(i, async () => (await this.itemPipe.transform({ ...item, app }, { type: 'body', metatype: CreateTimerDto, data: '' })) as CreateTimerDto));
+    }
+    const fields = items.map((item, i) => atItem(i, () => fieldsOf(item)));
+    checkDistinctNames(fields.map((f) => f.name));
+    const enable = dto.enable === true;
+    const key = idempotencyKey === undefined ? undefined : { value: idempotencyKey, hash: batchRequestHash(app, enable, fields) };
+    const replayed = async () => {
+      const stored = key && (await this.storedAnswer(app, key.value, key.hash));
+      return stored && { timers: stored.timers as BatchCreatedTimer[], replayed: true as const };
+    };
+    const first = await replayed();
+    if (first) return first;
+    const now = this.clock.now();
+    const rules = this.rules(now);
+    const until = preparedWindows(now, this.config.windowMs).until;
+    const resolved = fields.map((f, i) =>
+      atItem(i, () => {
+        const r = resolveSchedule(f, now);
+        checkDefinition(r, rules, true);
+        return r;
+      }),
+    );
+    // Enabled: the fires and next_fire_at are evaluated before the transaction (no lock is held for them).
+    const schedules = resolved.map((r, i) =>
+      atItem(i, () => {
+        if (!enable) return { fires: [] as number[], nextFireAt: null };
+        const stored = { ...r, id: '0', app };
+        return asBadRequest(() => ({ fires: FireWriter.firesOf(stored, now, until, MAX_PRECREATE).map((f) => f.runAt), nextFireAt: FireWriter.nextFireAt(stored, until) }));
+      }),
+    );
+    if (isAdmin(p)) await this.ensureApp(app);
+    const candidates = resolved.map((r, i): Candidate => ({ app, spec: scheduleSpecOf(r), writesFires: enable, spread: spreadOf(r), ...(enable ? { fires: schedules[i].fires } : {}) }));
+    // A create's admission before the transaction, without the app's lock, as for one create; an enable's under it.
+    const offsets = enable ? undefined : await this.quotas.admitBatch(undefined, await this.quotas.current(app), candidates, now);
+    let due: FireRef[] = [];
+    try {
+      // READ COMMITTED: the versions' INSERT ... SELECT then reads the new rows without locking (under
+      // REPEATABLE READ its shared next-key locks reached the rows a concurrent batch of the app was
+      // inserting, which deadlocked with that batch's wait for the app's row lock).
+      const timers = await this.dataSource.transaction('READ COMMITTED', async (m): Promise<BatchCreatedTimer[]> => {
+        // As one create: the timers' rows first, the app's row lock after them (countCreate).
+        const ids = await this.timers.insertMany(app, resolved.map((r, i) => ({ app, ...r, spreadOffsetMs: offsets?.[i] ?? null })), m);
+        await this.versions.snapshotMany(ids, 'create', now, m);
+        await this.quotas.countCreate(m, app, ids.length);
+        let out = ids.map((id) => ({ id: Number(id), version: 1, enabled: false, fires: 0 }));
+        if (enable) {
+          // As one enable: admission under the app's lock (already held: the lock read costs no wait), then
+          // the status, its version, and the fire rows with their index entries.
+          const spread = await this.quotas.admitBatch(m, await this.quotas.lock(m, app), candidates, now);
+          await this.timers.markEnabledMany(app, ids.map((id, i) => ({ id, spreadOffsetMs: spread[i], nextFireAt: schedules[i].nextFireAt })), m);
+          await this.versions.snapshotMany(ids, 'enable', now, m);
+          due = (await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((runAt) => ({ app, timerId: id, runAt }))), m)).due;
+          out = ids.map((id, i) => ({ id: Number(id), version: 2, enabled: true, fires: schedules[i].fires.length }));
+        }
+        if (key) await this.idempotencyKeys.reserve(app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m, { timers: out });
+        return out;
+      });
+      await this.fires.publishDue(due);
+      return { timers };
+    } catch (e) {
+      const again = (e instanceof IdempotencyKeyTakenError || e instanceof DuplicateTimerNameError) && (await replayed());
+      if (again) return again;
+      if (e instanceof DuplicateTimerNameError) {
+        const taken = await this.timers.liveNames(app, fields.map((f) => f.name));
+        const i = fields.findIndex((f) => taken.has(f.name));
+        throw conflict(i < 0 ? `app ${app} already has a timer named as one of the batch's` : `timers[${i}].name: app ${app} already has a timer named ${JSON.stringify(fields[i].name)}`);
+      }
+      throw e;
+    }
   }
 
   async get(p: Principal, ref: TimerRef): Promise<TimerView> {

@@ -155,6 +155,30 @@ export class CreateTimerResponse extends Envelope {
   version!: number;
 }
 
+export class BatchCreatedTimer {
+  @ApiProperty({ example: 42, description: 'id of the new timer' })
+  id!: number;
+
+  @ApiProperty({ example: 2, description: 'its version: 1, or 2 when enabled (create, then enable, as in its versions)' })
+  version!: number;
+
+  @ApiProperty({ description: 'whether it was enabled (the batch\'s `enable`)' })
+  enabled!: boolean;
+
+  @ApiProperty({ example: 72, description: 'fires pre-created by the enable (in [now, end of the next two migrator windows)); 0 when not enabled' })
+  fires!: number;
+}
+
+export class BatchCreateResult {
+  @ApiProperty({ type: [BatchCreatedTimer], description: 'the timers created, in the order given' })
+  timers!: BatchCreatedTimer[];
+}
+
+export class BatchCreateResponse extends Envelope {
+  @ApiProperty({ type: BatchCreateResult })
+  data!: BatchCreateResult;
+}
+
 export class GetTimerResponse extends Envelope {
   @ApiProperty({ type: TimerView })
   data!: TimerView;

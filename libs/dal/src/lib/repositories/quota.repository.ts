@@ -32,26 +32,26 @@ export class QuotaRepository {
   }
 
   /**
-   * A create's lock when {@link tryAddLiveTimer} added nothing (to tell why): adds the new timer to the app's `live_timers` (which takes the row lock until
+   * A create's lock when {@link tryAddLiveTimer} added nothing (to tell why): adds the new timer (or a batch's `added`) to the app's `live_timers` (which takes the row lock until
    * `manager`'s transaction ends; a rollback takes it away again) and returns the app's quotas with
    * its live timers, this one included. Null when no such app.
    */
-  async lockAppAdding(app: string, manager: EntityManager): Promise<{ quota: StoredQuota; liveTimers: number } | null> {
-    await manager.query('UPDATE apps SET live_timers = live_timers + 1, updated_at = updated_at WHERE app = ?', [app]);
+  async lockAppAdding(app: string, manager: EntityManager, added = 1): Promise<{ quota: StoredQuota; liveTimers: number } | null> {
+    await manager.query('UPDATE apps SET live_timers = live_timers + ?, updated_at = updated_at WHERE app = ?', [added, app]);
     const rows = (await manager.query('SELECT max_timers, max_fires_per_minute, min_interval_ms, live_timers FROM apps WHERE app = ? FOR UPDATE', [app])) as QuotaRow[];
     return rows.length === 0 ? null : { quota: quotaOf(rows[0]), liveTimers: Number(rows[0].live_timers) };
   }
 
   /**
-   * A create's lock in one statement: adds the new timer to the app's `live_timers` only while the app
-   * is under its maxTimers (its own, else `defaultMaxTimers`; 0 = no limit). The row lock it takes is
+   * A create's lock in one statement: adds the new timer (or a batch's `added`) to the app's `live_timers` only while the app
+   * stays within its maxTimers (its own, else `defaultMaxTimers`; 0 = no limit). The row lock it takes is
    * held until `manager`'s transaction ends, so it is the last statement before the commit. False when
    * nothing was added: no such app, or the app is at its maxTimers ({@link lockAppAdding} tells which).
    */
-  async tryAddLiveTimer(app: string, defaultMaxTimers: number, manager: EntityManager): Promise<boolean> {
+  async tryAddLiveTimer(app: string, defaultMaxTimers: number, manager: EntityManager, added = 1): Promise<boolean> {
     const result = await manager.query(
-      'UPDATE apps SET live_timers = live_timers + 1, updated_at = updated_at WHERE app = ? AND (COALESCE(max_timers, ?) = 0 OR live_timers < COALESCE(max_timers, ?))',
-      [app, defaultMaxTimers, defaultMaxTimers],
+      'UPDATE apps SET live_timers = live_timers + ?, updated_at = updated_at WHERE app = ? AND (COALESCE(max_timers, ?) = 0 OR live_timers + ? <= COALESCE(max_timers, ?))',
+      [added, app, defaultMaxTimers, added, defaultMaxTimers],
     );
     return affectedRows(result) > 0;
   }

@@ -13,16 +13,23 @@ export class TimerVersionRepository {
    * the version), as version `timers.version`, written by `change` at `atMs`.
    */
   async snapshot(timerId: string, change: TimerChange, atMs: number, manager?: EntityManager): Promise<void> {
-    if (!isId(timerId)) throw new RangeError(`invalid timer id ${JSON.stringify(timerId)}`);
+    await this.snapshotMany([timerId], change, atMs, manager);
+  }
+
+  /** {@link snapshot} of several timers in one statement (a batch create or enable). */
+  async snapshotMany(timerIds: string[], change: TimerChange, atMs: number, manager?: EntityManager): Promise<void> {
+    const bad = timerIds.find((id) => !isId(id));
+    if (bad !== undefined) throw new RangeError(`invalid timer id ${JSON.stringify(bad)}`);
     checkEpochMs('atMs', atMs);
+    if (timerIds.length === 0) return;
     await managerOf(this.dataSource, manager).query(
       `INSERT INTO timer_versions
          (timer_id, app, version, change_kind, changed_at, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
           notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
        SELECT id, app, version, ?, ?, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
           notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms
-       FROM timers WHERE id = CAST(? AS UNSIGNED)`,
-      [change, atMs, timerId],
+       FROM timers WHERE id IN (${timerIds.map(() => 'CAST(? AS UNSIGNED)').join(', ')})`,
+      [change, atMs, ...timerIds],
     );
   }
 

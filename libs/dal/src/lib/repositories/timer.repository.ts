@@ -69,6 +69,12 @@ export interface TimerFields {
   spreadOffsetMs?: number | null;
 }
 
+/** What an enable sets besides the status: the spread offset admission chose and the first fire after those written. */
+export interface EnabledState {
+  spreadOffsetMs: number | null;
+  nextFireAt: number | null;
+}
+
 /** Where the completion sweep stands in `idx_status_final`. */
 export interface FinishedCursor {
   finalAt: number;
@@ -117,44 +123,45 @@ export class TimerRepository {
   async insert(t: NewTimer, manager?: EntityManager): Promise<string> {
     const m = managerOf(this.dataSource, manager);
     try {
-      const result = await m
-        .createQueryBuilder()
-        .insert()
-        .into(TimerEntity)
-        .values({
-          app: t.app,
-          name: t.name,
-          liveName: t.name,
-          cron: t.cron ?? null,
-          runAt: t.runAt ?? null,
-          everyMs: t.everyMs ?? null,
-          timeZone: t.timeZone ?? 'UTC',
-          dstGap: t.dstGap ?? 'shift',
-          dstOverlap: t.dstOverlap ?? 'first',
-          startAt: t.startAt ?? null,
-          endAt: t.endAt ?? null,
-          maxFires: t.maxFires ?? null,
-          finalAt: t.finalAt ?? (t.cron || t.everyMs ? null : (t.runAt ?? null)),
-          notifyHttpParam: t.notifyHttpParam,
-          status: t.status ?? TimerStatus.Disabled,
-          ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
-          ...(t.backoffMs !== undefined ? { backoffMs: t.backoffMs } : {}),
-          ...(t.misfirePolicy !== undefined ? { misfirePolicy: t.misfirePolicy } : {}),
-          ...(t.overlapPolicy !== undefined ? { overlapPolicy: t.overlapPolicy } : {}),
-          catchupPolicy: t.catchupPolicy ?? null,
-          catchupWindowMs: t.catchupWindowMs ?? null,
-          ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
-          failureWebhook: t.failureWebhook ?? null,
-          autoSpread: t.autoSpread ?? false,
-          spreadOffsetMs: t.spreadOffsetMs ?? null,
-        })
-        .updateEntity(false)
-        .execute();
+      const result = await m.createQueryBuilder().insert().into(TimerEntity).values(rowOf(t)).updateEntity(false).execute();
       return String((result.raw as { insertId: number | string }).insertId);
     } catch (e) {
       if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(t.app, t.name);
       throw e;
     }
+  }
+
+  /**
+   * Inserts live timers of one app (names distinct) in one multi-row statement and returns their ids
+   * in the order given, read back by name (one indexed read: ids of a multi-row insert are consecutive
+   * only under some auto-increment lock modes). Throws DuplicateTimerNameError when a name is taken
+   * ({@link liveNames} tells which).
+   */
+  async insertMany(app: string, ts: NewTimer[], manager: EntityManager): Promise<string[]> {
+    if (ts.length === 0) return [];
+    if (ts.some((t) => t.app !== app)) throw new RangeError('insertMany: every timer must be of the app given');
+    try {
+      await manager.createQueryBuilder().insert().into(TimerEntity).values(ts.map(rowOf)).updateEntity(false).execute();
+    } catch (e) {
+      if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(app, ts.map((t) => t.name).join(', '));
+      throw e;
+    }
+    const byName = await this.liveNames(app, ts.map((t) => t.name), manager);
+    return ts.map((t) => {
+      const id = byName.get(t.name);
+      if (id === undefined) throw new Error(`insertMany: timer ${JSON.stringify(t.name)} of app ${app} not found after its insert`);
+      return id;
+    });
+  }
+
+  /** Of `names`, those a live timer of `app` has, with its id. */
+  async liveNames(app: string, names: string[], manager?: EntityManager): Promise<Map<string, string>> {
+    if (names.length === 0) return new Map();
+    const rows = (await managerOf(this.dataSource, manager).query(`SELECT id, live_name FROM timers WHERE app = ? AND live_name IN (${names.map(() => '?').join(', ')})`, [
+      app,
+      ...names,
+    ])) as { id: string | number; live_name: string }[];
+    return new Map(rows.map((r) => [r.live_name, String(r.id)]));
   }
 
   /** The live (not deleted) timer `id` of `app`, else null. */
@@ -212,13 +219,26 @@ export class TimerRepository {
    * Enables a live timer in one statement (an enable, under its row lock): status, version, the spread
    * offset admission chose and its next fire after the fires the enable wrote. False when absent.
    */
-  async markEnabled(app: string, id: string, set: { spreadOffsetMs: number | null; nextFireAt: number | null }, manager?: EntityManager): Promise<boolean> {
-    if (!isId(id)) return false;
+  async markEnabled(app: string, id: string, set: EnabledState, manager?: EntityManager): Promise<boolean> {
+    return (await this.markEnabledMany(app, [{ id, ...set }], manager)) > 0;
+  }
+
+  /** {@link markEnabled} of several live timers of `app` in one statement; returns how many were enabled. */
+  async markEnabledMany(app: string, timers: (EnabledState & { id: string })[], manager?: EntityManager): Promise<number> {
+    const valid = timers.filter((t) => isId(t.id));
+    if (valid.length === 0) return 0;
+    const cases = (pick: (t: EnabledState) => number | null) => ({
+      sql: `CASE id ${valid.map(() => 'WHEN CAST(? AS UNSIGNED) THEN ?').join(' ')} END`,
+      params: valid.flatMap((t) => [t.id, pick(t)]),
+    });
+    const spread = cases((t) => t.spreadOffsetMs);
+    const next = cases((t) => t.nextFireAt);
     const result = await managerOf(this.dataSource, manager).query(
-      'UPDATE timers SET status = ?, version = version + 1, spread_offset_ms = ?, next_fire_at = ? WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL',
-      [TimerStatus.Enabled, set.spreadOffsetMs, set.nextFireAt, id, app],
+      `UPDATE timers SET status = ?, version = version + 1, spread_offset_ms = ${spread.sql}, next_fire_at = ${next.sql}
+       WHERE id IN (${valid.map(() => 'CAST(? AS UNSIGNED)').join(', ')}) AND app = ? AND deleted_at IS NULL`,
+      [TimerStatus.Enabled, ...spread.params, ...next.params, ...valid.map((t) => t.id), app],
     );
-    return affectedRows(result) > 0;
+    return affectedRows(result);
   }
 
   /**
@@ -419,4 +439,35 @@ export class TimerRepository {
     ]);
     return affectedRows(result);
   }
+}
+
+/** The row values of a new timer, its defaults filled in. */
+function rowOf(t: NewTimer) {
+  return {
+    app: t.app,
+    name: t.name,
+    liveName: t.name,
+    cron: t.cron ?? null,
+    runAt: t.runAt ?? null,
+    everyMs: t.everyMs ?? null,
+    timeZone: t.timeZone ?? 'UTC',
+    dstGap: t.dstGap ?? 'shift',
+    dstOverlap: t.dstOverlap ?? 'first',
+    startAt: t.startAt ?? null,
+    endAt: t.endAt ?? null,
+    maxFires: t.maxFires ?? null,
+    finalAt: t.finalAt ?? (t.cron || t.everyMs ? null : (t.runAt ?? null)),
+    notifyHttpParam: t.notifyHttpParam,
+    status: t.status ?? TimerStatus.Disabled,
+    ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
+    ...(t.backoffMs !== undefined ? { backoffMs: t.backoffMs } : {}),
+    ...(t.misfirePolicy !== undefined ? { misfirePolicy: t.misfirePolicy } : {}),
+    ...(t.overlapPolicy !== undefined ? { overlapPolicy: t.overlapPolicy } : {}),
+    catchupPolicy: t.catchupPolicy ?? null,
+    catchupWindowMs: t.catchupWindowMs ?? null,
+    ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
+    failureWebhook: t.failureWebhook ?? null,
+    autoSpread: t.autoSpread ?? false,
+    spreadOffsetMs: t.spreadOffsetMs ?? null,
+  };
 }
