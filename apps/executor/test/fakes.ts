@@ -144,6 +144,8 @@ export class FakeFires {
   /** Change log for changesSince: what tests changed (a timer id or `app:<app>`), in order. */
   readonly changeLog: string[] = [];
   failChanges = false;
+  /** Queries of definitions by id (`definitions`), for the cache's batching. */
+  definitionQueries = 0;
 
   /** Records a change of a timer (or, with `app:` prefix, an app) as its updated_at would. */
   touch(what: string): void {
@@ -162,6 +164,11 @@ export class FakeFires {
 
   async definition(id: string): Promise<TimerDefinition | null> {
     return this.defs.get(id) ?? null;
+  }
+
+  async definitions(ids: readonly string[]): Promise<TimerDefinition[]> {
+    this.definitionQueries++;
+    return [...new Set(ids)].map((id) => this.defs.get(id)).filter((d): d is TimerDefinition => d !== undefined);
   }
 
   async definitionsDueBetween(from: number, to: number): Promise<TimerDefinition[]> {

@@ -303,6 +303,20 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       expect(await definitions.definition('999999')).toBeNull();
     });
 
+    it('reads many timers by id in one query, with their secrets, skipping absent and invalid ids', async () => {
+      const secret = await new AppRepository(db.dataSource).rotateSecret('a');
+      const gone = await timers.create({ app: 'nosecret', name: 'g2', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
+      await timers.softDelete('nosecret', gone.id, undefined, NOW);
+      const defs = await definitions.definitions([timerId, gone.id, '999999', 'x', timerId]);
+      const byId = new Map(defs.map((d) => [d.timer.id, d]));
+      expect([...byId.keys()].sort()).toEqual([timerId, gone.id].sort());
+      expect(defs).toHaveLength(2);
+      expect(byId.get(timerId)?.signingSecret).toBe(secret);
+      expect(byId.get(gone.id)?.timer.deletedAt).toBe(NOW);
+      expect(byId.get(gone.id)?.signingSecret).toBeNull();
+      expect(await definitions.definitions([])).toEqual([]);
+    });
+
     it('lists the timers with open fires due in a range, once each, from the open rows of the range alone', async () => {
       const other = await timers.create({ app: 'a', name: 'other', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'GET' } });
       const base = 2_000_000_000_000;

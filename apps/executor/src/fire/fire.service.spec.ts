@@ -33,7 +33,7 @@ import { MaintenanceGate } from './maintenance-gate.service';
 import { MaintenanceWatch } from './maintenance-watch.service';
 import { PauseWatch } from './pause-watch.service';
 import { SettledFires } from './settled-fires.service';
-import { TimerCache } from './timer-cache.service';
+import { MISS_BATCH, TimerCache } from './timer-cache.service';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
 const LEASE = 60_000;
@@ -614,34 +614,57 @@ describe('FireService', () => {
       const s = setup();
       await s.cache.pollChanges();
       let release: () => void = () => undefined;
-      const orig = s.fires.definition.bind(s.fires);
-      s.fires.definition = async (id) => {
-        const def = await orig(id); // read before the change
+      const orig = s.fires.definitions.bind(s.fires);
+      let began: () => void = () => undefined;
+      const reading = new Promise<void>((r) => (began = r));
+      s.fires.definitions = async (ids) => {
+        const defs = await orig(ids); // read before the change
+        began();
         await new Promise<void>((r) => (release = r));
-        return def;
+        return defs;
       };
       const loading = s.cache.get('7');
-      await Promise.resolve();
+      await reading;
       s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
       s.fires.touch('7');
       s.clock.current += 1;
       await s.cache.pollChanges();
       release();
       expect((await loading)?.timer.status).toBe(TimerStatus.Enabled); // that caller got what it read
-      s.fires.definition = orig;
+      s.fires.definitions = orig;
       expect((await s.cache.get('7'))?.timer.status).toBe(TimerStatus.Disabled); // but it was not cached
     });
 
     it('shares one load among concurrent misses', async () => {
       const s = setup();
-      let loads = 0;
-      const orig = s.fires.definition.bind(s.fires);
-      s.fires.definition = async (id) => {
-        loads++;
-        return orig(id);
-      };
       await Promise.all([s.cache.get('7'), s.cache.get('7'), s.cache.get('7')]);
-      expect(loads).toBe(1);
+      expect(s.fires.definitionQueries).toBe(1);
+    });
+
+    it('loads the misses of one turn in one query, at most MISS_BATCH ids each, an absent timer as null', async () => {
+      const s = setup();
+      const ids = Array.from({ length: MISS_BATCH + 10 }, (_, i) => String(100 + i));
+      for (const id of ids) s.fires.defs.set(id, timerDef(id));
+      const got = await Promise.all([...ids, '99999'].map((id) => s.cache.get(id)));
+      expect(got.slice(0, -1).map((d) => d?.timer.id)).toEqual(ids);
+      expect(got[got.length - 1]).toBeNull();
+      expect(s.fires.definitionQueries).toBe(2);
+      // Cached: no further query, the absent one included.
+      expect((await s.cache.get('100'))?.timer.id).toBe('100');
+      expect(await s.cache.get('99999')).toBeNull();
+      expect(s.fires.definitionQueries).toBe(2);
+    });
+
+    it('fails every waiter of a failed miss query, and the next miss queries again', async () => {
+      const s = setup();
+      const orig = s.fires.definitions.bind(s.fires);
+      s.fires.definitions = async () => {
+        throw new Error('connection lost');
+      };
+      const results = await Promise.allSettled([s.cache.get('7'), s.cache.get('8')]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      s.fires.definitions = orig;
+      expect((await s.cache.get('7'))?.timer.id).toBe('7');
     });
 
     it('prefetches the timers with pending fires due within step2', async () => {
@@ -651,13 +674,9 @@ describe('FireService', () => {
       s.fires.addRow('8', T0 + 30_000);
       s.fires.addRow('9', T0 + 90_000);
       expect(await s.cache.prefetch()).toBe(1);
-      let loads = 0;
-      s.fires.definition = async () => {
-        loads++;
-        return null;
-      };
+      const before = s.fires.definitionQueries;
       expect((await s.cache.get('8'))?.timer.id).toBe('8');
-      expect(loads).toBe(0);
+      expect(s.fires.definitionQueries).toBe(before);
     });
   });
 });

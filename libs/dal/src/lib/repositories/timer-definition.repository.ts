@@ -64,6 +64,19 @@ export class TimerDefinitionRepository {
   }
 
   /**
+   * The definitions of `ids` that exist (deleted and disabled included), in one query: a cold cache's
+   * misses loaded together (a top-of-hour burst of hourly timers is one miss per fire). Invalid ids are
+   * skipped; the caller treats an id not returned as absent.
+   */
+  async definitions(ids: readonly string[]): Promise<TimerDefinition[]> {
+    const valid = [...new Set(ids.filter(isId))];
+    if (valid.length === 0) return [];
+    const params: Record<string, string> = {};
+    valid.forEach((id, i) => (params[`id${i}`] = id));
+    return this.definitionsWhere(`t.id IN (${valid.map((_, i) => `CAST(:id${i} AS UNSIGNED)`).join(', ')})`, params);
+  }
+
+  /**
    * Definitions (with secrets) of the timers that have open (pending or running) fires with run_at in
    * [fromMs, toMs), at most `limit`, in one query: the executor's prefetch of what it will call soon.
    * The fires are a range of `idx_outcome_run_at` read alone (it holds timer_id); named, since without
