@@ -5,6 +5,7 @@
  */
 export const ROUTES = {
   createTimer: { method: 'POST', path: '/api/timer/v1/def' },
+  createTimers: { method: 'POST', path: '/api/timer/v1/def/batch' },
   getTimer: { method: 'GET', path: '/api/timer/v1/def' },
   updateTimer: { method: 'PUT', path: '/api/timer/v1/def' },
   patchTimer: { method: 'PATCH', path: '/api/timer/v1/def' },

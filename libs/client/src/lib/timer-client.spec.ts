@@ -141,6 +141,18 @@ describe('TimerClient against a stub server', () => {
     expect(stub.seen.map((s) => s.headers['idempotency-key'])).toEqual(['key-1', 'key-1']);
   });
 
+  it('creates a batch in one request, retrying it only with an Idempotency-Key, and reports a replay', async () => {
+    const batch = { app: 'a', enable: true, timers: [{ name: 'n1', cron: '0 0 * * * *', notifyHTTPParam: { url: 'https://example.com/h', method: 'POST' as const } }] };
+    const answer = { code: 0, msg: 'ok', data: { timers: [{ id: 7, version: 2, enabled: true, fires: 3 }] } };
+    stub.reply({ status: 200, body: answer });
+    expect(await client.createTimers(batch)).toEqual({ timers: [{ id: 7, version: 2, enabled: true, fires: 3 }], replayed: false });
+    expect(stub.seen[0]).toMatchObject({ method: 'POST', url: '/api/timer/v1/def/batch', body: JSON.stringify(batch) });
+
+    stub.reply(limited('1'), { status: 200, body: answer, headers: { 'idempotent-replayed': 'true' } });
+    expect(await client.createTimers(batch, { idempotencyKey: 'b-1' })).toMatchObject({ replayed: true });
+    expect(stub.seen.map((s) => s.headers['idempotency-key'])).toEqual(['b-1', 'b-1']);
+  });
+
   it('answers the readiness probe\'s 503 as a report, without retrying', async () => {
     stub.reply({ status: 503, body: { status: 'error', error: { redis: { status: 'down' } } } });
     expect(await client.getReadiness()).toMatchObject({ ok: false, status: 'error', error: { redis: { status: 'down' } } });

@@ -7,10 +7,13 @@ import type {
   AppView,
   BackfillRequest,
   BackfillResult,
+  BatchCreatedTimer,
   CreateMaintenanceRequest,
   CreateTimerOptions,
   CreateTimerRequest,
   CreateTimerResult,
+  CreateTimersRequest,
+  CreateTimersResult,
   DeadLetter,
   DeadLetterSelection,
   DeadLettersQuery,
@@ -118,6 +121,14 @@ export class TimerClient {
     const a = await this.send('createTimer', { body: req, headers: key === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: key }, retry: key !== undefined });
     const { id, version } = parse<{ id: number; version: number }>(a);
     return { id, version, replayed: a.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  /** Creates many timers of one app in one request and transaction (and enables them with `enable`): all or nothing. */
+  async createTimers(req: CreateTimersRequest, opts: CreateTimerOptions = {}): Promise<CreateTimersResult> {
+    const key = opts.idempotencyKey;
+    const a = await this.send('createTimers', { body: req, headers: key === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: key }, retry: key !== undefined });
+    const { timers } = parse<{ data: { timers: BatchCreatedTimer[] } }>(a).data;
+    return { timers, replayed: a.headers.get('idempotent-replayed') === 'true' };
   }
 
   /** A timer with the preview of its next fire times (`nextFireTimes`). */

@@ -82,6 +82,15 @@ export interface CreateTimerOptions {
   idempotencyKey?: string;
 }
 
+/** POST def/batch: timers of one app, created (and enabled with `enable`) all or nothing. */
+export interface CreateTimersRequest {
+  app: string;
+  /** Enable each timer as it is created (default false). */
+  enable?: boolean;
+  /** 1..TIMER_API_BATCH_MAX (default 500) definitions; `app` may be left out of each. */
+  timers: (TimerDefinition & { app?: string })[];
+}
+
 /** PUT: the whole definition plus the id and the version it was made against. */
 export interface UpdateTimerRequest extends CreateTimerRequest {
   id: TimerId;
@@ -224,6 +233,22 @@ export interface CreateTimerResult {
   id: number;
   version: number;
   /** True when the api answered the stored result of an earlier create with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export interface BatchCreatedTimer {
+  id: number;
+  /** 1, or 2 when enabled (create, then enable, as in its versions). */
+  version: number;
+  enabled: boolean;
+  /** Fires pre-created by the enable; 0 when not enabled. */
+  fires: number;
+}
+
+export interface CreateTimersResult {
+  /** In the order given. */
+  timers: BatchCreatedTimer[];
+  /** True when the api answered the stored result of an earlier batch with the same Idempotency-Key. */
   replayed: boolean;
 }
 
