@@ -7,6 +7,16 @@ export function isId(id: unknown): id is string {
   return typeof id === 'string' && /^\d{1,20}$/.test(id) && BigInt(id) <= MAX_BIGINT_UNSIGNED;
 }
 
+/**
+ * `id = ?` for one id, `id IN (?, ...)` for several (each cast as the ids are strings). One id keeps the
+ * point lookup the single-timer writes always had: a one-element IN can run as a range read, whose
+ * locking read also locks the next timer's row under REPEATABLE READ, and two concurrent disables of
+ * neighbouring timers then deadlocked (fire-policies e2e: 500 on one of them).
+ */
+export function idMatches(count: number, column = 'id'): string {
+  return count === 1 ? `${column} = CAST(? AS UNSIGNED)` : `${column} IN (${Array.from({ length: count }, () => 'CAST(? AS UNSIGNED)').join(', ')})`;
+}
+
 /** Refuses anything but an integer of epoch ms (a float or NaN would reach SQL as a surprise). */
 export function checkEpochMs(name: string, value: number): void {
   if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer of epoch ms`);

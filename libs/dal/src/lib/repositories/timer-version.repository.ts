@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TimerChange, TimerVersionEntity } from '../entities/timer-version.entity';
-import { checkEpochMs, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
+import { checkEpochMs, idMatches, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
 
 /** The history of timer definitions (`timer_versions`): one snapshot per version. */
 @Injectable()
@@ -28,7 +28,7 @@ export class TimerVersionRepository {
           notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
        SELECT id, app, version, ?, ?, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
           notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms
-       FROM timers WHERE id IN (${timerIds.map(() => 'CAST(? AS UNSIGNED)').join(', ')})`,
+       FROM timers WHERE ${idMatches(timerIds.length)}`,
       [change, atMs, ...timerIds],
     );
   }

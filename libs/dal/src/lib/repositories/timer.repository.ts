@@ -4,7 +4,7 @@ import { TaskStatus } from '../entities/task.entity';
 import { FailureWebhook } from '../entities/app.entity';
 import { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from '../entities/timer.entity';
 import { DuplicateTimerNameError, isDuplicateKeyError } from '../errors';
-import { affectedRows, checkEpochMs, isId, likeContains, managerOf, pageOffset } from './query-helpers';
+import { affectedRows, checkEpochMs, idMatches, isId, likeContains, managerOf, pageOffset } from './query-helpers';
 
 /** What creating a timer needs; the schedule must already be validated (@timer/schedule). */
 export interface NewTimer {
@@ -235,7 +235,7 @@ export class TimerRepository {
     const next = cases((t) => t.nextFireAt);
     const result = await managerOf(this.dataSource, manager).query(
       `UPDATE timers SET status = ?, version = version + 1, spread_offset_ms = ${spread.sql}, next_fire_at = ${next.sql}
-       WHERE id IN (${valid.map(() => 'CAST(? AS UNSIGNED)').join(', ')}) AND app = ? AND deleted_at IS NULL`,
+       WHERE ${idMatches(valid.length)} AND app = ? AND deleted_at IS NULL`,
       [TimerStatus.Enabled, ...spread.params, ...next.params, ...valid.map((t) => t.id), app],
     );
     return affectedRows(result);
