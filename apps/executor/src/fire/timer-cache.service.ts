@@ -180,7 +180,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
       this.evict();
       await this.prefetch();
     } catch (e) {
-      this.logger.warn(`prefetch of timer definitions failed (fires load them one by one): ${(e as Error).message}`);
+      this.logger.warn(`prefetch of timer definitions failed (fires load them as they miss, in batches): ${(e as Error).message}`);
     } finally {
       this.prefetching = false;
     }
