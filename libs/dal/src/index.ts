@@ -16,9 +16,9 @@ export { TimerVersionRepository } from './lib/repositories/timer-version.reposit
 export { IDEMPOTENCY_KEY_TTL_MS, IdempotencyKeyRepository, IdempotencyKeyTakenError, StoredIdempotencyKey } from './lib/repositories/idempotency-key.repository';
 export { APP_TOKEN_PREFIX, AppRepository, hashToken, PauseWindow } from './lib/repositories/app.repository';
 export { isId, MAX_PAGE_SIZE } from './lib/repositories/query-helpers';
-export { DuplicateAppError, DuplicateTimerNameError, isDuplicateKeyError } from './lib/errors';
+export { DuplicateAppError, DuplicateTimerNameError, isDeadlockError, isDuplicateKeyError } from './lib/errors';
 export { truncateUtf8 } from './lib/truncate';
-export { runInTransaction } from './lib/transaction';
+export { DEADLOCK_ATTEMPTS, runInTransaction, TransactionDeadlockError } from './lib/transaction';
 export { MigratorWindowRepository } from './lib/repositories/migrator-window.repository';
 export { SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
 export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers';

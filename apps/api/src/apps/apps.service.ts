@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppRepository, DuplicateAppError, LedgerRepository } from '@timer/dal';
+import { AppRepository, DuplicateAppError, LedgerRepository, runInTransaction } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { PausedApps, RESUME_MARGIN_MS } from '@timer/redis';
 import { DataSource } from 'typeorm';
@@ -65,7 +65,7 @@ export class AppsService {
    */
   async pause(p: Principal, app: string): Promise<PauseView> {
     assertAppAccess(p, app);
-    return this.dataSource.transaction(async (m) => {
+    return runInTransaction(this.dataSource, async (m) => {
       const state = await this.apps.pauseForUpdate(app, m);
       if (!state) throw notFound(`app ${app} not found`);
       if (state.pausedAt !== null && state.resumedAt === null) return view(app, false, state.pausedAt, null, 0);
@@ -84,7 +84,7 @@ export class AppsService {
    */
   async resume(p: Principal, app: string): Promise<PauseView> {
     assertAppAccess(p, app);
-    const resumed = await this.dataSource.transaction(async (m) => {
+    const resumed = await runInTransaction(this.dataSource, async (m) => {
       const state = await this.apps.pauseForUpdate(app, m);
       if (!state) throw notFound(`app ${app} not found`);
       if (state.pausedAt === null || state.resumedAt !== null) return view(app, false, state.pausedAt, state.resumedAt, 0);

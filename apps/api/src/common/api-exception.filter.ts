@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import { randomBytes } from 'crypto';
+import { TransactionDeadlockError } from '@timer/dal';
 import type { Request, Response } from 'express';
-import { ApiError, ErrorCode } from './errors';
+import { ApiError, ErrorCode, unavailable } from './errors';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -116,6 +117,8 @@ export class ApiExceptionFilter extends BaseExceptionFilter {
   }
 
   private render(e: unknown, req: Request): Rendered {
+    // Each attempt was rolled back whole (runInTransaction): nothing was written, and a retry can pass.
+    if (e instanceof TransactionDeadlockError) e = unavailable('concurrent changes to the same timers or app kept deadlocking (nothing was written): retry');
     if (e instanceof ApiError) return { status: e.status, code: e.code, msg: e.message, headers: e.headers, data: e.data };
     if (e instanceof HttpException) return fromHttpException(e);
     if (typeof e === 'object' && e !== null) {

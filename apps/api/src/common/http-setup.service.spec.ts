@@ -5,6 +5,7 @@ import { request as httpRequest } from 'http';
 import { AddressInfo } from 'net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
 import { Registry } from 'prom-client';
+import { TransactionDeadlockError } from '@timer/dal';
 import { loadConfig, MetricsService } from '@timer/platform';
 import { ApiConfig, ApiEnv } from '../config/api.env';
 import { ApiMetrics, statusClass } from '../metrics/api.metrics';
@@ -31,6 +32,11 @@ class ThingsController {
   @Get(':id/fail')
   fail(): never {
     throw badRequest('id: not a thing');
+  }
+
+  @Get(':id/deadlock')
+  deadlock(): never {
+    throw new TransactionDeadlockError(3);
   }
 }
 
@@ -79,6 +85,23 @@ describe('HttpSetupService', () => {
       req.end(payload);
     });
   }
+
+  it('answers a transaction that kept deadlocking with 503 and Retry-After, no internals', async () => {
+    const res = await new Promise<{ status: number; retryAfter?: string; body: Answer['body'] }>((resolve, reject) => {
+      httpRequest({ host: '127.0.0.1', port, path: '/api/things/7/deadlock' }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, retryAfter: r.headers['retry-after'], body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'] }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(res).toEqual({
+      status: 503,
+      retryAfter: '1',
+      body: expect.objectContaining({ code: 50300, msg: 'concurrent changes to the same timers or app kept deadlocking (nothing was written): retry' }),
+    });
+  });
 
   it('reads gzip, deflate and br bodies', async () => {
     const json = '{"a":[1,{"b":"c"}]}';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, MESSAGE_PROPERTIES, parseFireId } from '@timer/contracts';
-import { AppRepository, DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureWebhook, ReopenedFire } from '@timer/dal';
+import { AppRepository, DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureWebhook, ReopenedFire, runInTransaction } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { TaskPublisher } from '@timer/runtime';
 import { DataSource } from 'typeorm';
@@ -46,7 +46,7 @@ export class DeadLettersService {
   async replay(p: Principal, dto: DeadLetterSelectionDto): Promise<ReplayView> {
     const selector = selectorOf(dto);
     await this.access(p, dto.app);
-    const reopened = await this.dataSource.transaction((m) => this.letters.reopen(dto.app, selector, REPLAY_MAX, m));
+    const reopened = await runInTransaction(this.dataSource, (m) => this.letters.reopen(dto.app, selector, REPLAY_MAX, m));
     const published = await this.publish(reopened);
     const ids = reopened.map((f) => fireId(f.timerId, f.runAt));
     const taken = new Set(ids);

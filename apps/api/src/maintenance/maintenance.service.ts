@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppRepository, MaintenanceWindowRepository, NewMaintenanceWindow, StoredMaintenanceWindow } from '@timer/dal';
+import { AppRepository, MaintenanceWindowRepository, NewMaintenanceWindow, runInTransaction, StoredMaintenanceWindow } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MaintenanceWindows } from '@timer/redis';
 import { coveringWindow, MAINTENANCE_MAX_DURATION_MS, MAINTENANCE_MIN_DURATION_MS, nextWindowStart, ScheduleError, validateSchedule } from '@timer/schedule';
@@ -43,7 +43,7 @@ export class MaintenanceService {
       const unknown = w.timerIds.filter((id) => !live.has(id));
       if (unknown.length > 0) throw notFound(`timerIds: no timer ${unknown.slice(0, 5).join(', ')} in app ${dto.app}`);
     }
-    const stored = await this.dataSource.transaction(async (m) => {
+    const stored = await runInTransaction(this.dataSource, async (m) => {
       const id = await this.windows.insert(w, m);
       await this.sync(dto.app, m);
       return (await this.windows.list(dto.app, m)).find((x) => x.id === id) as StoredMaintenanceWindow;
@@ -59,7 +59,7 @@ export class MaintenanceService {
 
   async delete(p: Principal, app: string, id: string): Promise<void> {
     assertAppAccess(p, app);
-    await this.dataSource.transaction(async (m) => {
+    await runInTransaction(this.dataSource, async (m) => {
       if (!(await this.windows.delete(app, id, m))) throw notFound(`app ${app} has no maintenance window ${id}`);
       await this.sync(app, m);
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MINUTE_MS, preparedWindows } from '@timer/contracts';
-import { FireHistogram, QuotaRepository, StoredQuota } from '@timer/dal';
+import { FireHistogram, QuotaRepository, runInTransaction, StoredQuota } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { fireTimesBetween, nextFireTimes, ScheduleSpec } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
@@ -228,7 +228,7 @@ export class QuotaService {
   async put(p: Principal, dto: PutQuotaDto): Promise<QuotaView> {
     assertAdmin(p, 'setting a quota');
     const stored: StoredQuota = { maxTimers: dto.maxTimers ?? null, maxFiresPerMinute: dto.maxFiresPerMinute ?? null, minIntervalMs: dto.minIntervalMs ?? null };
-    await this.dataSource.transaction(async (m) => {
+    await runInTransaction(this.dataSource, async (m) => {
       if (!(await this.quotas.lockApp(dto.app, m))) throw notFound(`app ${dto.app} not found`);
       await this.quotas.set(dto.app, stored, m);
     });

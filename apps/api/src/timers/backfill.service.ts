@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, TaskMessage } from '@timer/contracts';
-import { BackfillRepository, TimerStatus } from '@timer/dal';
+import { BackfillRepository, runInTransaction, TimerStatus } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { TaskPublisher } from '@timer/runtime';
 import { fireTimesBetween, specOf } from '@timer/schedule';
@@ -39,7 +39,7 @@ export class BackfillService {
     if (dto.to > now) throw badRequest(`to ${new Date(dto.to).toISOString()} is in the future: a backfill covers past fires only (to <= now)`);
     if (dto.to <= dto.from) throw badRequest('to must be after from');
     const max = this.config.backfillMaxFires;
-    const { runAts, created, existing } = await this.dataSource.transaction(async (m) => {
+    const { runAts, created, existing } = await runInTransaction(this.dataSource, async (m) => {
       const timer = await this.timers.lock(m, dto);
       if (timer.status !== TimerStatus.Enabled) throw conflict('timer is not enabled: enable it before a backfill (the executor skips fires of a timer that is not)');
       const runAts = asBadRequest(() => this.firesIn(specOf(timer), dto.from, dto.to, max));

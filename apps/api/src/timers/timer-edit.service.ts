@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedWindows } from '@timer/contracts';
-import { DuplicateTimerNameError, TimerChange, TimerFields, TimerRepository, TimerStatus, TimerVersionRepository } from '@timer/dal';
+import { DuplicateTimerNameError, runInTransaction, TimerChange, TimerFields, TimerRepository, TimerStatus, TimerVersionRepository } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { FireRegenerator, Regeneration } from '@timer/runtime';
 import { DataSource } from 'typeorm';
@@ -80,7 +80,7 @@ export class TimerEditService {
     let regenerated: Regeneration | undefined;
     let result: EditResult;
     try {
-      result = await this.dataSource.transaction(async (m): Promise<EditResult> => {
+      result = await runInTransaction(this.dataSource, async (m): Promise<EditResult> => {
         // Timer row before app row, as in every write that takes both (the app's for admission only).
         const locked = await this.timerService.lock(m, e.ref);
         if (locked.version !== e.version) throw staleVersion(e.version, locked.version);

@@ -7,6 +7,7 @@ import {
   IDEMPOTENCY_KEY_TTL_MS,
   IdempotencyKeyRepository,
   IdempotencyKeyTakenError,
+  runInTransaction,
   TaskRepository,
   TimerEntity,
   TimerRepository,
@@ -95,7 +96,7 @@ export class TimersService {
     const quota = await this.quotas.current(dto.app);
     const spreadOffsetMs = await this.quotas.admit(undefined, quota, { app: dto.app, spec: scheduleSpecOf(resolved), writesFires: false, spread }, now);
     try {
-      return await this.dataSource.transaction(async (m) => {
+      return await runInTransaction(this.dataSource, async (m) => {
         // The timer's rows first, the app's row lock after them: concurrent creates of one app pass the
         // maxTimers check one at a time (a conditional UPDATE of apps.live_timers, which sees every create
         // committed before it) and hold the lock only for the key and the commit. The key under the lock:
@@ -190,7 +191,7 @@ export class TimersService {
       // READ COMMITTED: the versions' INSERT ... SELECT then reads the new rows without locking (under
       // REPEATABLE READ its shared next-key locks reached the rows a concurrent batch of the app was
       // inserting, which deadlocked with that batch's wait for the app's row lock).
-      const timers = await this.dataSource.transaction('READ COMMITTED', async (m): Promise<BatchCreatedTimer[]> => {
+      const timers = await runInTransaction(this.dataSource, 'READ COMMITTED', async (m): Promise<BatchCreatedTimer[]> => {
         // As one create: the timers' rows first, the app's row lock after them (countCreate).
         const ids = await this.timers.insertMany(app, resolved.map((r, i) => ({ app, ...r, spreadOffsetMs: offsets?.[i] ?? null })), m);
         await this.versions.snapshotMany(ids, 'create', now, m);
@@ -247,7 +248,7 @@ export class TimersService {
     const now = this.clock.now();
     const until = preparedWindows(now, this.config.windowMs).until;
     let due: FireRef[] = [];
-    const result = await this.dataSource.transaction(async (m): Promise<EnableResult> => {
+    const result = await runInTransaction(this.dataSource, async (m): Promise<EnableResult> => {
       // Timer row before app row, as in every write that takes both; the app's (quotas) as late as can be:
       // it serialises the app's enables and edits, so it is held for the admission's read, the fire rows,
       // the Redis index and the commit only.
@@ -299,7 +300,7 @@ export class TimersService {
   async disable(p: Principal, ref: TimerRef): Promise<DisableResult> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
-    return this.dataSource.transaction(async (m) => {
+    return runInTransaction(this.dataSource, async (m) => {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Disabled) return { changed: false, version: locked.version, removedFires: 0 };
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Disabled, m);
@@ -319,7 +320,7 @@ export class TimersService {
   async delete(p: Principal, ref: TimerRef): Promise<{ removedFires: number }> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
-    const removed = await this.dataSource.transaction(async (m) => {
+    const removed = await runInTransaction(this.dataSource, async (m) => {
       // Timer row before app row, as in every write that takes both; the app's (its live-timer count) last.
       await this.lock(m, ref);
       const deleted = await this.timers.softDelete(ref.app, ref.id, m, now);
