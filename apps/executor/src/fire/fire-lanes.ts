@@ -8,7 +8,7 @@ import { ExecutorConfig } from '../config/executor.env';
  * into the heap at once: 2.7 s of the executor's CPU in the spike's first 3 s, 1.06 s of it GC, while
  * the deliveries waited (issue 11, docs/scaling.md "The spike's first seconds"). A waiting message holds
  * its handler, so the transport takes no further message and the rest of the spike stays in the broker.
- * 4 slots' worth keeps every slot busy and covers a second of fires that arrive ~0.5-0.7 s early at 5,000/s.
+ * 4 slots' worth keeps 3 slots' worth queued behind the busy slots, and the fires that wait for their time count.
  */
 export const INTAKE_FIRES_PER_SLOT = 4;
 
