@@ -1102,6 +1102,7 @@ describe('FireService fire policies', () => {
         calls.shift()?.();
         await tick();
       }
+      expect(await first).toEqual(['succeeded', 'succeeded', 'succeeded']);
       expect(await second).toEqual(['succeeded', 'succeeded', 'succeeded']);
       expect(delivered).toEqual([0, 1, 2, 3, 4, 5].map((i) => T0 - 100 + i));
       expect([lane.takenIn, lane.inFlight]).toEqual([0, 0]);
