@@ -186,6 +186,8 @@ class Collector {
       early: this.early,
       delivered_per_s: round(this.delivered / this.perSecond.length),
       lateness_ms: roundP(percentiles(this.lateness)),
+      // A spike's first seconds (every fire is due at one instant): how many went out within 2, 5 and 10 s of it.
+      delivered_within_ms: Object.fromEntries([2_000, 5_000, 10_000].map((ms) => [ms, this.lateness.reduce((n, l) => (l <= ms ? n + 1 : n), 0)])),
       lateness_by_second: this.perSecond.map((l) => {
         const p = percentiles(l);
         // The first arrival tells a late start of a second's sends from a slow spread of them.
@@ -207,6 +209,8 @@ interface RunResult {
   early: number;
   delivered_per_s: number | null;
   lateness_ms: Record<keyof Percentiles, number | null>;
+  /** Deliveries within 2, 5 and 10 s of their scheduled time. */
+  delivered_within_ms?: Record<string, number>;
   lateness_by_second: { n: number; min: number | null; p50: number | null; p99: number | null; max: number | null }[];
   cpu_s_by_role?: Record<string, number>;
   cpu_s_by_server?: Record<string, number>;

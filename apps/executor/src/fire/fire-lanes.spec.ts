@@ -1,4 +1,4 @@
-import { FireLane } from './fire-lanes';
+import { FireLane, INTAKE_FIRES_PER_SLOT } from './fire-lanes';
 
 /** A unit of work that finishes when the test says so. */
 function gate() {
@@ -55,5 +55,45 @@ describe('FireLane', () => {
     await expect(catchUp.run(async () => 'ran')).resolves.toBe('ran');
     busy.open();
     await holding;
+  });
+
+  describe('intake', () => {
+    it(`takes in up to ${INTAKE_FIRES_PER_SLOT} fires a slot at once; later messages wait, in arrival order, for fires to be given back`, async () => {
+      const lane = new FireLane(2); // takes in 8 fires
+      expect(lane.intakeLimit).toBe(2 * INTAKE_FIRES_PER_SLOT);
+      expect(lane.takeIn(5)).toBeUndefined();
+      expect(lane.takeIn(3)).toBeUndefined();
+      const order: string[] = [];
+      const big = lane.takeIn(4)!.then(() => order.push('big'));
+      const small = lane.takeIn(1)!.then(() => order.push('small')); // fits, but does not pass the earlier message
+      await tick();
+      expect(order).toEqual([]);
+      expect([lane.takenIn, lane.waitingToTakeIn]).toEqual([8, 2]);
+      lane.giveBack();
+      lane.giveBack();
+      lane.giveBack();
+      await tick();
+      expect(order).toEqual([]); // 5 held: 4 more do not fit yet
+      lane.giveBack();
+      await big;
+      expect([lane.takenIn, lane.waitingToTakeIn]).toEqual([8, 1]);
+      lane.giveBack();
+      await small;
+      expect(order).toEqual(['big', 'small']);
+      expect([lane.takenIn, lane.waitingToTakeIn]).toEqual([8, 0]);
+    });
+
+    it('takes in a message larger than the limit alone, once nothing else is held', async () => {
+      const lane = new FireLane(1);
+      expect(lane.takeIn(1)).toBeUndefined();
+      let taken = false;
+      const huge = lane.takeIn(100)!.then(() => (taken = true));
+      await tick();
+      expect(taken).toBe(false);
+      lane.giveBack();
+      await huge;
+      expect(lane.takenIn).toBe(100);
+      expect(lane.takeIn(1)).toBeInstanceOf(Promise); // nothing else while it is held
+    });
   });
 });

@@ -1068,6 +1068,46 @@ describe('FireService fire policies', () => {
       expect(await value(s.metrics.invalid)).toBe(1);
     });
 
+    it("takes a message's fires in only while the lane holds fewer than its intake limit: a spike waits in the broker, not as work", async () => {
+      const delivered: number[] = [];
+      const calls: (() => void)[] = [];
+      const admission = { admit: async (msg: { runAt: number }) => ({ admitted: true, attempt: { msg } }) };
+      const delivery = {
+        deliver: ({ msg }: { msg: { runAt: number } }) =>
+          new Promise<string>((r) => calls.push(() => (delivered.push(msg.runAt), r('succeeded')))),
+      };
+      const shares = { enter: () => ({ entered: true, leave: () => undefined }), wouldHandBack: () => false, appOf: () => undefined };
+      const service = new FireService(
+        admission as unknown as FireAdmission,
+        delivery as unknown as FireDelivery,
+        new ExecutorMetrics({ registry: new Registry() } as MetricsService),
+        shares as unknown as AppShareGate,
+        ExecutorConfig.load({}),
+        new FakeClock(T0),
+      );
+      const lane = new FireLane(1); // 4 fires taken in at most
+      const batch = (from: number, n: number) => ({ tasks: Array.from({ length: n }, (_, i) => ({ timerId: '7', runAt: T0 - 100 + from + i, attempt: 1 })) });
+      const first = service.handleMessage(batch(0, 3), {}, lane);
+      const second = service.handleMessage(batch(3, 3), {}, lane); // 3 + 3 > 4: waits, its fires not queued in the lane
+      const tick = () => new Promise((r) => setImmediate(r));
+      await tick();
+      expect([lane.inFlight, lane.queued, lane.takenIn, lane.waitingToTakeIn]).toEqual([1, 2, 3, 1]);
+      calls.shift()!();
+      await tick();
+      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([2, 1, 1]); // 2 + 3 do not fit
+      calls.shift()!();
+      await tick();
+      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([4, 0, 3]); // 1 + 3 do
+      while (calls.length > 0 || delivered.length < 6) {
+        calls.shift()?.();
+        await tick();
+      }
+      expect(await first).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      expect(await second).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      expect(delivered).toEqual([0, 1, 2, 3, 4, 5].map((i) => T0 - 100 + i));
+      expect([lane.takenIn, lane.inFlight]).toEqual([0, 0]);
+    });
+
     it('throws (nack) once every fire finished when one outcome could not be written', async () => {
       const finished: number[] = [];
       const admission = { admit: async (msg: { runAt: number }) => ({ admitted: true, attempt: { msg } }) };

@@ -52,6 +52,8 @@ export class FireService {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
     this.diag?.did('message', parsed.value.length);
+    const takingIn = lane.takeIn(parsed.value.length);
+    if (takingIn) await takingIn;
     const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -62,21 +64,26 @@ export class FireService {
    * A fire due soon waits for its time before it takes a slot, so slots go to fires being claimed,
    * called and recorded rather than to fires waiting: at 5,000 fires/s a step's fires arrive ~0.7 s
    * early, and 1,000 slots held that long let only ~1,300 fires/s through. Far-ahead fires take their
-   * slot at once: the admission hands them back to the broker.
+   * slot at once: the admission hands them back to the broker. The fire is given back to the lane's
+   * intake when it ended, whatever the outcome.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
-    const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-    // A fire its app's share will not take is handed back in the quiet part of the second, not at its
-    // instant (nor, come back late, at another one): there the slow app's 500 hand-backs a second ran
-    // beside the other apps' claims and calls (fairness bench: event-loop stalls of 15-95 ms from
-    // x.900 to x.200, B's claims ending after the due instant), and their garbage filled the young
-    // generation just then. Else grouped by app: several apps' fires of one instant are released in turns.
-    if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
-      await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
-    } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
-    const worked = await lane.run(() => this.handleFire(msg, properties));
-    await worked.handedBack;
-    return worked.result;
+    try {
+      const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
+      // A fire its app's share will not take is handed back in the quiet part of the second, not at its
+      // instant (nor, come back late, at another one): there the slow app's 500 hand-backs a second ran
+      // beside the other apps' claims and calls (fairness bench: event-loop stalls of 15-95 ms from
+      // x.900 to x.200, B's claims ending after the due instant), and their garbage filled the young
+      // generation just then. Else grouped by app: several apps' fires of one instant are released in turns.
+      if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
+        await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
+      } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
+      const worked = await lane.run(() => this.handleFire(msg, properties));
+      await worked.handedBack;
+      return worked.result;
+    } finally {
+      lane.giveBack(); // taken in by handleMessage
+    }
   }
 
   /** A message of one fire, outside any lane (tests and tools). */

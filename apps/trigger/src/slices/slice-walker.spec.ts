@@ -287,6 +287,46 @@ describe('SliceWalker', () => {
     expect(four.at).toBe(M + 1_000 - 500);
   });
 
+  it("sends a step's reconciled fires while its index read is in flight, then the index's others, each fire once", async () => {
+    const fires = [fire('1', 1_000), fire('2', 1_050), fire('3', 1_100)];
+    const rows = [
+      { timerId: '2', runAt: M + 1_050 },
+      { timerId: '3', runAt: M + 1_100 },
+      { timerId: '4', runAt: M + 1_150 },
+    ];
+    const { walker, index, publisher, state, metric } = setup(M - 2_000, fires, rows, { batchMax: 2 });
+    let answer!: () => void;
+    const due = index.due.bind(index);
+    index.due = async (minute, bucket, from, to) => {
+      if (from === M + 1_000) await new Promise<void>((r) => (answer = r));
+      return due(minute, bucket, from, to);
+    };
+    const walking = walker.walk(SLICE, never);
+    while (answer === undefined) await new Promise((r) => setImmediate(r));
+    // The index has not answered: the plan's three went out, in messages of two, and the cursor waits for the step.
+    expect(publisher.messages.map((m) => m.map((t) => t.timerId))).toEqual([['2', '3'], ['4']]);
+    expect(state.cursor).toBe(M + 1_000);
+    answer();
+    expect(await walking).toBe('finished');
+    expect(publisher.messages.map((m) => m.map((t) => t.timerId))).toEqual([['2', '3'], ['4'], ['1']]);
+    expect(await metric('timer_trigger_fires_published_total', { source: 'index' })).toBe(3);
+    expect(await metric('timer_trigger_fires_published_total', { source: 'mysql' })).toBe(1);
+  });
+
+  it('lets the event loop turn every few messages of a large step, so its first messages leave before the last is made', async () => {
+    const fires = Array.from({ length: 5_000 }, (_, i) => fire(String(i * 4 + 1), 1_000));
+    const { walker, publisher } = setup(M - 1_000, fires, [], { batchMax: 100 });
+    const sentAtTurn: number[] = [];
+    const publishBatch = publisher.publishBatch.bind(publisher);
+    publisher.publishBatch = async (tasks) => {
+      if (sentAtTurn.length === 0 && publisher.messages.length === 0) setImmediate(() => sentAtTurn.push(publisher.messages.length));
+      return publishBatch(tasks);
+    };
+    expect(await walker.walk(SLICE, never)).toBe('finished');
+    expect(publisher.messages).toHaveLength(50);
+    expect(sentAtTurn).toEqual([10]);
+  });
+
   it("reconciles right after the messages of a step starting on a whole second, not before a step's messages", async () => {
     const fires = Array.from({ length: 60 }, (_, s) => fire(String(s * 4 + 1), s * 1_000));
     const { walker, mysql, publisher, clock } = setup(M - 2_000, fires);

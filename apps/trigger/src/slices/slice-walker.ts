@@ -126,11 +126,14 @@ class SliceRun {
   private readonly label: string;
   private readonly leaseEveryMs: number;
   private readonly budgetMs: number;
-  /** Fire ids whose task message the broker acknowledged during this run. */
-  private readonly published = new Set<string>();
-  /** Fires read from MySQL by reconciling, by step number (relative to runStart), not yet walked. */
-  private readonly plan = new Map<number, Fire[]>();
-  private readonly planned = new Set<string>();
+  /**
+   * Fires read from MySQL by reconciling, by step number (relative to runStart) and fire id, not yet walked.
+   * Keyed once here, ahead of the step, so the step's index read is matched against it by id instead of
+   * merged with it: at a 150,000-fire instant that merge was ~0.5 s of the trigger's core at the instant.
+   * Nothing is kept of the fires already published: steps do not overlap, and both reads skip what is
+   * behind the walk.
+   */
+  private readonly plan = new Map<number, Map<string, Fire>>();
   /** Last warning per operation, so an outage logs every LOG_EVERY_MS instead of every step. */
   private readonly lastWarned = new Map<string, number>();
   private runStart = 0;
@@ -167,9 +170,7 @@ class SliceRun {
       const end = this.stepEnd(t);
       // Only when the reconcile ahead (below) failed or could not run: the step's range must be read first.
       if (end > this.reconciledUntil) await this.reconcile(t);
-      const fires = await this.readStep(t, end);
-      if (fires.length > 0) {
-        await this.publishAll(fires);
+      if ((await this.publishStep(t, end)) > 0) {
         this.deps.metrics.stepLag.observe(Math.max(0, this.now - (t - this.options.leadMs)) / 1_000);
       }
       await this.writeCursor(end);
@@ -289,13 +290,12 @@ class SliceRun {
       const rows = await this.deps.mysql.pendingInSlice({ fromMs, toMs, bucket, buckets });
       this.reconciledUntil = toMs;
       for (const row of rows) {
+        if (row.runAt < fromMs || row.runAt >= toMs) continue;
         const id = fireId(row.timerId, row.runAt);
-        if (row.runAt < fromMs || row.runAt >= toMs || this.published.has(id) || this.planned.has(id)) continue;
-        const step = Math.floor((row.runAt - this.runStart) / this.options.stepMs);
+        const step = this.stepOf(row.runAt);
         let fires = this.plan.get(step);
-        if (!fires) this.plan.set(step, (fires = []));
-        fires.push({ ...row, id, source: 'mysql' });
-        this.planned.add(id);
+        if (!fires) this.plan.set(step, (fires = new Map()));
+        if (!fires.has(id)) fires.set(id, { timerId: row.timerId, runAt: row.runAt, id, source: 'mysql' });
       }
       this.nextReconcileAt = this.now + this.options.reconcileMs;
     } catch (e) {
@@ -304,58 +304,100 @@ class SliceRun {
     }
   }
 
-  /** The fires of [t, end) not yet published: the index's, plus the plan's (MySQL) not in the index. */
-  private async readStep(t: number, end: number): Promise<Fire[]> {
-    const { minute, bucket, buckets } = this.slice;
-    const planned: Fire[] = [];
-    for (let step = Math.floor((t - this.runStart) / this.options.stepMs); this.runStart + step * this.options.stepMs < end; step++) {
-      planned.push(...(this.plan.get(step) ?? []));
-      this.plan.delete(step);
-    }
-    const found = await this.retrying('read', `reading the fires of [+${t - minute}, +${end - minute}) ms`, async () => {
-      try {
-        return (await this.deps.index.due(minute, bucket, t, end)).map((f): Fire => ({ ...f, id: fireId(f.timerId, f.runAt), source: 'index' }));
-      } catch (e) {
-        this.deps.metrics.mysqlFallbacks.inc({ reason: 'redis_error' });
-        this.error('read', 'reading the slice index failed, reading MySQL instead', e);
-        const rows = await this.deps.mysql.pendingInSlice({ fromMs: t, toMs: end, bucket, buckets });
-        return rows.map((r): Fire => ({ ...r, id: fireId(r.timerId, r.runAt), source: 'mysql' }));
-      }
-    });
-    const out = new Map<string, Fire>();
-    for (const f of [...found, ...planned]) {
-      this.planned.delete(f.id);
-      if (f.runAt >= t && f.runAt < end && !this.published.has(f.id) && !out.has(f.id)) out.set(f.id, f);
-    }
-    return [...out.values()];
+  private stepOf(runAt: number): number {
+    return Math.floor((runAt - this.runStart) / this.options.stepMs);
   }
 
   /**
-   * Publishes the fires in messages of up to batchMax, concurrently, and waits for every broker ack; the
-   * messages that failed are sent again (the same fires: a fire is in one message per attempt).
+   * Publishes the fires of [t, end) and resolves, with their number, once the broker acked every message.
+   * The plan's fires (MySQL rows the reconcile read ahead) go out at once, in messages of up to batchMax,
+   * while the index is read; then the index's fires that the plan did not hold. A fire in both goes out
+   * once. At a 150,000-fire instant the plan holds the whole step: sending only after the index's 150,000
+   * had been read and merged with it held the first messages to ~1 s after the instant (issue 11,
+   * docs/scaling.md "The spike's first seconds").
    */
-  private async publishAll(fires: Fire[]): Promise<void> {
-    const size = this.options.batchMax ?? 1;
-    let pending: Fire[][] = [];
-    for (let i = 0; i < fires.length; i += size) pending.push(fires.slice(i, i + size));
-    await this.retrying('publish', `publishing ${fires.length} fire(s)`, async () => {
-      const results = await Promise.allSettled(pending.map((chunk) => this.deps.publisher.publishBatch(chunk.map(taskOf))));
-      const failed: Fire[][] = [];
-      let firstError: unknown;
-      results.forEach((r, i) => {
-        const chunk = pending[i];
-        if (r.status === 'fulfilled') {
-          for (const f of chunk) {
-            this.published.add(f.id);
-            this.deps.metrics.firesPublished.inc({ source: f.source });
-          }
-        } else {
-          failed.push(chunk);
-          firstError ??= r.reason;
+  private async publishStep(t: number, end: number): Promise<number> {
+    const planned = new Map<number, Map<string, Fire>>();
+    for (let step = this.stepOf(t); this.runStart + step * this.options.stepMs < end; step++) {
+      const fires = this.plan.get(step);
+      if (fires === undefined) continue;
+      planned.set(step, fires);
+      this.plan.delete(step);
+    }
+    // Settled into a value at once: the read may fail while the plan's messages go out, and must not be an unhandled rejection.
+    const reading = this.readStep(t, end).then(
+      (found) => ({ found }),
+      (error: unknown) => ({ error }),
+    );
+    const messages = new StepMessages(this.deps.publisher, this.options.batchMax ?? 1);
+    // Counted by where each fire was found, as when the index came first: a planned fire the index also holds is the index's.
+    let fromIndex = 0;
+    let mysqlOnly = 0;
+    for (const fires of planned.values()) {
+      for (const f of fires.values()) {
+        mysqlOnly++;
+        if (messages.add(f)) await nextTurn();
+      }
+    }
+    messages.flush(); // not held for the index's fires: those the plan had are most of them, or all
+    const read = await reading;
+    if ('error' in read) {
+      await this.publishRest(messages); // the plan's messages are out: wait for them before giving up
+      throw read.error;
+    }
+    const { source, refs } = read.found;
+    for (const ref of refs) {
+      if (ref.runAt < t || ref.runAt >= end) continue;
+      const id = fireId(ref.timerId, ref.runAt);
+      if (planned.get(this.stepOf(ref.runAt))?.delete(id)) {
+        if (source === 'index') {
+          mysqlOnly--;
+          fromIndex++;
         }
-      });
-      pending = failed;
-      if (failed.length > 0) throw new Error(`${failed.length} of ${results.length} message(s) failed: ${message(firstError)}`);
+        continue;
+      }
+      if (source === 'index') fromIndex++;
+      else mysqlOnly++;
+      if (messages.add({ timerId: ref.timerId, runAt: ref.runAt, id, source })) await nextTurn();
+    }
+    await this.publishRest(messages);
+    if (fromIndex > 0) this.deps.metrics.firesPublished.inc({ source: 'index' }, fromIndex);
+    if (mysqlOnly > 0) this.deps.metrics.firesPublished.inc({ source: 'mysql' }, mysqlOnly);
+    return fromIndex + mysqlOnly;
+  }
+
+  /** The fires of [t, end) in the index, or in MySQL while the index cannot be read. */
+  private async readStep(t: number, end: number): Promise<{ source: FireSource; refs: FireRef[] }> {
+    const { minute, bucket, buckets } = this.slice;
+    return this.retrying('read', `reading the fires of [+${t - minute}, +${end - minute}) ms`, async () => {
+      try {
+        return { source: 'index', refs: await this.deps.index.due(minute, bucket, t, end) };
+      } catch (e) {
+        this.deps.metrics.mysqlFallbacks.inc({ reason: 'redis_error' });
+        this.error('read', 'reading the slice index failed, reading MySQL instead', e);
+        return { source: 'mysql', refs: await this.deps.mysql.pendingInSlice({ fromMs: t, toMs: end, bucket, buckets }) };
+      }
+    });
+  }
+
+  /**
+   * Sends the last partly filled message, waits for every broker ack, and sends the messages that failed
+   * again (the same fires: a fire is in one message per attempt) until they are acked or the budget is spent.
+   */
+  private async publishRest(messages: StepMessages): Promise<void> {
+    messages.flush();
+    let pending = messages.sent;
+    let again = false;
+    await this.retrying('publish', `publishing ${messages.fires} fire(s)`, async () => {
+      if (again) pending = pending.map((m) => messages.send(m.fires));
+      again = true;
+      const errors = await Promise.all(pending.map((m) => m.failed));
+      const failed = pending.filter((_, i) => errors[i] !== undefined);
+      const first = errors.find((e) => e !== undefined);
+      if (failed.length > 0) {
+        pending = failed;
+        throw new Error(`${failed.length} of ${errors.length} message(s) failed: ${message(first?.error)}`);
+      }
     });
   }
 
@@ -386,6 +428,57 @@ class SliceRun {
     this.lastWarned.set(operation, now);
     this.logger.warn(`${this.label}: ${what}: ${message(e)}`);
   }
+}
+
+/** Messages sent between two turns of the event loop, so the socket's acks and the executor's reads are not held by a long step. */
+const MESSAGES_PER_TURN = 10;
+
+interface SentMessage {
+  fires: Fire[];
+  /** Resolves (never rejects) once the broker answered: undefined when it acked, the error when it did not. */
+  failed: Promise<{ error: unknown } | undefined>;
+}
+
+/** A step's fires, sent in messages of up to `size` as they are added. */
+class StepMessages {
+  readonly sent: SentMessage[] = [];
+  fires = 0;
+  private chunk: Fire[] = [];
+
+  constructor(
+    private readonly publisher: TaskPublisher,
+    private readonly size: number,
+  ) {}
+
+  /** Adds a fire, sending its message when full; true every MESSAGES_PER_TURN messages: time to yield. */
+  add(f: Fire): boolean {
+    this.fires++;
+    this.chunk.push(f);
+    if (this.chunk.length < this.size) return false;
+    this.sent.push(this.send(this.chunk));
+    this.chunk = [];
+    return this.sent.length % MESSAGES_PER_TURN === 0;
+  }
+
+  flush(): void {
+    if (this.chunk.length === 0) return;
+    this.sent.push(this.send(this.chunk));
+    this.chunk = [];
+  }
+
+  send(fires: Fire[]): SentMessage {
+    return {
+      fires,
+      failed: this.publisher.publishBatch(fires.map(taskOf)).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      ),
+    };
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function taskOf(f: Fire): TaskMessage {
