@@ -260,9 +260,9 @@ async function main(): Promise<void> {
             ? claimToday(reqs)
             : kind === 'claim:tvc' || kind === 'claim:json'
               ? claimWith(reqs, kind === 'claim:tvc' ? 'tvc' : 'json')
-            : kind === 'claim:no-status'
-              ? claimSql(reqs, 't.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until')
-              : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
+              : kind === 'claim:no-status'
+                ? claimSql(reqs, 't.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until')
+                : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
         );
       }
       for (const kind of outcomeKinds) {
@@ -279,12 +279,21 @@ async function main(): Promise<void> {
             ? outcomeRepo(reqs, 'ok')
             : kind === 'outcome:a-tvc' || kind === 'outcome:a-json'
               ? outcomeWith(reqs, kind === 'outcome:a-tvc' ? 'tvc' : 'json')
-            : kind === 'outcome:c-no-output'
-              ? outcomeRepo(reqs, null)
-              : kind === 'outcome:d-in-list'
-                ? outcomeIn(reqs)
-                : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
+              : kind === 'outcome:c-no-output'
+                ? outcomeRepo(reqs, null)
+                : kind === 'outcome:d-in-list'
+                  ? outcomeIn(reqs)
+                  : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
         );
+        if (rep === 1) {
+          // What the variant wrote, in the terms the repository's rows are read in (nulls stay NULL, not 0 or 'null').
+          const [w1] = (await db.query(
+            `SELECT COUNT(*) n, SUM(status = ${TaskStatus.Succeeded}) ok, SUM(claimed_until IS NULL) lease_null, SUM(error IS NULL) error_null, SUM(output = 'ok') output_ok, SUM(attempts IS NULL) no_json, SUM(started_at = run_at + 40) started
+             FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?`,
+            [APP, w, w + args.seconds * 1000],
+          )) as Record<string, string>[];
+          log(`${kind} rows: ${JSON.stringify(w1)}`);
+        }
       }
       if (!args.onlyTvc) {
         const w = nextWindow();
