@@ -24,17 +24,23 @@
  *                      claimed_until; the outcome, fenced on claim_token + attempt, status, the 3 numbers,
  *                      started_at, claimed_until = 0 (no JSON). --only-fixed 1 runs these with
  *                      claim:today and outcome:a-today only.
+ *   claim:tvc / outcome:a-tvc    the repositories' statements with the batch as one SELECT (the first row, naming
+ *                      the columns) UNION ALL one table value constructor `VALUES (...), (...)` for the rest
+ *                      (MariaDB's syntax; MySQL 8 spells it `VALUES ROW(...)`), instead of a SELECT per row
+ *   claim:json / outcome:a-json  the same with the batch as `JSON_TABLE(?, '$[*]' COLUMNS (...))`: one
+ *                      parameter, typed columns (MariaDB 10.6+, MySQL 8)
+ *                      --only-tvc 1 runs these four with claim:today and outcome:a-today only.
  * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable), the pages the
  * clustered and secondary indexes gained (ANALYZE TABLE, information_schema.tables, outside the meter)
  * and the average bytes of the variable columns of its rows afterwards.
  * Run it under the suite lock, alone on the server.
  */
 import { DataSource } from 'typeorm';
-import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, NewTask, TaskRepository, TaskStatus } from '@timer/dal';
+import { ATTEMPT_ERROR_MAX, FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, NewTask, TASK_ATTEMPTS_KEPT, TaskRepository, TaskStatus } from '@timer/dal';
 import { markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
 import { COUNTERS, log, mariadbPid, Measure, median, Meter, withBenchDatabase } from './meter';
 
-const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0 };
+const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0, onlyTvc: 0 };
 type Args = typeof DEFAULTS;
 const APP = 'bench';
 const NAMES = [...COUNTERS, 'Innodb_pages_written', 'Innodb_buffer_pool_pages_dirty', 'Innodb_data_written'];
@@ -71,6 +77,20 @@ function derived(rows: unknown[][], columns: string[]): { sql: string; params: u
   const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
   const rest = ['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ');
   return { sql: `(${rows.map((_, i) => `SELECT ${i === 0 ? first : rest}`).join(' UNION ALL ')})`, params: rows.flat() };
+}
+
+/** {@link derived}'s rows as one SELECT (naming the columns) UNION ALL one table value constructor (MariaDB). */
+function derivedTvc(rows: unknown[][], columns: string[]): { sql: string; params: unknown[] } {
+  const first = ['CAST(? AS UNSIGNED) AS timer_id', '? AS run_at', ...columns.map((c) => `? AS ${c}`)].join(', ');
+  const rest = `(${['CAST(? AS UNSIGNED)', '?', ...columns.map(() => '?')].join(', ')})`;
+  const tail = rows.length > 1 ? ` UNION ALL VALUES ${rows.slice(1).map(() => rest).join(', ')}` : '';
+  return { sql: `(SELECT ${first}${tail})`, params: rows.flat() };
+}
+
+/** {@link derived}'s rows as a JSON_TABLE of typed columns: one parameter, the rows as a JSON array of arrays. */
+function derivedJson(rows: unknown[][], columns: [string, string][]): { sql: string; params: unknown[] } {
+  const cols = [['timer_id', 'BIGINT UNSIGNED'], ['run_at', 'BIGINT'], ...columns].map(([c, t], i) => `${c} ${t} PATH '$[${i}]'`).join(', ');
+  return { sql: `(SELECT * FROM JSON_TABLE(?, '$[*]' COLUMNS (${cols})) j)`, params: [JSON.stringify(rows)] };
 }
 
 /** Pages of the clustered index and of the secondary indexes (fresh statistics): a split allocates a page. */
@@ -141,6 +161,48 @@ async function main(): Promise<void> {
       }
       return Math.ceil(reqs.length / args.batch);
     };
+    // The repository's claim and outcome statements (claimChunk, recordChunk) over another derived table.
+    const claimWith = async (reqs: FireClaimRequest[], form: 'tvc' | 'json') => {
+      for (const b of batches(reqs, args.batch)) {
+        const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
+        const values = sorted.map((c) => [c.timerId, c.runAt, c.attempt, c.token, c.nowMs + c.leaseMs, c.nowMs]);
+        const v = form === 'tvc' ? derivedTvc(values, ['attempt', 'token', 'claimed_until', 'now_ms']) : derivedJson(values, [['attempt', 'INT'], ['token', 'VARCHAR(128)'], ['claimed_until', 'BIGINT'], ['now_ms', 'BIGINT']]);
+        const r = (await db.query(
+          `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+           SET t.status = ${TaskStatus.Running}, t.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until
+           WHERE (t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1)
+              OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt - 1 AND (t.claimed_by IS NULL OR COALESCE(t.claimed_until, 0) < v.now_ms))
+              OR (t.status = ${TaskStatus.Running} AND t.attempt = v.attempt AND COALESCE(t.claimed_until, 0) < v.now_ms)`,
+          v.params,
+        )) as { affectedRows: number };
+        if (r.affectedRows < b.length) throw new Error(`claim (${form}) took ${r.affectedRows} of ${b.length}`);
+      }
+      return Math.ceil(reqs.length / args.batch);
+    };
+    const outcomeWith = async (reqs: FireClaimRequest[], form: 'tvc' | 'json') => {
+      for (const b of batches(reqs, args.batch)) {
+        const sorted = [...b].sort((x, y) => Number(x.timerId) - Number(y.timerId) || x.runAt - y.runAt);
+        const values = sorted.map((c) => [c.timerId, c.runAt, c.token, 1, TaskStatus.Succeeded, 200, 3, 40, null, 'ok', c.token, null, c.runAt + 40]);
+        const names = ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at'];
+        const types = ['VARCHAR(128)', 'INT', 'TINYINT', 'SMALLINT', 'INT', 'INT', 'VARCHAR(1024)', 'VARCHAR(4096)', 'VARCHAR(128)', 'BIGINT', 'BIGINT'];
+        const v = form === 'tvc' ? derivedTvc(values, names) : derivedJson(values, names.map((n, i) => [n, types[i]]));
+        const fixed = `v.status = ${TaskStatus.Succeeded} AND v.started_at IS NOT NULL AND t.attempts IS NULL`;
+        const r = (await db.query(
+          `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+           SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
+               t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by,
+               t.started_at = IF(${fixed}, v.started_at, t.started_at),
+               t.attempts = IF(v.started_at IS NULL OR (${fixed}), t.attempts, JSON_ARRAY_APPEND(
+                 IF(JSON_LENGTH(t.attempts) >= ${TASK_ATTEMPTS_KEPT}, JSON_REMOVE(t.attempts, '$[0]'), COALESCE(t.attempts, '[]')), '$',
+                 JSON_OBJECT('attempt', v.attempt, 'startedAt', v.started_at, 'httpStatus', v.http_status, 'costMs', v.cost_ms,
+                             'error', LEFT(v.error, ${ATTEMPT_ERROR_MAX}))))
+           WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
+          v.params,
+        )) as { affectedRows: number };
+        if (r.affectedRows < b.length) throw new Error(`outcome (${form}) wrote ${r.affectedRows} of ${b.length}`);
+      }
+      return Math.ceil(reqs.length / args.batch);
+    };
     const outcomeOf = (c: FireClaimRequest, output: string | null): FireOutcome => ({
       timerId: c.timerId, runAt: c.runAt, token: c.token, attempt: 1, status: TaskStatus.Succeeded, httpStatus: 200, costMs: 3, latenessMs: 40,
       error: null, output, claimedBy: c.token, claimedUntil: null, startedAt: c.runAt + 40,
@@ -186,7 +248,9 @@ async function main(): Promise<void> {
         const newPages = { data: ((p1.data - p0.data) * 1000) / fires, index: ((p1.index - p0.index) * 1000) / fires };
         out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db, startMs, args.seconds) });
       };
-      for (const kind of args.onlyFixed ? (['claim:today'] as const) : CLAIMS) {
+      const claimKinds: readonly string[] = args.onlyTvc ? ['claim:today', 'claim:tvc', 'claim:json'] : args.onlyFixed ? ['claim:today'] : CLAIMS;
+      const outcomeKinds: readonly string[] = args.onlyTvc ? ['outcome:a-today', 'outcome:a-tvc', 'outcome:a-json'] : args.onlyFixed ? ['outcome:a-today'] : OUTCOMES;
+      for (const kind of claimKinds) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         const reqs = claimRequests(w);
@@ -194,12 +258,14 @@ async function main(): Promise<void> {
         await measured(kind, w, () =>
           kind === 'claim:today'
             ? claimToday(reqs)
-            : kind === 'claim:no-status'
-              ? claimSql(reqs, 't.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until')
-              : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
+            : kind === 'claim:tvc' || kind === 'claim:json'
+              ? claimWith(reqs, kind === 'claim:tvc' ? 'tvc' : 'json')
+              : kind === 'claim:no-status'
+                ? claimSql(reqs, 't.attempt = v.attempt, t.claimed_by = v.token, t.claimed_until = v.claimed_until')
+                : claimSql(reqs, `t.status = ${TaskStatus.Running}`),
         );
       }
-      for (const kind of args.onlyFixed ? (['outcome:a-today'] as const) : OUTCOMES) {
+      for (const kind of outcomeKinds) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         const reqs = claimRequests(w);
@@ -211,14 +277,25 @@ async function main(): Promise<void> {
         await measured(kind, w, () =>
           kind === 'outcome:a-today'
             ? outcomeRepo(reqs, 'ok')
-            : kind === 'outcome:c-no-output'
-              ? outcomeRepo(reqs, null)
-              : kind === 'outcome:d-in-list'
-                ? outcomeIn(reqs)
-                : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
+            : kind === 'outcome:a-tvc' || kind === 'outcome:a-json'
+              ? outcomeWith(reqs, kind === 'outcome:a-tvc' ? 'tvc' : 'json')
+              : kind === 'outcome:c-no-output'
+                ? outcomeRepo(reqs, null)
+                : kind === 'outcome:d-in-list'
+                  ? outcomeIn(reqs)
+                  : outcomeJoin(reqs, kind === 'outcome:b2-fixed'),
         );
+        if (rep === 1) {
+          // What the variant wrote, in the terms the repository's rows are read in (nulls stay NULL, not 0 or 'null').
+          const [w1] = (await db.query(
+            `SELECT COUNT(*) n, SUM(status = ${TaskStatus.Succeeded}) ok, SUM(claimed_until IS NULL) lease_null, SUM(error IS NULL) error_null, SUM(output = 'ok') output_ok, SUM(attempts IS NULL) no_json, SUM(started_at = run_at + 40) started
+             FROM tasks WHERE app = ? AND run_at >= ? AND run_at < ?`,
+            [APP, w, w + args.seconds * 1000],
+          )) as Record<string, string>[];
+          log(`${kind} rows: ${JSON.stringify(w1)}`);
+        }
       }
-      {
+      if (!args.onlyTvc) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         await db.query('UPDATE tasks SET claimed_until = 0, http_status = 0, cost_ms = 0, lateness_ms = 0 WHERE app = ? AND run_at >= ? AND run_at < ?', [APP, w, w + args.seconds * 1000]);
