@@ -35,6 +35,11 @@ export interface NewTimer {
   failureWebhook?: FailureWebhook | null;
   autoSpread?: boolean;
   spreadOffsetMs?: number | null;
+  /**
+   * Inserted enabled, as a create then an enable leave it (status enabled, version 2, `next_fire_at`,
+   * this spread offset instead of `spreadOffsetMs`): a batch create with `enable` (insertMany).
+   */
+  enabled?: EnabledState;
 }
 
 /** The fields an edit replaces (everything but the id, the app, the status and the bookkeeping). */
@@ -135,7 +140,7 @@ export class TimerRepository {
    * Inserts live timers of one app (names distinct) in one multi-row statement and returns their ids
    * in the order given, read back by name (one indexed read: ids of a multi-row insert are consecutive
    * only under some auto-increment lock modes). Throws DuplicateTimerNameError when a name is taken
-   * ({@link liveNames} tells which).
+   * ({@link liveNames} tells which). Timers with `enabled` are inserted enabled (no update after).
    */
   async insertMany(app: string, ts: NewTimer[], manager: EntityManager): Promise<string[]> {
     if (ts.length === 0) return [];
@@ -237,6 +242,21 @@ export class TimerRepository {
       `UPDATE timers SET status = ?, version = version + 1, spread_offset_ms = ${spread.sql}, next_fire_at = ${next.sql}
        WHERE ${idMatches(valid.length)} AND app = ? AND deleted_at IS NULL`,
       [TimerStatus.Enabled, ...spread.params, ...next.params, ...valid.map((t) => t.id), app],
+    );
+    return affectedRows(result);
+  }
+
+  /**
+   * Sets the spread offsets admission chose for timers inserted enabled in this transaction (a batch
+   * create, `NewTimer.enabled`) whose offset differs from the one inserted; the version stays.
+   */
+  async setSpreadOffsets(app: string, timers: { id: string; spreadOffsetMs: number | null }[], manager: EntityManager): Promise<number> {
+    const valid = timers.filter((t) => isId(t.id));
+    if (valid.length === 0) return 0;
+    const result = await manager.query(
+      `UPDATE timers SET spread_offset_ms = CASE id ${valid.map(() => 'WHEN CAST(? AS UNSIGNED) THEN ?').join(' ')} END
+       WHERE ${idMatches(valid.length)} AND app = ? AND deleted_at IS NULL`,
+      [...valid.flatMap((t) => [t.id, t.spreadOffsetMs]), ...valid.map((t) => t.id), app],
     );
     return affectedRows(result);
   }
@@ -458,7 +478,8 @@ function rowOf(t: NewTimer) {
     maxFires: t.maxFires ?? null,
     finalAt: t.finalAt ?? (t.cron || t.everyMs ? null : (t.runAt ?? null)),
     notifyHttpParam: t.notifyHttpParam,
-    status: t.status ?? TimerStatus.Disabled,
+    status: t.enabled ? TimerStatus.Enabled : (t.status ?? TimerStatus.Disabled),
+    ...(t.enabled ? { version: 2, nextFireAt: t.enabled.nextFireAt } : {}),
     ...(t.maxAttempts !== undefined ? { maxAttempts: t.maxAttempts } : {}),
     ...(t.backoffMs !== undefined ? { backoffMs: t.backoffMs } : {}),
     ...(t.misfirePolicy !== undefined ? { misfirePolicy: t.misfirePolicy } : {}),
@@ -468,6 +489,6 @@ function rowOf(t: NewTimer) {
     ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
     failureWebhook: t.failureWebhook ?? null,
     autoSpread: t.autoSpread ?? false,
-    spreadOffsetMs: t.spreadOffsetMs ?? null,
+    spreadOffsetMs: t.enabled ? t.enabled.spreadOffsetMs : (t.spreadOffsetMs ?? null),
   };
 }
