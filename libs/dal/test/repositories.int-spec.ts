@@ -9,6 +9,7 @@ import {
   TaskEntity,
   TaskRepository,
   TaskStatus,
+  TimerEntity,
   TimerRepository,
   TimerStatus,
   TimerVersionRepository,
@@ -205,6 +206,38 @@ describe('repositories against a real MariaDB', () => {
       while ((await timers.resolveUnknownNextFire(W - 5, 1000)) === 1000);
       expect((await timers.findLive(app, ids[1]))!.nextFireAt).toBe(W - 5);
       expect(await due(null, 100)).toEqual([ids[1]]);
+    });
+
+    it('inserts a batch with the rows one create writes, defaults and every optional field alike', async () => {
+      const full: Partial<NewTimer> = {
+        cron: null,
+        everyMs: 90_000,
+        startAt: 1_800_000_000_000,
+        endAt: 1_900_000_000_000,
+        maxFires: 12,
+        finalAt: 1_800_000_990_000,
+        dstGap: 'skip',
+        maxAttempts: 5,
+        backoffMs: 2_500,
+        misfirePolicy: 'skip',
+        overlapPolicy: 'skip',
+        catchupPolicy: 'all',
+        catchupWindowMs: 60_000,
+        jitterMs: 4_000,
+        failureWebhook: { url: 'https://example.com/failed', headers: { 'X-B': ['b'] } },
+        autoSpread: true,
+        spreadOffsetMs: 1_000,
+      };
+      const defs = [newTimer('app-rows', 'plain'), newTimer('app-rows', 'full', full), newTimer('app-rows', 'once', { cron: null, runAt: 4_000_000_000_000 })];
+      const strip = (t: TimerEntity | null) => {
+        const { id: _id, name: _name, liveName: _live, createdAt: _c, updatedAt: _u, ...rest } = t!;
+        return rest;
+      };
+      const single = await Promise.all(defs.map(async (d) => strip(await timers.create({ ...d, name: `single-${d.name}` }))));
+      const ids = await runInTransaction(db.dataSource, (m) => timers.insertMany('app-rows', defs.map((d) => ({ ...d, name: `many-${d.name}` })), m));
+      const many = await Promise.all(ids.map(async (id) => strip(await timers.findLive('app-rows', id))));
+      expect(many[1]).toMatchObject({ everyMs: 90_000, maxAttempts: 5, failureWebhook: full.failureWebhook, autoSpread: true, spreadOffsetMs: 1_000, status: TimerStatus.Disabled, version: 1 });
+      expect(many).toEqual(single);
     });
 
     it('inserts a batch enabled with its two versions as an insert, its create version, an enable and its version leave it', async () => {

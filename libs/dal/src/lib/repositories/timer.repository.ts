@@ -146,7 +146,12 @@ export class TimerRepository {
     if (ts.length === 0) return [];
     if (ts.some((t) => t.app !== app)) throw new RangeError('insertMany: every timer must be of the app given');
     try {
-      await manager.createQueryBuilder().insert().into(TimerEntity).values(ts.map(rowOf)).updateEntity(false).execute();
+      // Plain SQL: the query builder cost the api ~0.1 ms of CPU per row (its parameter bookkeeping).
+      const rows = ts.map(rowValues);
+      await manager.query(
+        `INSERT INTO timers (${INSERT_COLUMNS.join(', ')}) VALUES ${rows.map((r) => `(${r.map((v) => (v === undefined ? 'DEFAULT' : '?')).join(', ')})`).join(', ')}`,
+        rows.flat().filter((v) => v !== undefined),
+      );
     } catch (e) {
       if (isDuplicateKeyError(e)) throw new DuplicateTimerNameError(app, ts.map((t) => t.name).join(', '));
       throw e;
@@ -491,4 +496,20 @@ function rowOf(t: NewTimer) {
     autoSpread: t.autoSpread ?? false,
     spreadOffsetMs: t.enabled ? t.enabled.spreadOffsetMs : (t.spreadOffsetMs ?? null),
   };
+}
+
+/** The columns {@link rowValues} gives, in its order (created_at and updated_at take their defaults). */
+const INSERT_COLUMNS = [
+  'app', 'name', 'live_name', 'cron', 'run_at', 'every_ms', 'time_zone', 'dst_gap', 'dst_overlap', 'start_at', 'end_at', 'max_fires', 'final_at', 'notify_http_param', 'status',
+  'max_attempts', 'backoff_ms', 'misfire_policy', 'overlap_policy', 'catchup_policy', 'catchup_window_ms', 'jitter_ms', 'failure_webhook', 'auto_spread', 'spread_offset_ms', 'version', 'next_fire_at',
+];
+
+/** {@link rowOf} as the values of {@link INSERT_COLUMNS}, as the entity stores them (JSON text, 0/1); undefined: the column's default. */
+function rowValues(t: NewTimer): (string | number | null | undefined)[] {
+  const r = rowOf(t);
+  return [
+    r.app, r.name, r.liveName, r.cron, r.runAt, r.everyMs, r.timeZone, r.dstGap, r.dstOverlap, r.startAt, r.endAt, r.maxFires, r.finalAt, JSON.stringify(r.notifyHttpParam), r.status,
+    r.maxAttempts, r.backoffMs, r.misfirePolicy, r.overlapPolicy, r.catchupPolicy, r.catchupWindowMs, r.jitterMs, r.failureWebhook === null ? null : JSON.stringify(r.failureWebhook),
+    r.autoSpread ? 1 : 0, r.spreadOffsetMs, r.version, r.nextFireAt,
+  ];
 }
