@@ -1,7 +1,7 @@
 /**
  * Scale benchmark (a command, not a test): what the migrator's windows cost with many timers.
  *
- *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16] [--api-processes 1] [--api-batch 1]
+ *   npm run bench:scale -- [--timers 100000] [--windows 3] [--mix 1] [--sparse 1] [--api-seconds 0] [--api-concurrency 16] [--api-processes 1] [--api-batch 1] [--api-apps 1]
  *
  * On a fresh database (the Stack's, no roles started) it bulk-inserts --timers enabled timers with a
  * realistic mix (MIX below: every-minute, 5-minute, hourly and daily crons in 20 time zones, a share
@@ -27,6 +27,9 @@
  * --api-batch N > 1: each loop sends POST def/batch with N typical timers and `enable: true` instead
  * (one request, one transaction for N timers); the latency reported is the request's, which is each of
  * its timers' (a timer is created and enabled when its batch answers); per-timer figures divide by timers.
+ * --api-apps K > 1 spreads the loops over K apps (loop k creates in app k mod K), as a service with
+ * many client apps sees them: each app's creates and enables serialise on its row lock (quotas), other
+ * apps' do not wait for it. The default, one app, is the worst case of that lock.
  * --api-processes N starts N api processes (replicas, each on its own port, as the chart scales
  * them) and spreads the loops over them; the api CPU is their sum.
  *
@@ -56,7 +59,7 @@ import { MigratorService, WindowOutcome } from '../../apps/migrator/src/migratio
 const H = 3_600_000;
 const APP = 'scale';
 const INSERT_BATCH = 2_000;
-const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16, apiProcesses: 1, apiBatch: 1 };
+const DEFAULTS = { timers: 100_000, windows: 3, mix: 1, sparse: 1, apiSeconds: 0, apiConcurrency: 16, apiProcesses: 1, apiBatch: 1, apiApps: 1 };
 type Args = typeof DEFAULTS;
 
 const ZONES = [
@@ -295,6 +298,8 @@ interface ApiResult {
   seconds: number;
   concurrency: number;
   processes: number;
+  /** Apps the loops create in (loop k in app k mod apps). */
+  apps: number;
   /** Timers per request: 1 = a create and an enable per timer, N > 1 = one POST def/batch of N. */
   batch: number;
   requests: number;
@@ -372,15 +377,17 @@ async function apiPhase(args: Args): Promise<ApiResult> {
       timeZone: ZONES[i % ZONES.length],
       notifyHTTPParam: { url: 'https://hooks.example.com/scale', method: 'POST' },
     });
+    const apps = Math.max(1, args.apiApps);
     const loop = async (k: number) => {
       const api = apis[k % apis.length];
+      const app = apps === 1 ? APP : `${APP}-${k % apps}`;
       while (Date.now() < until) {
         const first = n;
         n += perRequest;
         const t0 = performance.now();
         try {
-          if (perRequest === 1) await api.createEnabled({ app: APP, ...typical(first) });
-          else await api.createEnabledBatch(APP, Array.from({ length: perRequest }, (_, j) => typical(first + j)));
+          if (perRequest === 1) await api.createEnabled({ app, ...typical(first) });
+          else await api.createEnabledBatch(app, Array.from({ length: perRequest }, (_, j) => typical(first + j)));
           latencies.push(performance.now() - t0);
           created += perRequest;
         } catch (e) {
@@ -410,6 +417,7 @@ async function apiPhase(args: Args): Promise<ApiResult> {
       seconds: round(secs),
       concurrency: args.apiConcurrency,
       processes,
+      apps,
       batch: perRequest,
       requests: latencies.length,
       created,
@@ -477,7 +485,7 @@ async function main(): Promise<void> {
     ...(api
       ? [
           '',
-          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.processes} api process(es), ${api.seconds} s, ` +
+          `## API create + enable of typical timers (hourly and daily crons), ${api.concurrency} concurrent loops, ${api.processes} api process(es), ${api.apps === 1 ? 'one app' : `${api.apps} apps`}, ${api.seconds} s, ` +
             (api.batch === 1 ? 'a create and an enable per timer' : `POST def/batch of ${api.batch} timers with enable:true (${api.requests} requests; latency per request, which is each of its timers')`),
           '',
           markdownTable(

@@ -323,4 +323,40 @@ describe('api admission with autoSpread (real MariaDB, Redis, Pulsar)', () => {
     expect(zero.body.msg).toMatch(/^autoSpread needs jitterMs > 0/);
     expect(await snapshot()).toEqual(mid);
   });
+
+  it('admits an enabled batch as its enables: moved autoSpread timers keep their offsets in the row and version 2, a refusal writes nothing', async () => {
+    h.clock.set(T);
+    expect((await h.as().post('/api/app/v1/apps', { app: 'spread-batch' })).body.code).toBe(0);
+    // Seconds 5, 15, 25, ...: empty before the batch (the timers above fire at 0-2 s past each 10 s).
+    const fives = { cron: '5-59/10 * * * * *' };
+    const item = (name: string, over: Record<string, unknown> = {}) => ({ name, ...fives, notifyHTTPParam: { url: HOOK, method: 'POST' }, ...over });
+    const spread = { jitterMs: 3_000, autoSpread: true };
+    const batch = (timers: Record<string, unknown>[]) => h.as().post(`${def}/batch`, { app: 'spread-batch', enable: true, timers });
+    const ok = await batch([item('a'), item('b'), item('moved-1', spread), item('moved-2', spread), item('fits', { ...spread, cron: '9-59/10 * * * * *' })]);
+    expect(ok.body.code).toBe(0);
+    const ids = (ok.body.data.timers as { id: number; version: number; enabled: boolean }[]).map((t) => {
+      expect(t).toMatchObject({ version: 2, enabled: true });
+      return t.id;
+    });
+    const views = await Promise.all(ids.map(async (id) => (await h.as().get(`${def}?app=spread-batch&id=${id}`)).body.data as { spreadOffsetMs: number | null; status: number; version: number }));
+    expect(views.map((v) => v.spreadOffsetMs)).toEqual([null, null, 1_000, 2_000, 0]);
+    for (const [i, id] of ids.entries()) {
+      const versions = (await h.as().get(`${def}/versions?app=spread-batch&id=${id}`)).body.data as { version: number; change: string; status: number; spreadOffsetMs: number | null }[];
+      expect(versions.map((v) => [v.version, v.change, v.status, v.spreadOffsetMs])).toEqual([
+        [2, 'enable', 2, views[i].spreadOffsetMs],
+        [1, 'create', 1, null],
+      ]);
+    }
+    // Counted where they are delivered.
+    const from = T + 65_000;
+    expect((await h.as().get(`/api/app/v1/load?app=spread-batch&from=${from}&to=${from + 5_000}`)).body.data.perSecond).toEqual([2, 1, 1, 0, 1]);
+
+    // The second is full and 1 s of jitter has no other offset: refused under the app's lock, after its
+    // enabled row was inserted, which the rollback takes away with the rest.
+    const before = await snapshot();
+    const refused = await batch([item('c', { cron: '9-59/10 * * * * *' }), item('d', { jitterMs: 1_000, autoSpread: true })]);
+    expect(refused.status).toBe(429);
+    expect(refused.body.msg).toMatch(/^timers\[1\]: admission: the second .* would have 3 fires \(2 scheduled \+ 1 of this timer\)/);
+    expect(await snapshot()).toEqual(before);
+  });
 });

@@ -9,8 +9,10 @@ import {
   TaskEntity,
   TaskRepository,
   TaskStatus,
+  TimerEntity,
   TimerRepository,
   TimerStatus,
+  TimerVersionRepository,
   truncateUtf8,
   TASK_OUTPUT_MAX,
 } from '../src';
@@ -204,6 +206,93 @@ describe('repositories against a real MariaDB', () => {
       while ((await timers.resolveUnknownNextFire(W - 5, 1000)) === 1000);
       expect((await timers.findLive(app, ids[1]))!.nextFireAt).toBe(W - 5);
       expect(await due(null, 100)).toEqual([ids[1]]);
+    });
+
+    it('inserts a batch with the rows one create writes, defaults and every optional field alike', async () => {
+      const full: Partial<NewTimer> = {
+        cron: null,
+        everyMs: 90_000,
+        startAt: 1_800_000_000_000,
+        endAt: 1_900_000_000_000,
+        maxFires: 12,
+        finalAt: 1_800_000_990_000,
+        dstGap: 'skip',
+        maxAttempts: 5,
+        backoffMs: 2_500,
+        misfirePolicy: 'skip',
+        overlapPolicy: 'skip',
+        catchupPolicy: 'all',
+        catchupWindowMs: 60_000,
+        jitterMs: 4_000,
+        failureWebhook: { url: 'https://example.com/failed', headers: { 'X-B': ['b'] } },
+        autoSpread: true,
+        spreadOffsetMs: 1_000,
+      };
+      const defs = [newTimer('app-rows', 'plain'), newTimer('app-rows', 'full', full), newTimer('app-rows', 'once', { cron: null, runAt: 4_000_000_000_000 })];
+      const strip = (t: TimerEntity | null) => {
+        const { id: _id, name: _name, liveName: _live, createdAt: _c, updatedAt: _u, ...rest } = t!;
+        return rest;
+      };
+      const single = await Promise.all(defs.map(async (d) => strip(await timers.create({ ...d, name: `single-${d.name}` }))));
+      const ids = await runInTransaction(db.dataSource, (m) => timers.insertMany('app-rows', defs.map((d) => ({ ...d, name: `many-${d.name}` })), m));
+      const many = await Promise.all(ids.map(async (id) => strip(await timers.findLive('app-rows', id))));
+      expect(many[1]).toMatchObject({ everyMs: 90_000, maxAttempts: 5, failureWebhook: full.failureWebhook, autoSpread: true, spreadOffsetMs: 1_000, status: TimerStatus.Disabled, version: 1 });
+      expect(many).toEqual(single);
+    });
+
+    it('inserts a batch enabled with its two versions as an insert, its create version, an enable and its version leave it', async () => {
+      const versions = new TimerVersionRepository(db.dataSource);
+      const at = 1_800_000_000_000;
+      const defs = (prefix: string): NewTimer[] => [
+        newTimer('app-batch', `${prefix}-plain`),
+        newTimer('app-batch', `${prefix}-spread`, { autoSpread: true, jitterMs: 60_000, failureWebhook: { url: 'https://example.com/failed' } }),
+        newTimer('app-batch', `${prefix}-moved`, { autoSpread: true, jitterMs: 60_000, runAt: 4_000_000_000_000, cron: null }),
+      ];
+      const enabled = [
+        { spreadOffsetMs: null, nextFireAt: at + 5_000 },
+        { spreadOffsetMs: 0, nextFireAt: at + 10_000 },
+        { spreadOffsetMs: 0, nextFireAt: null },
+      ];
+      // Admission moved the third timer's fires by 7 s (setSpreadOffsets), the second fits as it is.
+      const spread = [null, 0, 7_000];
+      const stepByStep = await runInTransaction(db.dataSource, async (m) => {
+        const ids = await timers.insertMany('app-batch', defs('steps'), m);
+        await versions.snapshotMany(ids, 'create', at, m);
+        await timers.markEnabledMany('app-batch', ids.map((id, i) => ({ id, spreadOffsetMs: spread[i], nextFireAt: enabled[i].nextFireAt })), m);
+        await versions.snapshotMany(ids, 'enable', at, m);
+        return ids;
+      });
+      const atOnce = await runInTransaction(db.dataSource, async (m) => {
+        const ids = await timers.insertMany('app-batch', defs('once').map((d, i) => ({ ...d, enabled: enabled[i] })), m);
+        expect(await timers.setSpreadOffsets('app-batch', [{ id: ids[2], spreadOffsetMs: 7_000 }], m)).toBe(1);
+        await versions.snapshotCreatedEnabled(ids, at, m);
+        return ids;
+      });
+      const rowsOf = async (ids: string[]) =>
+        (await Promise.all(ids.map((id) => timers.findLive('app-batch', id)))).map((t) => {
+          const { id: _id, name: _name, liveName: _live, createdAt: _c, updatedAt: _u, ...rest } = t!;
+          return rest;
+        });
+      expect((await rowsOf(atOnce))[2]).toMatchObject({ status: TimerStatus.Enabled, version: 2, spreadOffsetMs: 7_000, nextFireAt: null });
+      expect(await rowsOf(atOnce)).toEqual(await rowsOf(stepByStep));
+      const historyOf = async (ids: string[]) =>
+        Promise.all(
+          ids.map(async (id) =>
+            (await versions.list(id, { page: 1, size: 10 })).items.map((v) => {
+              const { id: _id, timerId: _t, name: _name, ...rest } = v;
+              return rest;
+            }),
+          ),
+        );
+      const history = await historyOf(atOnce);
+      expect(history[2].map((v) => [v.version, v.change, v.status, v.spreadOffsetMs])).toEqual([
+        [2, 'enable', TimerStatus.Enabled, 7_000],
+        [1, 'create', TimerStatus.Disabled, null],
+      ]);
+      expect(history).toEqual(await historyOf(stepByStep));
+      // Version 1's row id comes before version 2's, as when they were written one after the other.
+      const [first, second] = (await db.dataSource.query('SELECT id FROM timer_versions WHERE timer_id = ? ORDER BY version', [atOnce[0]])) as { id: string }[];
+      expect(BigInt(first.id) < BigInt(second.id)).toBe(true);
     });
 
     it('cuts the due timers into ranges of n by id (numeric order)', async () => {

@@ -4,12 +4,18 @@ import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
+/** {@link validatedProperties} by class: the decorators ran when the classes were loaded, and a batch create reads them once per item. */
+const validatedByClass = new WeakMap<Type<unknown>, ReadonlyMap<string, readonly ValidationMetadata[]>>();
+
 /** The class-validator metadata of a DTO (its parents' and mapped types' included), by property. */
-export function validatedProperties(cls: Type<unknown>): Map<string, ValidationMetadata[]> {
+export function validatedProperties(cls: Type<unknown>): ReadonlyMap<string, readonly ValidationMetadata[]> {
+  const known = validatedByClass.get(cls);
+  if (known) return known;
   const byProperty = new Map<string, ValidationMetadata[]>();
   for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
     byProperty.set(m.propertyName, [...(byProperty.get(m.propertyName) ?? []), m]);
   }
+  validatedByClass.set(cls, byProperty);
   return byProperty;
 }
 
@@ -32,10 +38,10 @@ export function transformedBy(cls: Type<unknown>, property: string, fn: (...args
 export const ruleName = (m: ValidationMetadata): string => (m as ValidationMetadata & { name?: string }).name ?? m.type;
 
 /** An optional property (`@IsOptional()`): absent or null skips its other rules. */
-export const isOptional = (ms: ValidationMetadata[]): boolean => ms.some((m) => m.type === 'conditionalValidation' && ruleName(m) === 'isOptional');
+export const isOptional = (ms: readonly ValidationMetadata[]): boolean => ms.some((m) => m.type === 'conditionalValidation' && ruleName(m) === 'isOptional');
 
 /** A `@ValidateNested()` property holding one object of class `X` (`@Type(() => X)`), not a list of them. */
-export function singleNested(cls: Type<unknown>, property: string, ms: ValidationMetadata[]): Type<unknown> | undefined {
+export function singleNested(cls: Type<unknown>, property: string, ms: readonly ValidationMetadata[]): Type<unknown> | undefined {
   return ms.some((m) => m.type === 'nestedValidation' && !m.each) ? nestedClass(cls, property) : undefined;
 }
 

@@ -38,7 +38,7 @@ function resolve(doc: OpenAPIObject, s: unknown): SchemaObject {
  * Schema keyword must appear on the property's schema or, for `oneOf`, on a branch of the type the
  * rule applies to. Derived from the metadata on its own, not from the code that writes the document.
  */
-function missingKeywords(where: string, s: SchemaObject, ms: ValidationMetadata[]): string[] {
+function missingKeywords(where: string, s: SchemaObject, ms: readonly ValidationMetadata[]): string[] {
   const forms = (s.oneOf ?? [s]) as SchemaObject[];
   const strings = forms.filter((f) => f.type === 'string');
   const numbers = forms.filter((f) => f.type === 'number' || f.type === 'integer');

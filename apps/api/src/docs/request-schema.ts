@@ -58,7 +58,7 @@ const ONE_VALUE: Record<string, ['string' | 'number', string]> = {
  * (`string` keywords apply to strings, `number` keywords to numbers, `any` to every value). Rules with
  * no keyword (a custom validator such as the callback URL's) are stated in the property's description.
  */
-export function constraintKeywords(ms: ValidationMetadata[]): { string: SchemaObject; number: SchemaObject; any: SchemaObject } {
+export function constraintKeywords(ms: readonly ValidationMetadata[]): { string: SchemaObject; number: SchemaObject; any: SchemaObject } {
   const k = { string: {} as SchemaObject, number: {} as SchemaObject, any: {} as SchemaObject };
   for (const m of ms) {
     const c = m.constraints ?? [];
@@ -113,7 +113,7 @@ function numericIdForms(s: SchemaObject): void {
 }
 
 /** Writes the keywords of one property's validators into its schema (the validators are the contract). */
-export function describeProperty(s: SchemaObject, ms: ValidationMetadata[]): void {
+export function describeProperty(s: SchemaObject, ms: readonly ValidationMetadata[]): void {
   const k = constraintKeywords(ms);
   for (const form of forms(s)) {
     if (form.type === 'string') Object.assign(form, k.string);

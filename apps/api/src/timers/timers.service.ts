@@ -7,6 +7,7 @@ import {
   IDEMPOTENCY_KEY_TTL_MS,
   IdempotencyKeyRepository,
   IdempotencyKeyTakenError,
+  NewTimer,
   runInTransaction,
   TaskRepository,
   TimerEntity,
@@ -192,17 +193,30 @@ export class TimersService {
       // REPEATABLE READ its shared next-key locks reached the rows a concurrent batch of the app was
       // inserting, which deadlocked with that batch's wait for the app's row lock).
       const timers = await runInTransaction(this.dataSource, 'READ COMMITTED', async (m): Promise<BatchCreatedTimer[]> => {
-        // As one create: the timers' rows first, the app's row lock after them (countCreate).
-        const ids = await this.timers.insertMany(app, resolved.map((r, i) => ({ app, ...r, spreadOffsetMs: offsets?.[i] ?? null })), m);
-        await this.versions.snapshotMany(ids, 'create', now, m);
+        // As one create: the timers' rows first, the app's row lock after them (countCreate). Enabled, the
+        // rows are inserted as an enable leaves them (no UPDATE of each row, one versions statement for both
+        // versions), before the lock: admission's refusal rolls them back. An autoSpread timer's offset is
+        // admission's, under the lock: 0 (it fits as it is) until then.
+        const rows = resolved.map((r, i): NewTimer => ({
+          app,
+          ...r,
+          ...(enable ? { enabled: { spreadOffsetMs: r.autoSpread ? 0 : null, nextFireAt: schedules[i].nextFireAt } } : { spreadOffsetMs: offsets?.[i] ?? null }),
+        }));
+        const ids = await this.timers.insertMany(app, rows, m);
+        const spreads = enable && candidates.some((c) => c.spread);
+        // Without autoSpread the versions are final now: written before the lock, which they then do not lengthen.
+        if (!enable) await this.versions.snapshotMany(ids, 'create', now, m);
+        else if (!spreads) await this.versions.snapshotCreatedEnabled(ids, now, m);
         await this.quotas.countCreate(m, app, ids.length);
         let out = ids.map((id) => ({ id: Number(id), version: 1, enabled: false, fires: 0 }));
         if (enable) {
           // As one enable: admission under the app's lock (already held: the lock read costs no wait), then
-          // the status, its version, and the fire rows with their index entries.
+          // the fire rows with their index entries.
           const spread = await this.quotas.admitBatch(m, await this.quotas.lock(m, app), candidates, now);
-          await this.timers.markEnabledMany(app, ids.map((id, i) => ({ id, spreadOffsetMs: spread[i], nextFireAt: schedules[i].nextFireAt })), m);
-          await this.versions.snapshotMany(ids, 'enable', now, m);
+          if (spreads) {
+            await this.timers.setSpreadOffsets(app, ids.flatMap((id, i) => (spread[i] !== rows[i].enabled?.spreadOffsetMs ? [{ id, spreadOffsetMs: spread[i] }] : [])), m);
+            await this.versions.snapshotCreatedEnabled(ids, now, m);
+          }
           due = (await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((runAt) => ({ app, timerId: id, runAt }))), m)).due;
           out = ids.map((id, i) => ({ id: Number(id), version: 2, enabled: true, fires: schedules[i].fires.length }));
         }

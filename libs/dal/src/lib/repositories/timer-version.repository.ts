@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { TimerStatus } from '../entities/timer.entity';
 import { TimerChange, TimerVersionEntity } from '../entities/timer-version.entity';
 import { checkEpochMs, idMatches, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
 
@@ -30,6 +31,29 @@ export class TimerVersionRepository {
           notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms
        FROM timers WHERE ${idMatches(timerIds.length)}`,
       [change, atMs, ...timerIds],
+    );
+  }
+
+  /**
+   * The two versions of timers inserted enabled in `manager`'s transaction (a batch create with enable,
+   * `NewTimer.enabled`: the rows are at version 2), in one statement: version 1 (`create`) as the create
+   * recorded it before the enable (disabled, no spread offset) and version 2 (`enable`), the row as it is.
+   */
+  async snapshotCreatedEnabled(timerIds: string[], atMs: number, manager: EntityManager): Promise<void> {
+    const bad = timerIds.find((id) => !isId(id));
+    if (bad !== undefined) throw new RangeError(`invalid timer id ${JSON.stringify(bad)}`);
+    checkEpochMs('atMs', atMs);
+    if (timerIds.length === 0) return;
+    await manager.query(
+      `INSERT INTO timer_versions
+         (timer_id, app, version, change_kind, changed_at, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
+          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
+       SELECT t.id, t.app, v.version, v.change_kind, ?, t.name, t.cron, t.run_at, t.every_ms, t.time_zone, t.dst_gap, t.dst_overlap, t.start_at, t.end_at, t.max_fires, t.final_at,
+          t.notify_http_param, IF(v.version = 1, ?, t.status), t.max_attempts, t.backoff_ms, t.misfire_policy, t.overlap_policy, t.catchup_policy, t.catchup_window_ms, t.jitter_ms,
+          t.failure_webhook, t.auto_spread, IF(v.version = 1, NULL, t.spread_offset_ms)
+       FROM timers t JOIN (SELECT 1 AS version, 'create' AS change_kind UNION ALL SELECT 2, 'enable') v
+       WHERE ${idMatches(timerIds.length, 't.id')} ORDER BY t.id, v.version`,
+      [atMs, TimerStatus.Disabled, ...timerIds],
     );
   }
 
