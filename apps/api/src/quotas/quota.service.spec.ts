@@ -143,6 +143,17 @@ describe('QuotaService.admitBatch (POST def/batch)', () => {
     expect(await service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, false), oneShot(T + 2_000, false), spread], T)).toEqual([null, null, 1_000]);
   });
 
+  it('counts an enabled batch\'s fires into the reused load only when every item passed: a refusal part-way counts none', async () => {
+    const { service, repo } = serviceOf(new Map([[T + 2_000, 1]]), 3);
+    // Items 0 and 1 fit (1 + 2), item 2 does not: the batch is refused.
+    expect(await refusal(service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, true), oneShot(T + 2_000, true), oneShot(T + 2_000, true)], T))).toMatch(/^timers\[2\]: admission/);
+    // The same two again pass: the refused batch left nothing counted (the load read is reused, not re-read).
+    expect(await service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, true), oneShot(T + 2_000, true)], T)).toEqual([null, null]);
+    // Now they are counted: one more enable of that second is refused.
+    expect(await refusal(service.admitBatch(m, NO_QUOTA, [oneShot(T + 2_000, true)], T))).toMatch(/^timers\[0\]: admission: the second .* would have 4 fires/);
+    expect((repo.pendingHistogram as jest.Mock).mock.calls).toHaveLength(1);
+  });
+
   it('checks maxFiresPerMinute once over the batch\'s fires together, reading only their minutes', async () => {
     const { service, repo } = serviceOf(new Map([[T, 1]]), 0);
     const quota: Quota = { ...NO_QUOTA, maxFiresPerMinute: 2 };

@@ -182,7 +182,9 @@ export class QuotaService {
     }
     if (capacity === 0) return cs.map((c) => (c.spread ? 0 : null));
     const global = await this.globalPerSecond(now, until);
-    // The fires of the batch's creates (not counted into the process's load), seen by the candidates after them.
+    // The batch's fires, seen by the candidates after them; counted into the process's load (enables only)
+    // once every candidate passed: a refusal part-way must not leave the earlier items' fires counted for
+    // the load's reuse (GLOBAL_LOAD_TTL_MS), where they would refuse other requests for nothing.
     const batch = new Map<number, number>();
     let batchPeak = 0;
     const load: Loads = { get: (at) => (global.perSecond.get(at) ?? 0) + (batch.get(at) ?? 0) };
@@ -190,16 +192,14 @@ export class QuotaService {
     const offsets: (number | null)[] = [];
     for (const [i, c] of cs.entries()) {
       const offset = await atItemAsync(i, () => this.admitSecond(load, global.peak + batchPeak, c, () => fires[i], none, capacity));
-      if (c.writesFires) countAdmitted(global, fires[i], offset ?? 0);
-      else {
-        for (const [at, n] of histogramOf(fires[i], 1_000)) {
-          const v = (batch.get(at + (offset ?? 0)) ?? 0) + n;
-          batch.set(at + (offset ?? 0), v);
-          batchPeak = Math.max(batchPeak, v);
-        }
+      for (const [at, n] of histogramOf(fires[i], 1_000)) {
+        const v = (batch.get(at + (offset ?? 0)) ?? 0) + n;
+        batch.set(at + (offset ?? 0), v);
+        batchPeak = Math.max(batchPeak, v);
       }
       offsets.push(offset);
     }
+    cs.forEach((c, i) => c.writesFires && countAdmitted(global, fires[i], offsets[i] ?? 0));
     return offsets;
   }
 
