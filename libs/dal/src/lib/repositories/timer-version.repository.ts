@@ -4,6 +4,11 @@ import { TimerStatus } from '../entities/timer.entity';
 import { TimerChange, TimerVersionEntity } from '../entities/timer-version.entity';
 import { checkEpochMs, idMatches, isId, managerOf, PageOptions, pageOffset } from './query-helpers';
 
+/** The definition columns a version copies from the timer's row as they are (none of them is a column of `v` in snapshotCreatedEnabled). */
+const COPIED_COLUMNS =
+  'name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at, notify_http_param, ' +
+  'max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread';
+
 /** The history of timer definitions (`timer_versions`): one snapshot per version. */
 @Injectable()
 export class TimerVersionRepository {
@@ -24,11 +29,8 @@ export class TimerVersionRepository {
     checkEpochMs('atMs', atMs);
     if (timerIds.length === 0) return;
     await managerOf(this.dataSource, manager).query(
-      `INSERT INTO timer_versions
-         (timer_id, app, version, change_kind, changed_at, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
-          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
-       SELECT id, app, version, ?, ?, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
-          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms
+      `INSERT INTO timer_versions (timer_id, app, version, change_kind, changed_at, status, spread_offset_ms, ${COPIED_COLUMNS})
+       SELECT id, app, version, ?, ?, status, spread_offset_ms, ${COPIED_COLUMNS}
        FROM timers WHERE ${idMatches(timerIds.length)}`,
       [change, atMs, ...timerIds],
     );
@@ -45,12 +47,8 @@ export class TimerVersionRepository {
     checkEpochMs('atMs', atMs);
     if (timerIds.length === 0) return;
     await manager.query(
-      `INSERT INTO timer_versions
-         (timer_id, app, version, change_kind, changed_at, name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at,
-          notify_http_param, status, max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, auto_spread, spread_offset_ms)
-       SELECT t.id, t.app, v.version, v.change_kind, ?, t.name, t.cron, t.run_at, t.every_ms, t.time_zone, t.dst_gap, t.dst_overlap, t.start_at, t.end_at, t.max_fires, t.final_at,
-          t.notify_http_param, IF(v.version = 1, ?, t.status), t.max_attempts, t.backoff_ms, t.misfire_policy, t.overlap_policy, t.catchup_policy, t.catchup_window_ms, t.jitter_ms,
-          t.failure_webhook, t.auto_spread, IF(v.version = 1, NULL, t.spread_offset_ms)
+      `INSERT INTO timer_versions (timer_id, app, version, change_kind, changed_at, status, spread_offset_ms, ${COPIED_COLUMNS})
+       SELECT t.id, t.app, v.version, v.change_kind, ?, IF(v.version = 1, ?, t.status), IF(v.version = 1, NULL, t.spread_offset_ms), ${COPIED_COLUMNS}
        FROM timers t JOIN (SELECT 1 AS version, 'create' AS change_kind UNION ALL SELECT 2, 'enable') v
        WHERE ${idMatches(timerIds.length, 't.id')} ORDER BY t.id, v.version`,
       [atMs, TimerStatus.Disabled, ...timerIds],
