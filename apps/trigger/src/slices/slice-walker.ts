@@ -76,7 +76,6 @@ class StopRequested extends Error {}
 
 interface Fire extends FireRef {
   id: string;
-  source: FireSource;
 }
 
 /**
@@ -295,7 +294,7 @@ class SliceRun {
         const step = this.stepOf(row.runAt);
         let fires = this.plan.get(step);
         if (!fires) this.plan.set(step, (fires = new Map()));
-        if (!fires.has(id)) fires.set(id, { timerId: row.timerId, runAt: row.runAt, id, source: 'mysql' });
+        if (!fires.has(id)) fires.set(id, { timerId: row.timerId, runAt: row.runAt, id });
       }
       this.nextReconcileAt = this.now + this.options.reconcileMs;
     } catch (e) {
@@ -358,7 +357,7 @@ class SliceRun {
       }
       if (source === 'index') fromIndex++;
       else mysqlOnly++;
-      if (messages.add({ timerId: ref.timerId, runAt: ref.runAt, id, source })) await nextTurn();
+      if (messages.add({ timerId: ref.timerId, runAt: ref.runAt, id })) await nextTurn();
     }
     await this.publishRest(messages);
     if (fromIndex > 0) this.deps.metrics.firesPublished.inc({ source: 'index' }, fromIndex);
