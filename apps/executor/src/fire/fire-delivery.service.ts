@@ -110,7 +110,9 @@ export class FireDelivery {
     const { msg, onDemand } = attempt;
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
-    const current = wait > 0 ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : claimed;
+    let current = wait > 0 ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : claimed;
+    // Not found only on a read that started after the claim saw the fire's row (a shared load may be older).
+    current ??= await this.cache.get(msg.timerId, true);
     if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
     if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
     // A completed timer's fire is delivered when asked for (a dead letter replayed after the timer's last fire).

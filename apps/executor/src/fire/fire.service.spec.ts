@@ -649,10 +649,14 @@ describe('FireService', () => {
       expect(got.slice(0, -1).map((d) => d?.timer.id)).toEqual(ids);
       expect(got[got.length - 1]).toBeNull();
       expect(s.fires.definitionQueries).toBe(2);
-      // Cached: no further query, the absent one included.
+      // Cached: no further query for a found one; an absent one is read again (it may be a row not committed yet).
       expect((await s.cache.get('100'))?.timer.id).toBe('100');
-      expect(await s.cache.get('99999')).toBeNull();
       expect(s.fires.definitionQueries).toBe(2);
+      expect(await s.cache.get('99999')).toBeNull();
+      expect(s.fires.definitionQueries).toBe(3);
+      s.fires.defs.set('99999', timerDef('99999'));
+      expect(s.cache.peek('99999')).toBeUndefined();
+      expect((await s.cache.get('99999'))?.timer.id).toBe('99999');
     });
 
     it('fails every waiter of a failed miss query, and the next miss queries again', async () => {

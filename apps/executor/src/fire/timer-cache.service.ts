@@ -5,7 +5,7 @@ import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from './executor.metrics';
 
 interface Entry {
-  def: TimerDefinition | null;
+  def: TimerDefinition;
   /** When the query that produced it started (conservative age). */
   at: number;
 }
@@ -28,6 +28,10 @@ interface Miss {
 /**
  * Timer definitions (with the app's signing secret) by id; deleted and disabled timers are cached too
  * (the executor records their fires missed). Concurrent misses of one id share one query.
+ *
+ * An absent timer is never cached: a fire is decided "timer not found" only on a read made after its
+ * own row was seen (the claim), and timers are never removed from MySQL, so an absence seen earlier can
+ * only be a row not committed yet, which no change poll would report (see docs/pipeline.md, "Not found").
  *
  * Freshness: every half `TIMER_EXECUTOR_CACHE_TTL_MS` one indexed query lists the timers and apps
  * changed since the last poll (TimerDefinitionRepository.changesSince) and drops their entries, so a disable,
@@ -92,10 +96,14 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
     return e && this.isCurrent(e) ? e.def : undefined;
   }
 
-  /** The definition, from the cache while it is known current (unless `fresh`), else from MySQL. */
+  /**
+   * The definition, from the cache while it is known current, else from MySQL; `fresh`: from a query
+   * that starts now (not one already in flight, which may have begun before the caller saw a row).
+   */
   async get(id: string, fresh = false): Promise<TimerDefinition | null> {
     const e = this.entries.get(id);
     if (!fresh && e && this.isCurrent(e)) return e.def;
+    if (fresh) return this.load(id);
     let p = this.loading.get(id);
     if (!p) {
       p = this.load(id).finally(() => this.loading.delete(id));
@@ -209,7 +217,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** One query for a batch of misses; an id it does not return is cached as absent, as a single load did. */
+  /** One query for a batch of misses; an id it does not return is answered null and not cached. */
   private async loadMisses(batch: Miss[]): Promise<void> {
     const at = this.clock.now();
     try {
@@ -225,6 +233,7 @@ export class TimerCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private put(id: string, def: TimerDefinition | null, at: number): void {
+    if (def === null) return;
     // A change poll that started after this load began may have seen a change the load missed.
     if ((this.invalidated.get(id) ?? -Infinity) >= at) return;
     const e = this.entries.get(id);
