@@ -24,6 +24,9 @@ export class FakeClock implements NowClock {
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
+/** The prepared windows' length at the harness clock's start (default 60-minute windows, the current and two more). */
+export const PREPARED_SECONDS = 3 * 3600;
+
 /**
  * The real api module (real MariaDB, Redis and Pulsar) in Nest's testing module: a fresh migrated
  * database `timer_test_<id>`, a Redis key prefix of its own and the Pulsar test tenant; `CLOCK` is
@@ -58,7 +61,9 @@ export class ApiHarness {
       TIMER_PULSAR_TENANT: env.pulsarTenant,
     };
     const config = loadRoleConfig('api', roleEnv);
-    const apiEnv = { TIMER_ADMIN_TOKEN: ADMIN_TOKEN, TIMER_RATE_LIMIT_PER_SEC: '100000', ...this.apiEnv };
+    // Writes go as far as the prepared windows at the clock's start (10:00: 3 hours), which most specs
+    // inspect; the near-future cut itself has its own spec with the default.
+    const apiEnv = { TIMER_ADMIN_TOKEN: ADMIN_TOKEN, TIMER_RATE_LIMIT_PER_SEC: '100000', TIMER_PRECREATE_SECONDS: String(PREPARED_SECONDS), ...this.apiEnv };
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.register(config, apiEnv)] })
       .overrideProvider(CLOCK)
       .useValue(this.clock)

@@ -10,7 +10,9 @@ const at = (s: string) => Date.parse(`${Y}-${s}`);
 const MIN = 60_000;
 
 describe('api timer edits, versions and idempotent create (real MariaDB, Redis, Pulsar)', () => {
-  const h = new ApiHarness();
+  // 2 h 55 min: from 10:05, where the edits below happen, the near future ends where the prepared
+  // windows do (13:00); an enable at 10:00 writes the same ten-minute fires.
+  const h = new ApiHarness({ TIMER_PRECREATE_SECONDS: String(175 * 60) });
   const def = '/api/timer/v1/def';
 
   beforeAll(() => h.start());
@@ -363,5 +365,61 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       expect(b.body.id).not.toBe(a.body.id);
       expect(b.headers['idempotent-replayed']).toBeUndefined();
     });
+  });
+});
+
+describe('the near-future cut: enable, batch and edit write TIMER_PRECREATE_SECONDS ahead, the migrator the rest (real MariaDB, Redis, Pulsar)', () => {
+  const h = new ApiHarness({ TIMER_PRECREATE_SECONDS: '180' });
+  const NOW = at('06-01T10:00:00Z');
+  const CUT = NOW + 180_000;
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+  beforeEach(() => h.clock.set(NOW));
+
+  const runAts = async (id: number) => ((await h.db.query('SELECT run_at FROM tasks WHERE timer_id = ? ORDER BY run_at', [id])) as { run_at: string }[]).map((r) => Number(r.run_at));
+  const nextFire = async (id: number) => Number(((await h.db.query('SELECT next_fire_at AS n FROM timers WHERE id = ?', [id])) as { n: string }[])[0].n);
+  const indexed = async (id: number) => (await h.indexEntries()).filter((e) => e.member.startsWith(`${id}-`)).map((e) => e.score).sort((a, b) => a - b);
+  const seconds = (from: number, to: number, step = 1_000) => Array.from({ length: Math.ceil((to - from) / step) }, (_, i) => from + i * step);
+
+  it('an every-second enable writes 3 minutes of fires, indexed, and leaves next_fire_at at the cut', async () => {
+    const res = await h.as().post('/api/timer/v1/def', { app: 'alpha', name: 'every-second', cron: '* * * * * *', notifyHTTPParam: { url: HOOK, method: 'POST' } });
+    const id = res.body.id as number;
+    expect((await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: true, fires: 180, until: CUT });
+    expect(await runAts(id)).toEqual(seconds(NOW, CUT));
+    // Committed, then indexed (those due within NEAR_NOW_MS are published instead).
+    expect(await indexed(id)).toEqual(seconds(NOW + 3_000, CUT));
+    expect(await nextFire(id)).toBe(CUT);
+  });
+
+  it('a batch create+enable writes the same cut for each timer', async () => {
+    const timers = [0, 1, 2].map((i) => ({ name: `batch-${i}`, cron: '* * * * * *', notifyHTTPParam: { url: HOOK, method: 'POST' } }));
+    const res = await h.as().post('/api/timer/v1/def/batch', { app: 'alpha', enable: true, timers });
+    const ids = (res.body.data.timers as { id: number; fires: number }[]).map((t) => t.id);
+    expect((res.body.data.timers as { fires: number }[]).map((t) => t.fires)).toEqual([180, 180, 180]);
+    for (const id of ids) {
+      expect(await runAts(id)).toEqual(seconds(NOW, CUT));
+      expect(await nextFire(id)).toBe(CUT);
+    }
+  });
+
+  it('an edit regenerates the near future and deletes the open fires after it (the migrator writes them again), keeping claimed ones', async () => {
+    const res = await h.as().post('/api/timer/v1/def', { app: 'alpha', name: 'edited', cron: '* * * * * *', notifyHTTPParam: { url: HOOK, method: 'POST' } });
+    const id = res.body.id as number;
+    await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' });
+    // What the migrator's top-up wrote after the enable: the rest of 10:00-10:10.
+    const rest = seconds(CUT, NOW + 600_000);
+    await h.db.query(`INSERT INTO tasks (app, timer_id, run_at) VALUES ${rest.map(() => "('alpha', ?, ?)").join(', ')}`, rest.flatMap((t) => [id, t]));
+    await h.db.query('UPDATE tasks SET status = 1, attempt = 1 WHERE timer_id = ? AND run_at = ?', [id, NOW + 300_000]); // claimed
+    await h.db.query("UPDATE tasks SET status = 4, error = 'superseded by version 9' WHERE timer_id = ? AND run_at = ?", [id, NOW + 400_000]);
+    h.clock.set(NOW + 10_000);
+    const edit = await h.as().patch('/api/timer/v1/def', { id, app: 'alpha', version: 2, cron: '*/2 * * * * *' });
+    expect(edit.body.data).toMatchObject({ version: 3, changed: true });
+    const cut = NOW + 10_000 + 180_000;
+    const stored = await runAts(id);
+    // From now to the cut: every other second; after it only the claimed fire; before now, as it was.
+    expect(stored.filter((t) => t >= NOW + 10_000 && t < cut)).toEqual(expect.arrayContaining(seconds(NOW + 10_000, cut, 2_000)));
+    expect(stored.filter((t) => t >= cut)).toEqual([NOW + 300_000]);
+    expect(await nextFire(id)).toBe(cut);
+    expect((await indexed(id)).filter((t) => t >= cut)).toEqual([]);
   });
 });

@@ -315,20 +315,20 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
   });
 
   describe('enable / unable (seed 4.6.2, 4.6.3)', () => {
-    it('pre-creates the fires of the current and next two windows, once, however often it is enabled', async () => {
+    it('pre-creates the fires of the near future (TIMER_PRECREATE_SECONDS), once, however often it is enabled', async () => {
       h.clock.set(at('06-01T10:07:00Z'));
       const id = await create({ cron: '0 */10 * * * *' });
       const enable = () => h.as().post('/api/timer/v1/enable', { id, app: 'alpha' });
       const first = await enable();
       expect(first.status).toBe(200);
-      expect(first.body).toMatchObject({ code: 0, data: { changed: true, until: at('06-01T13:00:00Z') } });
-      // [10:07, 13:00): 10:10, 10:20, ... 12:50 = 17 fires.
-      const expected = Array.from({ length: 17 }, (_, i) => at('06-01T10:10:00Z') + i * 600_000);
+      expect(first.body).toMatchObject({ code: 0, data: { changed: true, until: at('06-01T13:07:00Z') } });
+      // [10:07, 13:07) (the harness's 3 hours): 10:10, 10:20, ... 13:00 = 18 fires.
+      const expected = Array.from({ length: 18 }, (_, i) => at('06-01T10:10:00Z') + i * 600_000);
       expect(await runAts(id)).toEqual(expected);
       expect((await indexOf(id)).map((e) => e.score)).toEqual(expected);
 
       expect((await enable()).body).toMatchObject({ code: 0, data: { changed: false } });
-      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: true, removedFires: 17 });
+      expect((await h.as().post('/api/timer/v1/unable', { id, app: 'alpha' })).body.data).toMatchObject({ changed: true, removedFires: 18 });
       expect((await h.as().get(`/api/timer/v1/def?id=${id}&app=alpha`)).body.data.status).toBe(1);
       // A disabled timer costs nothing: its fires not yet due are gone from MySQL and the index.
       expect(await runAts(id)).toEqual([]);
@@ -358,8 +358,8 @@ describe('api timers (real MariaDB, Redis, Pulsar)', () => {
       await h.as().post('/api/timer/v1/enable', { id, app: 'alpha' });
       const fires = await runAts(id);
       expect(fires.slice(0, 3)).toEqual(['12:59:45', '13:00:00', '13:00:15'].map((t) => at(`06-01T${t}Z`)));
-      expect(fires[fires.length - 1]).toBe(at('06-01T14:59:45Z'));
-      expect(fires.length).toBe(1 + 2 * 60 * 4); // 12:59:45, then two full hours at 4 per minute
+      expect(fires[fires.length - 1]).toBe(at('06-01T15:59:30Z'));
+      expect(fires.length).toBe(1 + 3 * 60 * 4 - 1); // 12:59:45, then three hours at 4 per minute up to 15:59:41.5
     });
 
     it('pre-creates a one-shot fire at its exact instant, and refuses to enable one whose time has passed', async () => {

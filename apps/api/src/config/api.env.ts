@@ -54,6 +54,13 @@ export class ApiEnv extends WindowEnv {
   @IsInt() @Min(1) @Max(10_000)
   TIMER_API_BATCH_MAX: number = 500;
 
+  /**
+   * How far ahead enable, edit and batch create write a timer's fires; the migrator's next tick writes
+   * the rest of its windows. Keep it well above TIMER_MIGRATOR_TICK_MS.
+   */
+  @IsInt() @Min(10) @Max(86_400)
+  TIMER_PRECREATE_SECONDS: number = 180;
+
   /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
   @IsString() @MinLength(1) @MaxLength(4096)
   TIMER_CONSOLE_DIR: string = 'dist/apps/console';
@@ -135,6 +142,10 @@ export class ApiConfig {
   }
   get backfillMaxFires(): number {
     return this.env.TIMER_BACKFILL_MAX_FIRES;
+  }
+  /** See TIMER_PRECREATE_SECONDS. */
+  get precreateMs(): number {
+    return this.env.TIMER_PRECREATE_SECONDS * 1000;
   }
   get batchMax(): number {
     return this.env.TIMER_API_BATCH_MAX;

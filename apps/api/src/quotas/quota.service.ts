@@ -37,8 +37,12 @@ export interface Candidate {
   writesFires: boolean;
   /** `autoSpread` with this `jitterMs`: over the capacity, its fires may be moved within the jitter instead of refused. */
   spread?: { jitterMs: number };
-  /** Its fire times in [now, end of the prepared windows) when the caller has them already (enable): not evaluated again. */
-  fires?: number[];
+  /**
+   * The fire times this request writes (enable: the near future, TIMER_PRECREATE_SECONDS), counted into
+   * this process's load; the migrator's rows count for the rest once the load is read again. Admission
+   * itself evaluates the schedule over the prepared windows, and only where a cheap bound does not decide.
+   */
+  written?: number[];
 }
 
 /** All apps' projected load as last read. */
@@ -128,10 +132,10 @@ export class QuotaService {
     const capacity = this.config.capacityFiresPerSec;
     if (quota.maxFiresPerMinute === 0 && capacity === 0) return c.spread ? 0 : null;
     const until = preparedWindows(now, this.config.windowMs).until;
-    let fires: number[] | undefined = c.fires;
+    let fires: number[] | undefined;
     const firesOf = () => (fires ??= fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
     if (quota.maxFiresPerMinute > 0) {
-      const few = c.fires ? (c.fires.length > FEW_FIRES ? undefined : c.fires) : fewFires(c.spec, now, until);
+      const few = fewFires(c.spec, now, until);
       if (few) {
         // A typical timer (hourly, daily, one-shot): only the minutes its fires land in can go over, so only
         // they are read (a scan of every pending fire of the app, under its lock, grew with the app).
@@ -153,7 +157,7 @@ export class QuotaService {
     const global = await this.globalPerSecond(now, until);
     const own = async () => (c.timerId === undefined ? new Map<number, number>() : this.quotas.pendingHistogram({ timerId: c.timerId, fromMs: now, toMs: until, bucketMs: 1_000 }, m));
     const offset = await this.admitSecond(global.perSecond, global.peak, c, firesOf, own, capacity);
-    if (c.writesFires) countAdmitted(global, firesOf(), offset ?? 0);
+    if (c.writesFires) countAdmitted(global, c.written ?? firesOf(), offset ?? 0);
     return offset;
   }
 
@@ -170,36 +174,49 @@ export class QuotaService {
     const capacity = this.config.capacityFiresPerSec;
     if ((quota.maxFiresPerMinute === 0 && capacity === 0) || cs.length === 0) return cs.map((c) => (c.spread ? 0 : null));
     const until = preparedWindows(now, this.config.windowMs).until;
-    const fires = cs.map((c) => c.fires ?? fireTimesBetween(c.spec, now, until, MAX_CANDIDATE_FIRES));
+    // A typical timer's few fires are evaluated at once; a frequent one's only when a bound does not decide.
+    const few = cs.map((c) => fewFires(c.spec, now, until));
+    const all: (number[] | undefined)[] = cs.map(() => undefined);
+    const firesOf = (i: number) => (all[i] ??= few[i] ?? fireTimesBetween(cs[i].spec, now, until, MAX_CANDIDATE_FIRES));
     if (quota.maxFiresPerMinute > 0) {
-      const added = histogramOf(fires.flat(), MINUTE_MS);
-      // Typical timers (few fires each): only the minutes they land in are read, as for one timer.
-      const few = fires.every((f) => f.length <= FEW_FIRES);
       const app = cs[0].app;
-      const existing = added.size === 0 ? new Map<number, number>() : await this.quotas.pendingHistogram({ app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, ...(few ? { buckets: [...added.keys()] } : {}) }, m);
-      const busiest = busiestWith(existing, added);
-      if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(app, quota.maxFiresPerMinute, busiest, `of the ${cs.length} timers of this batch`);
+      if (few.every((f) => f !== undefined)) {
+        // Typical timers: only the minutes they land in are read, as for one timer.
+        const added = histogramOf(few.flat() as number[], MINUTE_MS);
+        const existing = added.size === 0 ? new Map<number, number>() : await this.quotas.pendingHistogram({ app, fromMs: now, toMs: until, bucketMs: MINUTE_MS, buckets: [...added.keys()] }, m);
+        const busiest = busiestWith(existing, added);
+        if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(app, quota.maxFiresPerMinute, busiest, `of the ${cs.length} timers of this batch`);
+      } else {
+        const existing = await this.quotas.pendingHistogram({ app, fromMs: now, toMs: until, bucketMs: MINUTE_MS }, m);
+        const bound = cs.reduce((n, c, i) => n + (few[i] ? few[i]!.length : maxFiresPerMinuteBound(c.spec)), 0);
+        if ((peakOf(existing)?.fires ?? 0) + bound > quota.maxFiresPerMinute) {
+          const busiest = busiestWith(existing, histogramOf(cs.flatMap((_, i) => firesOf(i)), MINUTE_MS));
+          if (busiest && busiest.total > quota.maxFiresPerMinute) throw overMinuteQuota(app, quota.maxFiresPerMinute, busiest, `of the ${cs.length} timers of this batch`);
+        }
+      }
     }
     if (capacity === 0) return cs.map((c) => (c.spread ? 0 : null));
     const global = await this.globalPerSecond(now, until);
-    // The batch's fires, seen by the candidates after them; counted into the process's load (enables only)
-    // once every candidate passed: a refusal part-way must not leave the earlier items' fires counted for
-    // the load's reuse (GLOBAL_LOAD_TTL_MS), where they would refuse other requests for nothing.
+    // The batch's fires, seen by the candidates after them (those known without evaluating a frequent
+    // schedule: its few fires, or the ones the request writes); counted into the process's load (enables
+    // only) once every candidate passed: a refusal part-way must not leave the earlier items' fires counted
+    // for the load's reuse (GLOBAL_LOAD_TTL_MS), where they would refuse other requests for nothing.
+    const known = cs.map((c, i) => all[i] ?? few[i] ?? c.written ?? []);
     const batch = new Map<number, number>();
     let batchPeak = 0;
     const load: Loads = { get: (at) => (global.perSecond.get(at) ?? 0) + (batch.get(at) ?? 0) };
     const none = async () => new Map<number, number>();
     const offsets: (number | null)[] = [];
     for (const [i, c] of cs.entries()) {
-      const offset = await atItemAsync(i, () => this.admitSecond(load, global.peak + batchPeak, c, () => fires[i], none, capacity));
-      for (const [at, n] of histogramOf(fires[i], 1_000)) {
+      const offset = await atItemAsync(i, () => this.admitSecond(load, global.peak + batchPeak, c, () => firesOf(i), none, capacity));
+      for (const [at, n] of histogramOf(all[i] ?? known[i], 1_000)) {
         const v = (batch.get(at + (offset ?? 0)) ?? 0) + n;
         batch.set(at + (offset ?? 0), v);
         batchPeak = Math.max(batchPeak, v);
       }
       offsets.push(offset);
     }
-    cs.forEach((c, i) => c.writesFires && countAdmitted(global, fires[i], offsets[i] ?? 0));
+    cs.forEach((c, i) => c.writesFires && countAdmitted(global, c.written ?? firesOf(i), offsets[i] ?? 0));
     return offsets;
   }
 

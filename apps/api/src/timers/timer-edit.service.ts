@@ -39,9 +39,10 @@ interface Edit {
 /**
  * Edits of a timer's definition (PUT replaces it, PATCH changes the fields given) and its history.
  * One transaction under the timer's row lock: the version check, the checks of create, the new
- * definition and its version snapshot, and the fires regenerated (FireRegenerator): pending fires at
- * or after now that the new schedule does not have are recorded missed as superseded, its missing ones
- * are created through the prepared windows. Fires already claimed finish as they were claimed.
+ * definition and its version snapshot, and the fires regenerated (FireRegenerator): in the near future
+ * (TIMER_PRECREATE_SECONDS), pending fires that the new schedule does not have are recorded missed as
+ * superseded and its missing ones are created; later open fires are deleted, and the migrator writes
+ * the new schedule's from there. Fires already claimed finish as they were claimed.
  */
 @Injectable()
 export class TimerEditService {
@@ -96,8 +97,11 @@ export class TimerEditService {
         await this.versions.snapshot(e.ref.id, e.change, now, m);
         const version = locked.version + 1;
         if (scheduleChanged(stored, fields)) {
-          const until = preparedWindows(now, this.config.windowMs).until;
-          regenerated = await this.regenerator.regenerate({ ...locked, ...fields, version }, { fromMs: now, createUntilMs: until }, m);
+          // The near future regenerated, the rest dropped for the migrator; index entries up to one window
+          // past the prepared ones (a migrator whose clock runs ahead may have prepared it).
+          const until = now + this.config.precreateMs;
+          const indexUntilMs = preparedWindows(now, this.config.windowMs).until + this.config.windowMs;
+          regenerated = await this.regenerator.regenerate({ ...locked, ...fields, version }, { fromMs: now, toMs: until, createUntilMs: until, dropAfter: { indexUntilMs } }, m);
         }
         return { id, version, changed: true, superseded: regenerated?.superseded.length ?? 0, fires: regenerated?.written ?? 0 };
       });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { FireRef, fireId, MESSAGE_PROPERTIES, MINUTE_MS, preparedWindows } from '@timer/contracts';
+import { fireId, MESSAGE_PROPERTIES, MINUTE_MS, preparedWindows } from '@timer/contracts';
 import {
   AppRepository,
   DuplicateTimerNameError,
@@ -17,7 +17,7 @@ import {
   TimerVersionRepository,
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { FireWriter } from '@timer/runtime';
+import { FireWriter, WrittenFires } from '@timer/runtime';
 import { formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
@@ -48,8 +48,8 @@ export interface BatchCreateOutcome {
   replayed?: true;
 }
 
-/** Upper bound of fires one enable may pre-create (a 1-second cron over 3 x 24 h windows is 259,200). */
-const MAX_PRECREATE = 300_000;
+/** Upper bound of fires one enable may pre-create (a 1-second cron over the largest TIMER_PRECREATE_SECONDS is 86,400). */
+const MAX_PRECREATE = 100_000;
 
 /** Timers: create, read, list, enable/disable, delete, run now. Controllers only call this. */
 @Injectable()
@@ -141,8 +141,9 @@ export class TimersService {
    * the callback policy; a refusal names it, `timers[i]...`), quotas and admission over the batch
    * together (QuotaService.admitBatch), maxTimers counting the batch. Enabled, each timer is as after a
    * create and an enable: versions 1 (create) and 2 (enable), next_fire_at, its spread offset, the fire
-   * rows of the prepared windows and their slice index entries; fires due within seconds are published
-   * after the commit. Multi-row statements: the cost per timer is what batching is for.
+   * rows of the near future (TIMER_PRECREATE_SECONDS; the migrator writes the rest of the windows),
+   * indexed and, when due within seconds, published after the commit. Multi-row statements: the cost
+   * per timer is what batching is for.
    */
   async createBatch(p: Principal, dto: CreateTimerBatchDto, idempotencyKey?: string): Promise<BatchCreateOutcome> {
     assertAppAccess(p, dto.app);
@@ -167,7 +168,7 @@ export class TimersService {
     if (first) return first;
     const now = this.clock.now();
     const rules = this.rules(now);
-    const until = preparedWindows(now, this.config.windowMs).until;
+    const until = now + this.config.precreateMs;
     const resolved = fields.map((f, i) =>
       atItem(i, () => {
         const r = resolveSchedule(f, now);
@@ -184,10 +185,10 @@ export class TimersService {
       }),
     );
     if (isAdmin(p)) await this.ensureApp(app);
-    const candidates = resolved.map((r, i): Candidate => ({ app, spec: scheduleSpecOf(r), writesFires: enable, spread: spreadOf(r), ...(enable ? { fires: schedules[i].fires } : {}) }));
+    const candidates = resolved.map((r, i): Candidate => ({ app, spec: scheduleSpecOf(r), writesFires: enable, spread: spreadOf(r), ...(enable ? { written: schedules[i].fires } : {}) }));
     // A create's admission before the transaction, without the app's lock, as for one create; an enable's under it.
     const offsets = enable ? undefined : await this.quotas.admitBatch(undefined, await this.quotas.current(app), candidates, now);
-    let due: FireRef[] = [];
+    let written: WrittenFires | undefined;
     try {
       // READ COMMITTED: the versions' INSERT ... SELECT then reads the new rows without locking (under
       // REPEATABLE READ its shared next-key locks reached the rows a concurrent batch of the app was
@@ -217,13 +218,13 @@ export class TimersService {
             await this.timers.setSpreadOffsets(app, ids.flatMap((id, i) => (spread[i] !== rows[i].enabled?.spreadOffsetMs ? [{ id, spreadOffsetMs: spread[i] }] : [])), m);
             await this.versions.snapshotCreatedEnabled(ids, now, m);
           }
-          due = (await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((runAt) => ({ app, timerId: id, runAt }))), m)).due;
+          written = await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((runAt) => ({ app, timerId: id, runAt }))), m);
           out = ids.map((id, i) => ({ id: Number(id), version: 2, enabled: true, fires: schedules[i].fires.length }));
         }
         if (key) await this.idempotencyKeys.reserve(app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m, { timers: out });
         return out;
       });
-      await this.fires.publishDue(due);
+      if (written) await this.fires.afterCommit(written);
       return { timers };
     } catch (e) {
       const again = (e instanceof IdempotencyKeyTakenError || e instanceof DuplicateTimerNameError) && (await replayed());
@@ -252,16 +253,18 @@ export class TimersService {
   }
 
   /**
-   * Enables a timer and pre-creates its fires in [now, end of the prepared windows) (`preparedWindows`:
-   * the current window and the next two, seed 4.6.2 "next two step1"):
-   * task rows (INSERT IGNORE on the unique (timer_id, run_at)) and slice index entries, under the
-   * timer's row lock, in one transaction with the status change. Re-running it creates nothing twice.
+   * Enables a timer and pre-creates its fires of the near future, [now, now + TIMER_PRECREATE_SECONDS):
+   * task rows (INSERT IGNORE on the unique (timer_id, run_at)) under the timer's row lock, in one
+   * transaction with the status change, then their slice index entries; its next_fire_at is the first
+   * fire after them, from which the migrator's next tick writes the rest of the prepared windows (seed
+   * 4.6.2 "next two step1"), so an enable costs the same whatever the schedule's frequency. Re-running
+   * it creates nothing twice.
    */
   async enable(p: Principal, ref: TimerRef): Promise<EnableResult> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
-    const until = preparedWindows(now, this.config.windowMs).until;
-    let due: FireRef[] = [];
+    const until = now + this.config.precreateMs;
+    let written: WrittenFires | undefined;
     const result = await runInTransaction(this.dataSource, async (m): Promise<EnableResult> => {
       // Timer row before app row, as in every write that takes both; the app's (quotas) as late as can be:
       // it serialises the app's enables and edits, so it is held for the admission's read, the fire rows,
@@ -286,7 +289,7 @@ export class TimersService {
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
       const spread = spreadOf(locked);
       const fireTimes = fires.map((f) => f.runAt);
-      const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread, fires: fireTimes }, now);
+      const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread, written: fireTimes }, now);
       // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the
       // right one), admitted first as it goes into the row and its version. Without it, admission comes after them.
       const spreadOffsetMs = spread ? await admit() : null;
@@ -295,13 +298,11 @@ export class TimersService {
       await this.versions.snapshot(ref.id, 'enable', now, m);
       // Before the fire rows: the capacity check reads this timer's stored fires as ones it replaces.
       if (!spread) await admit();
-      // Inside the transaction: if Redis fails it rolls back and the client retries.
-      due = (await this.fires.write(fires, m)).due;
+      written = await this.fires.write(fires, m);
       return { changed: true, fires: fires.length, until, version: locked.version + 1 };
     });
-    // After the commit (a message must name a committed row): fires due within seconds, which the
-    // trigger's walk may already have passed.
-    await this.fires.publishDue(due);
+    // After the commit (an index entry or a message must name a committed row).
+    if (written) await this.fires.afterCommit(written);
     return result;
   }
 

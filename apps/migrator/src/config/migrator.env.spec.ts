@@ -6,7 +6,7 @@ import { MIGRATOR_VARIABLES, MigratorConfig, MigratorEnv } from './migrator.env'
 describe('MigratorEnv', () => {
   it('has documented defaults', () => {
     const c = new MigratorConfig(loadConfig(MigratorEnv, {}));
-    expect(c.env).toMatchObject({ TIMER_WINDOW_MINUTES: 60, TIMER_MIGRATOR_TICK_MS: 60_000, TIMER_MIGRATOR_PAGE_SIZE: 500, TIMER_MIGRATOR_LOCK_LEASE_MS: 60_000, TIMER_MIGRATOR_CATCHUP_MINUTES: 60 });
+    expect(c.env).toMatchObject({ TIMER_WINDOW_MINUTES: 60, TIMER_MIGRATOR_TICK_MS: 10_000, TIMER_MIGRATOR_PAGE_SIZE: 500, TIMER_MIGRATOR_LOCK_LEASE_MS: 60_000, TIMER_MIGRATOR_CATCHUP_MINUTES: 60 });
     expect(c.windowMs).toBe(3_600_000);
     expect(c.catchUpMs).toBe(3_600_000);
     expect(MIGRATOR_VARIABLES).toEqual(expect.arrayContaining(['TIMER_WINDOW_MINUTES', 'TIMER_MIGRATOR_TICK_MS', 'TIMER_MIGRATOR_PAGE_SIZE']));

@@ -292,8 +292,8 @@ describe('MigratorService (fakes, fixed clock)', () => {
     // The next window reads only the timers with a fire in it, by next fire: 5 (broken, never advanced), 1, 3, 2.
     expect(s.changed.calls[3]).toEqual({ ids: ['5', '1'], from: T0 + H, to: T0 + 2 * H });
     expect(s.changed.calls[4]).toEqual({ ids: ['3', '2'], from: T0 + H, to: T0 + 2 * H });
-    // The third window: the one-shot is done.
-    expect(s.changed.calls.slice(5).map((c) => c.ids)).toEqual([['5', '1'], ['2']]);
+    // The third window: the one-shot is done. Then the top-up finds only the broken timer behind.
+    expect(s.changed.calls.slice(5).map((c) => c.ids)).toEqual([['5', '1'], ['2'], ['5']]);
     // Each advanced to its first fire after the last window; the past one-shot has none left.
     expect(['1', '2', '3', '4', '5'].map((id) => s.timers.nextFireOf(id))).toEqual([T0 + 3 * H, T0 + 3 * H + 30 * 60_000, null, null, T0]);
   });
@@ -317,6 +317,23 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const outcomes = await later.tick();
     expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
     expect(s.tasks.rows.has(`1-${T0 + 3 * H}`)).toBe(true);
+  });
+
+  it('tops up a timer enabled after its windows completed (enable wrote the near future only), from its next fire, once', async () => {
+    const s = setup([timer('1', { cron: '0 * * * *' })], T0 + 10 * 60_000);
+    await s.service.tick();
+    // Enabled at T0 + 10 min with 3 minutes written: next_fire_at is where the enable stopped.
+    const late = timer('9', { cron: '0 * * * * *', updatedAt: new Date(T0 + 10 * 60_000), nextFireAt: T0 + 13 * 60_000 });
+    s.timers.timers.push(late);
+    expect(await s.service.tick()).toEqual([]); // every window completed already
+    const runAts = [...s.tasks.rows].filter((k) => k.startsWith('9-')).map((k) => Number(k.split('-')[1]));
+    expect(Math.min(...runAts)).toBe(T0 + 13 * 60_000);
+    expect(runAts.length).toBe(3 * 60 - 13); // every minute from there through the prepared windows
+    expect(s.timers.nextFireOf('9')).toBe(T0 + 3 * H);
+    expect(s.locks.held.size).toBe(0);
+    const before = s.tasks.rows.size;
+    await s.service.tick();
+    expect(s.tasks.rows.size).toBe(before);
   });
 
   it('does not create fires before a timer was enabled mid-window', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { MigrateRangeMessage } from '@timer/contracts';
+import { MigrateRangeMessage, preparedWindows } from '@timer/contracts';
 import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
 import { RedisLock } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/runtime';
@@ -88,7 +88,10 @@ export class MigratorService {
     this.stopping = true;
   }
 
-  /** One tick: every window not completed from the last completed one through the current + 2. */
+  /**
+   * One tick: every window not completed from the last completed one through the current + 2, then the
+   * top-up of the timers behind them ({@link topUp}).
+   */
   async tick(): Promise<WindowOutcome[]> {
     const now = this.clock.now();
     const { windowMs, catchUpMs } = this.config;
@@ -110,7 +113,57 @@ export class MigratorService {
       if (this.stopping) break;
       outcomes.push(await this.migrateWindow(w));
     }
+    if (!this.stopping) await this.topUp();
     return outcomes;
+  }
+
+  /**
+   * Writes the rest of the prepared windows for the timers behind them: enable, edit and batch create
+   * write only the near future (TIMER_PRECREATE_SECONDS) and leave the timer's next_fire_at there, also
+   * in windows already completed. One indexed read finds none in the steady state. Under the lock
+   * `migrate:topup`; returns what it wrote, or null when another replica holds it or it failed.
+   */
+  async topUp(): Promise<ExpandCounts | null> {
+    const prepared = preparedWindows(this.clock.now(), this.config.windowMs);
+    const window: Window = { start: prepared.from, end: prepared.until };
+    const started = Date.now();
+    try {
+      const counts = await this.underLease('migrate:topup', (checkpoint) => this.expand(window, checkpoint));
+      if (counts && counts.timers > 0) {
+        this.metrics.firesCreated.inc(counts.inserted);
+        this.logger.log(`top-up to ${new Date(window.end).toISOString()}: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`);
+      }
+      return counts;
+    } catch (e) {
+      if (!(e instanceof StoppingError)) this.logger.error(`top-up failed (retried next tick): ${e instanceof Error ? e.message : String(e)}`);
+      return null;
+    }
+  }
+
+  /**
+   * Runs `fn` under the lock `resource`, its lease extended every third of it while `fn` works;
+   * `checkpoint` throws once the lease is lost or the migrator stops. Null when the lock is held elsewhere.
+   */
+  private async underLease<T>(resource: string, fn: (checkpoint: () => void) => Promise<T>): Promise<T | null> {
+    const lock = await this.locks.tryAcquire({ resource, ttlMs: this.config.lockLeaseMs });
+    if (!lock) return null;
+    let lost = false;
+    // Extend the lease while working, so a slow page does not let another replica take the work.
+    const heartbeat = setInterval(() => {
+      void lock.extend(this.config.lockLeaseMs).then((ok) => {
+        if (!ok) lost = true;
+      });
+    }, Math.max(1000, Math.floor(this.config.lockLeaseMs / 3)));
+    heartbeat.unref();
+    try {
+      return await fn(() => {
+        if (lost) throw new LockLostError(`lost the lock ${resource}`);
+        if (this.stopping) throw new StoppingError('stopping');
+      });
+    } finally {
+      clearInterval(heartbeat);
+      await lock.release();
+    }
   }
 
   private async resolveUnknown(fromMs: number): Promise<void> {
@@ -121,35 +174,24 @@ export class MigratorService {
 
   /** Migrates one window under its lock; never throws. */
   async migrateWindow(window: Window): Promise<WindowOutcome> {
-    const lock = await this.locks.tryAcquire({ resource: `migrate:${window.start}`, ttlMs: this.config.lockLeaseMs });
-    if (!lock) return { window, status: 'busy' };
-    let lost = false;
-    // Extend the lease while working, so a slow page does not let another replica take the window.
-    const heartbeat = setInterval(() => {
-      void lock.extend(this.config.lockLeaseMs).then((ok) => {
-        if (!ok) lost = true;
-      });
-    }, Math.max(1000, Math.floor(this.config.lockLeaseMs / 3)));
-    heartbeat.unref();
     const started = Date.now();
     try {
-      // Re-check under the lock: another replica may have completed it since the tick listed it.
-      if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
-      const checkpoint = () => {
-        if (lost) throw new LockLostError(`lost the lock of window ${isoWindow(window)}`);
-        if (this.stopping) throw new StoppingError('stopping');
-      };
-      const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
-      const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
-      // The lease may have lapsed during the last page; completing is still right (the work is done).
-      await this.windows.markCompleted(window.start, window.end);
-      const ms = Date.now() - started;
-      this.metrics.windowsCompleted.inc();
-      this.metrics.firesCreated.inc(counts.inserted);
-      this.metrics.lastCompletedWindow.set(window.start / 1000);
-      this.metrics.windowDuration.observe(ms / 1000);
-      this.logger.log(`window ${isoWindow(window)} completed: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${ms} ms`);
-      return { window, status: 'completed', ...counts, ms };
+      const outcome = await this.underLease(`migrate:${window.start}`, async (checkpoint): Promise<WindowOutcome> => {
+        // Re-check under the lock: another replica may have completed it since the tick listed it.
+        if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
+        const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
+        const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
+        // The lease may have lapsed during the last page; completing is still right (the work is done).
+        await this.windows.markCompleted(window.start, window.end);
+        const ms = Date.now() - started;
+        this.metrics.windowsCompleted.inc();
+        this.metrics.firesCreated.inc(counts.inserted);
+        this.metrics.lastCompletedWindow.set(window.start / 1000);
+        this.metrics.windowDuration.observe(ms / 1000);
+        this.logger.log(`window ${isoWindow(window)} completed: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${ms} ms`);
+        return { window, status: 'completed', ...counts, ms };
+      });
+      return outcome ?? { window, status: 'busy' };
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       if (!(e instanceof StoppingError)) {
@@ -157,9 +199,6 @@ export class MigratorService {
         this.logger.error(`window ${isoWindow(window)} failed (retried next tick): ${e instanceof LockLostError ? error : e instanceof Error ? e.stack : error}`);
       }
       return { window, status: 'failed', error };
-    } finally {
-      clearInterval(heartbeat);
-      await lock.release();
     }
   }
 

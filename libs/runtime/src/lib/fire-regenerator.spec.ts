@@ -44,6 +44,17 @@ class FakeTasks implements StoredFires {
     }
     return n;
   }
+  async deleteOpenFrom(timerId: string, fromMs: number) {
+    let n = 0;
+    for (const [k, r] of this.rows) {
+      const [id, t] = [k.split('-')[0], Number(k.split('-')[1])];
+      const open = r.status === TaskStatus.Pending || (r.status === TaskStatus.Missed && (r.error ?? '').startsWith(SUPERSEDED_PREFIX));
+      if (id !== timerId || !open || t < fromMs) continue;
+      this.rows.delete(k);
+      n++;
+    }
+    return n;
+  }
   private update(timerId: string, runAts: number[], where: (r: { status: number; error: string | null }) => boolean, set: { status: TaskStatusValue; error: string | null }) {
     let n = 0;
     for (const t of runAts) {
@@ -68,6 +79,15 @@ class FakeIndex {
   async remove(fires: FireRef[]) {
     if (this.failRemove) throw new Error('redis down');
     for (const f of fires) this.members.delete(`${f.timerId}-${f.runAt}`);
+  }
+  async removeTimer(timerId: string, fromMs: number, toMs: number) {
+    if (this.failRemove) throw new Error('redis down');
+    let n = 0;
+    for (const m of [...this.members]) {
+      const [id, t] = [m.split('-')[0], Number(m.split('-')[1])];
+      if (id === timerId && t >= fromMs && t < toMs && this.members.delete(m)) n++;
+    }
+    return n;
   }
 }
 
@@ -158,6 +178,33 @@ describe('FireRegenerator', () => {
     expect(r.due.map((f) => f.runAt - NOW)).toEqual([0, 1000, 2000]);
     await s.regenerator.afterCommit(r);
     expect(s.published).toEqual([0, 1000, 2000].map((x) => `7-${NOW + x}`));
+  });
+
+  it("an edit's cut: the near future regenerated, later open fires deleted for the migrator, from where it reads the timer again", async () => {
+    const s = setup();
+    await s.prepare(10_000, NOW, NOW + 300_000); // every 10 s for 5 minutes, as stored before the edit
+    s.tasks.rows.set(`7-${NOW + 200_000}`, { status: TaskStatus.Running, error: null }); // claimed: finishes as claimed
+    s.tasks.rows.set(`7-${NOW + 250_000}`, { status: TaskStatus.Missed, error: 'superseded by version 2' }); // an earlier edit's
+    const cut = NOW + 60_000;
+    const r = await s.regenerator.regenerate(timer({ cron: '*/15 * * * * *', version: 3 }), { fromMs: NOW, toMs: cut, createUntilMs: cut, dropAfter: { indexUntilMs: NOW + 600_000 } }, M);
+    expect(pendingAt(s, NOW)).toEqual([0, 15, 30, 45].map((x) => NOW + x * 1000));
+    // After the cut: only the claimed fire's row is left (its message is on its way), and no index entry.
+    expect([...s.tasks.rows.keys()].filter((k) => Number(k.split('-')[1]) >= cut)).toEqual([`7-${NOW + 200_000}`]);
+    expect([...s.index.members].filter((m) => Number(m.split('-')[1]) >= cut)).toEqual([]);
+    expect(s.stored.nextFireAt.get('7')).toBe(cut);
+    // The new fires are indexed once the edit has committed, not before.
+    expect(s.index.members.has(`7-${NOW + 15_000}`)).toBe(false);
+    await s.regenerator.afterCommit(r);
+    expect(s.index.members.has(`7-${NOW + 15_000}`)).toBe(true);
+  });
+
+  it('an edit whose cut cannot reach the slice index fails (rolled back by its transaction) rather than leave entries without rows', async () => {
+    const s = setup();
+    await s.prepare(10_000, NOW, NOW + 120_000);
+    s.index.failRemove = true;
+    await expect(
+      s.regenerator.regenerate(timer({ cron: '*/15 * * * * *', version: 3 }), { fromMs: NOW, toMs: NOW + 60_000, createUntilMs: NOW + 60_000, dropAfter: { indexUntilMs: NOW + 600_000 } }, M),
+    ).rejects.toThrow('redis down');
   });
 
   it('survives a slice index that cannot remove the superseded fires (they are settled in MySQL)', async () => {

@@ -5,9 +5,9 @@ import { SliceIndex } from '@timer/redis';
 import { DataSource, EntityManager } from 'typeorm';
 import { FireWriter } from './fire-writer';
 
-export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'deletePendingAfter'>;
-export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'publishDue'>;
-export type FireIndexRemover = Pick<SliceIndex, 'remove'>;
+export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'deletePendingAfter' | 'deleteOpenFrom'>;
+export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'afterCommit'>;
+export type FireIndexRemover = Pick<SliceIndex, 'remove' | 'removeTimer'>;
 export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate' | 'setNextFireAt'>;
 export type Transactions = Pick<DataSource, 'transaction'>;
 
@@ -19,6 +19,12 @@ export interface RegenerateRange {
   toMs?: number;
   /** The new definition's fires are created up to here, and up to the last stored fire it replaced. */
   createUntilMs: number;
+  /**
+   * The edit's cut (with `toMs`): the open fires at or after `toMs` are deleted, their index entries
+   * removed up to `indexUntilMs`, and the timer's next fire set from `toMs`, so the migrator writes
+   * them from the new definition. An edit then costs the near future, not the whole of the windows.
+   */
+  dropAfter?: { indexUntilMs: number };
 }
 
 /** What {@link FireRegenerator.regenerate} did; hand it to {@link FireRegenerator.afterCommit}. */
@@ -29,6 +35,8 @@ export interface Regeneration {
   written: number;
   /** Of those, the ones due within NEAR_NOW_MS: published by afterCommit. */
   due: FireRef[];
+  /** Of those, the ones due later: indexed by afterCommit. */
+  unindexed: FireRef[];
   /** Pending fires deleted (a timer disabled while the migrator wrote them): afterCommit drops them from the index. */
   removed?: FireRef[];
 }
@@ -78,11 +86,22 @@ export class FireRegenerator {
 
     const live = timer.status === TimerStatus.Enabled && timer.deletedAt === null;
     const toWrite = live ? fires.filter((f) => byRunAt.get(f.runAt)?.superseded ?? true) : [];
-    const { due } = await this.writer.write(toWrite, manager);
+    const { due, unindexed } = await this.writer.write(toWrite, manager);
+    if (range.dropAfter && range.toMs !== undefined) await this.dropFrom(timer.id, range.toMs, range.dropAfter.indexUntilMs, manager);
     // Every fire of the definition before `until` exists now (the migrator reads the timer again from
     // its next one); a disabled timer's is set by its enable.
     if (live) await this.timers.setNextFireAt(timer.id, FireWriter.nextFireAt(timer, until), manager);
-    return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due };
+    return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due, unindexed };
+  }
+
+  /**
+   * Deletes the timer's open fires (pending, or superseded by an earlier edit) at or after `fromMs`
+   * and their index entries, before the commit: a Redis failure rolls the edit back, as it does a
+   * disable, since an index entry left without its row would be re-created by the executor's claim.
+   */
+  private async dropFrom(timerId: string, fromMs: number, indexUntilMs: number, manager: EntityManager): Promise<void> {
+    await this.tasks.deleteOpenFrom(timerId, fromMs, manager);
+    await this.index.removeTimer(timerId, fromMs, indexUntilMs);
   }
 
   /**
@@ -96,7 +115,7 @@ export class FireRegenerator {
         this.logger.warn(`${gone.length} superseded or removed fire(s) stay in the slice index until they expire (the executor records them missed): ${e.message}`);
       });
     }
-    await this.writer.publishDue(r.due);
+    await this.writer.afterCommit(r);
   }
 
   /**
@@ -132,6 +151,6 @@ export class FireRegenerator {
     const stored = await this.tasks.firesForUpdate(timer.id, fromMs, toMs, manager);
     const removed = stored.filter((s) => s.status === TaskStatus.Pending).map((s) => ({ timerId: timer.id, runAt: s.runAt }));
     if (removed.length > 0) await this.tasks.deletePendingAfter(timer.id, fromMs - 1, manager, toMs);
-    return { superseded: [], written: 0, due: [], removed };
+    return { superseded: [], written: 0, due: [], unindexed: [], removed };
   }
 }

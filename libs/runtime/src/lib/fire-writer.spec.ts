@@ -1,4 +1,5 @@
 import { FireRef, TaskMessage } from '@timer/contracts';
+import type { EntityManager } from 'typeorm';
 import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from './fire-writer';
 
 const NOW = 1_800_000_000_000;
@@ -21,7 +22,8 @@ function setup() {
   const indexed: FireRef[] = [];
   const index: FireIndexer = { add: async (f) => void indexed.push(...f) };
   const rows: FireRows = { insertIgnore: async (f) => f.length };
-  return { publisher, indexed, writer: new FireWriter(rows, index, publisher, { now: () => NOW }) };
+  const clock = { at: NOW, now: () => clock.at };
+  return { publisher, indexed, clock, writer: new FireWriter(rows, index, publisher, clock) };
 }
 
 const fires = (n: number, timer = (i: number) => `t${i}`): FireRef[] => Array.from({ length: n }, (_, i) => ({ timerId: timer(i), runAt: NOW - 60_000 + i }));
@@ -47,5 +49,34 @@ describe('FireWriter.publishDue', () => {
     publisher.failBatchWith = 't150';
     expect(await writer.publishDue(fires(250))).toBe(150);
     expect(indexed.map((f) => f.timerId)).toEqual(fires(250).slice(100, 200).map((f) => f.timerId));
+  });
+});
+
+describe('FireWriter.write in a transaction', () => {
+  const M = {} as EntityManager;
+  const task = (runAt: number) => ({ app: 'a', timerId: '7', runAt });
+
+  it('indexes nothing before the commit: an entry the walk could publish must name a committed row', async () => {
+    const { indexed, writer } = setup();
+    const w = await writer.write([task(NOW + 1_000), task(NOW + 30_000), task(NOW + 60_000)], M);
+    expect(indexed).toEqual([]);
+    expect(w.due.map((f) => f.runAt - NOW)).toEqual([1_000]);
+    expect(w.unindexed.map((f) => f.runAt - NOW)).toEqual([30_000, 60_000]);
+  });
+
+  it('after the commit indexes the later fires and publishes those that came due while it committed', async () => {
+    const { indexed, publisher, clock, writer } = setup();
+    const w = await writer.write([task(NOW + 1_000), task(NOW + 3_000), task(NOW + 60_000)], M);
+    clock.at = NOW + 1_500; // the commit took 1.5 s: the 3-s fire is now within NEAR_NOW_MS
+    await writer.afterCommit(w);
+    expect(indexed.map((f) => f.runAt - NOW)).toEqual([60_000]);
+    expect([...publisher.single.map((s) => s.task), ...publisher.batches.flat()].map((t) => t.runAt - NOW).sort((a, b) => a - b)).toEqual([1_000, 3_000]);
+  });
+
+  it('without a transaction indexes at once', async () => {
+    const { indexed, writer } = setup();
+    const w = await writer.write([task(NOW + 60_000)]);
+    expect(indexed.map((f) => f.runAt - NOW)).toEqual([60_000]);
+    expect(w.unindexed).toEqual([]);
   });
 });

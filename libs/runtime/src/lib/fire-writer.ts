@@ -11,11 +11,13 @@ export type FireRows = Pick<TaskRepository, 'insertIgnore'>;
 export type FireIndexer = Pick<SliceIndex, 'add'>;
 export type DueFirePublisher = Pick<TaskPublisher, 'publish' | 'publishBatch'>;
 
-/** What {@link FireWriter.write} did: rows inserted, and the fires already due (not indexed). */
+/** What {@link FireWriter.write} did: rows inserted, the fires already due, and those left to index. */
 export interface WrittenFires {
   inserted: number;
   /** Due within NEAR_NOW_MS: hand them to {@link FireWriter.publishDue} once the rows are committed. */
   due: FireRef[];
+  /** Written in a caller's transaction, due later: indexed by {@link FireWriter.afterCommit}. */
+  unindexed: FireRef[];
 }
 
 /** Task messages sent at once by {@link FireWriter.publishDue}. */
@@ -64,20 +66,40 @@ export class FireWriter {
   }
 
   /**
-   * Writes fires: rows (INSERT IGNORE, inside `manager`'s transaction when given), then the index
-   * entries of the fires due later than NEAR_NOW_MS. With a transaction, a Redis failure rolls the
-   * rows back; a commit that fails after the index write leaves index entries without rows, which
-   * the executor drops. The fires due sooner are returned for {@link publishDue}.
+   * Writes fires: rows (INSERT IGNORE), then the index entries of the fires due later than NEAR_NOW_MS.
+   * Inside `manager`'s transaction the index is left to {@link afterCommit}: an entry visible before
+   * its row is committed would be published, and its claim would wait on the uncommitted row or find
+   * none. The fires due sooner are returned for {@link publishDue}.
    */
   async write(fires: NewTask[], manager?: EntityManager): Promise<WrittenFires> {
-    if (fires.length === 0) return { inserted: 0, due: [] };
+    if (fires.length === 0) return { inserted: 0, due: [], unindexed: [] };
     const horizon = this.clock.now() + NEAR_NOW_MS;
     const inserted = await this.rows.insertIgnore(fires, manager);
     const later: FireRef[] = [];
     const due: FireRef[] = [];
     for (const f of fires) (f.runAt > horizon ? later : due).push({ timerId: f.timerId, runAt: f.runAt });
+    if (manager) return { inserted, due, unindexed: later };
     if (later.length > 0) await this.index.add(later);
-    return { inserted, due };
+    return { inserted, due, unindexed: [] };
+  }
+
+  /**
+   * Once the transaction that wrote `written` has committed: indexes its later fires and publishes its
+   * due ones, those that came within NEAR_NOW_MS while it committed included (the walk may have passed
+   * them). An index failure is only logged: the trigger's walk reads MySQL too (its reconcile), so the
+   * fires still go out. Never throws.
+   */
+  async afterCommit(written: Pick<WrittenFires, 'due' | 'unindexed'>, properties: Record<string, string> = {}): Promise<void> {
+    const horizon = this.clock.now() + NEAR_NOW_MS;
+    const due = [...written.due];
+    const later: FireRef[] = [];
+    for (const f of written.unindexed) (f.runAt > horizon ? later : due).push(f);
+    if (later.length > 0) {
+      await this.index.add(later).catch((e: Error) => {
+        this.logger.warn(`${later.length} fire(s) not indexed (the trigger's reconcile reads them from MySQL): ${e.message}`);
+      });
+    }
+    await this.publishDue(due, properties);
   }
 
   /**

@@ -115,6 +115,27 @@ export class TaskRepository {
   }
 
   /**
+   * Deletes the timer's open fires at or after `fromMs`: pending ones, and ones an earlier edit recorded
+   * superseded (never due yet; a later write of the same fire must not find them in its way). An edit
+   * leaves these to the migrator, which writes them again from the new definition. In chunks of
+   * {@link DELETE_CHUNK}; returns how many it deleted.
+   */
+  async deleteOpenFrom(timerId: string, fromMs: number, manager: EntityManager): Promise<number> {
+    if (!isId(timerId)) return 0;
+    checkEpochMs('fromMs', fromMs);
+    let total = 0;
+    for (;;) {
+      const result = await manager.query(
+        `DELETE FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at >= ? AND (status = ? OR (status = ? AND error LIKE ?)) ORDER BY run_at LIMIT ?`,
+        [timerId, fromMs, TaskStatus.Pending, TaskStatus.Missed, `${SUPERSEDED_PREFIX}%`, DELETE_CHUNK],
+      );
+      const deleted = affectedRows(result);
+      total += deleted;
+      if (deleted < DELETE_CHUNK) return total;
+    }
+  }
+
+  /**
    * The timer's fires with fromMs <= run_at < toMs (no upper bound without toMs), ascending, locked
    * FOR UPDATE until the transaction of `manager` ends. Under REPEATABLE READ (the InnoDB default)
    * the range scan on uk_timer_run_at also locks the gaps, so no fire of the timer can be inserted
