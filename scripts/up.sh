@@ -23,7 +23,11 @@ npm run -s build
 say "migrating the schema"
 node -r ./scripts/register-paths.js dist/apps/migrator/src/cli/migrate.js
 
-# The roles' young generation, as in the image (README, "Configuration").
+# Local defaults, unless this shell sets them: the admin token the README's quick start uses, and
+# callbacks to loopback (the quick start's receiver listens on 127.0.0.1).
+export TIMER_ADMIN_TOKEN="${TIMER_ADMIN_TOKEN:-local-admin-token-change-me}"
+export TIMER_CALLBACK_ALLOW_PRIVATE="${TIMER_CALLBACK_ALLOW_PRIVATE:-true}"
+# The roles' young generation, as in the image (docs/configuration.md, "Node").
 export NODE_OPTIONS="${NODE_OPTIONS:---max-semi-space-size=64}"
 for r in "${ROLES[@]}"; do
   pid=$RUN_DIR/$r.pid
@@ -49,4 +53,6 @@ echo
 say "timer service is up"
 printf '  %-10s %s\n' "API" "http://127.0.0.1:${PORT[api]}/api/timer/v1/def"
 for r in "${ROLES[@]}"; do printf '  %-10s http://127.0.0.1:%s/health   (log: %s)\n' "$r" "${PORT[$r]}" "$LOG_DIR/$r.log"; done
+printf '  %-10s %s\n' "console" "http://127.0.0.1:${PORT[api]}/console/"
+printf '  %-10s %s\n' "token" "TIMER_ADMIN_TOKEN=$TIMER_ADMIN_TOKEN (admin: acts on every app)"
 printf '  %-10s %s\n' "stop" "npm run down"

@@ -17,7 +17,7 @@
  * is quiet again. --preload-minutes minutes of finished fires are written first (not measured), so the
  * table is not empty. --reps repetitions on the same database, each on its own minutes; the
  * median per kind is reported, with the server's handler counters per fire (rows read and written).
- * Run it under the suite lock, alone on the server: every other client's work would count.
+ * Run it alone on the server: every other client's work would count.
  * Writes .local/results/db-<time>.json and .md and prints the tables.
  */
 import { DataSource } from 'typeorm';

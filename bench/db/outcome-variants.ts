@@ -33,7 +33,7 @@
  * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable), the pages the
  * clustered and secondary indexes gained (ANALYZE TABLE, information_schema.tables, outside the meter)
  * and the average bytes of the variable columns of its rows afterwards.
- * Run it under the suite lock, alone on the server.
+ * Run it alone on the server: every other client's work would count.
  */
 import { DataSource } from 'typeorm';
 import { ATTEMPT_ERROR_MAX, FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeRepository, NewTask, TASK_ATTEMPTS_KEPT, TaskRepository, TaskStatus } from '@timer/dal';

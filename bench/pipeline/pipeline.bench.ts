@@ -932,7 +932,7 @@ async function main(): Promise<void> {
     process.stderr.write(`errors:\n${errors.join('\n')}\n`);
     process.exitCode = 1;
   }
-  // A system's run that threw leaves its progress timer and clients behind: exit rather than hang under the suite lock.
+  // A system's run that threw leaves its progress timer and clients behind: exit rather than hang.
   process.exit();
 }
 

@@ -22,8 +22,8 @@
  * accounting endpoint's unsettled finished windows. Writes .local/results/chaos-<time>.json and .md,
  * prints the tables, and exits 1 when a fire was lost or stranded.
  *
- * It restarts MariaDB and the broker other checkouts may be using: on a shared machine run it under
- * the machine's suite lock (`flock /tmp/timer-suite.lock npm run chaos`).
+ * It restarts MariaDB and the broker, which every other client of them notices: run it while
+ * nothing else uses those servers.
  */
 import { cpus, loadavg } from 'node:os';
 import { Delivery, mapLimit, markdownTable, nextSecond, numericFlags, percentiles, Percentiles, pollUntil, Receiver, ROLES, shortId, sleep, sleepUntil, Stack, writeResults } from '../support';

@@ -21,7 +21,7 @@ export interface Fault {
 /**
  * Injects the faults of a chaos run into a Stack. The servers are shared: MariaDB and the broker
  * are restarted through deploy/local (as the operator would), which disturbs every client of them, so
- * a run must hold the machine's suite lock; Redis is wiped with FLUSHDB of the stack's own database
+ * a run must have those servers to itself; Redis is wiped with FLUSHDB of the stack's own database
  * only, and only while that database holds nothing but the stack's keys.
  */
 export class FaultInjector {

@@ -1,6 +1,6 @@
 import { Receiver, Stack, TaskRecord, metricBy, nextSecond, pollUntil, scrapeMetrics, sleepUntil } from '../support';
 
-// Adaptive per-destination delivery over the built roles (docs/pipeline.md, "Adaptive delivery"):
+// Adaptive per-destination delivery over the built roles (docs/behaviour.md, "Adaptive delivery"):
 // 1. an origin answering 503 with Retry-After: 10 gets no call for 10 s, while fires to it keep
 //    coming due; the fire that got the 503 and those due meanwhile are delivered after the 10 s, each
 //    deferred attempt recorded with its reason (retry_after), none sent early;

@@ -60,7 +60,7 @@ beforeAll(async () => {
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   const executablePath = chromiumPath();
   // Each assigned as it comes up and all awaited, so afterAll closes what started even when another failed
-  // (an open browser or receiver would keep Jest, and the suite lock, from exiting).
+  // (an open browser or receiver would keep Jest from exiting).
   const started = await Promise.allSettled([
     Receiver.start().then((r) => (receiver = r)),
     Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }).then((s) => (stack = s)),

@@ -1,6 +1,6 @@
 import { Receiver, Stack, mapLimit, metricBy, nextSecond, percentiles, pollUntil, scrapeMetrics, sleepUntil } from '../support';
 
-// Fair delivery over the built roles (issue 15, item 2; docs/pipeline.md, "Fair delivery"): one
+// Fair delivery over the built roles (issue 15, item 2; docs/behaviour.md, "Fair delivery"): one
 // executor with 20 slots; app A's 30 every-second timers call an endpoint that answers after 4 s, so A
 // alone would want ~120 slots; app B's 5 every-second timers call a fast one. Without the apps' shares
 // A's fires fill every slot and B's wait behind them for seconds (a slot frees every ~130 ms, for the

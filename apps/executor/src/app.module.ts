@@ -30,7 +30,7 @@ import { SettledFires } from './fire/settled-fires.service';
 import { TaskHandler } from './fire/task.handler';
 import { TimerCache } from './fire/timer-cache.service';
 
-/** The executor role: task messages -> claim -> callback -> recorded outcome (docs/pipeline.md). */
+/** The executor role: task messages -> claim -> callback -> recorded outcome (docs/architecture.md). */
 @Module({})
 export class AppModule {
   /**

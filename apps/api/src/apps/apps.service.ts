@@ -59,7 +59,7 @@ export class AppsService {
   }
 
   /**
-   * Pauses every timer of the app from now on (docs/pipeline.md, "Pause"): `apps.paused_at` and its
+   * Pauses every timer of the app from now on (docs/behaviour.md, "Pause"): `apps.paused_at` and its
    * Redis mirror, which the executors re-read every 500 ms, in one transaction under the app's row
    * lock (the mirror is written before the commit: a Redis failure rolls the pause back, 503).
    */

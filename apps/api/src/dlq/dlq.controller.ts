@@ -10,7 +10,7 @@ const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or
 const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
 const SELECTOR = { type: ErrorEnvelope, description: 'none or several of fireIds, timerId, all; or one of them invalid (code 40001, naming the field)' };
 
-/** An app's dead letters and its failure webhook (docs/pipeline.md, "Dead letters", "Failure notifications"). */
+/** An app's dead letters and its failure webhook (docs/behaviour.md, "Dead letters", "Failure notifications"). */
 @ApiTags('apps')
 @ApiAuth()
 @Controller('api/app/v1')

@@ -14,7 +14,7 @@ import { DeadLetterSelectionDto, DeadLetterView, FailureWebhookDto, PurgeView, R
 const PUBLISH_CHUNK = 50;
 
 /**
- * An app's dead letters (docs/pipeline.md, "Dead letters"): its failed fire rows in MySQL, listed,
+ * An app's dead letters (docs/behaviour.md, "Dead letters"): its failed fire rows in MySQL, listed,
  * replayed (reopened, then published like a run now; the executor's claim lets each through once)
  * and purged; and where its failure notifications go. Another app's token: 403, as every app route.
  */

@@ -18,7 +18,7 @@ export interface CoveredFire {
 }
 
 /**
- * Maintenance windows of an app (docs/pipeline.md, "Maintenance windows"): stored in MySQL, mirrored
+ * Maintenance windows of an app (docs/behaviour.md, "Maintenance windows"): stored in MySQL, mirrored
  * per app into Redis (`MaintenanceWindows`) inside the same transaction, so a failed mirror write
  * changes nothing; the executors read the mirror every second and skip or defer covered fires.
  */

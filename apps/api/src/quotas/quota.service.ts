@@ -62,7 +62,7 @@ export const GLOBAL_LOAD_TTL_MS = 5_000;
 const MAX_CANDIDATE_FIRES = 300_000;
 
 /**
- * Per-app quotas and admission by projected load (docs/design.md, "Quotas and admission"). A write
+ * Per-app quotas and admission by projected load (docs/behaviour.md, "Quotas and admission"). A write
  * that adds fires (edit, enable) calls {@link lock} in its transaction (the app's row lock serialises
  * the app's writes of fires, so two concurrent enables cannot both take the last place of a minute),
  * then {@link admit} with the definition. A create writes no fire: it calls {@link admit} before its

@@ -4,7 +4,7 @@ export const HAND_BACK_MAX_MS = 600_000;
 export const APP_ACTIVE_LINGER_MS = 5_000;
 
 /**
- * The executor's handlers shared among apps (docs/pipeline.md, "Fair delivery"). A handler holds a
+ * The executor's handlers shared among apps (docs/behaviour.md, "Fair delivery"). A handler holds a
  * task message from its admission to its recorded outcome (the wait for run_at and the callback
  * included), so an app with slow callbacks holds many. Each app may hold at most its share:
  * `handlers / apps active` (an app is active while it holds fires or held one within

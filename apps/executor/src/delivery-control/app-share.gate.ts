@@ -30,7 +30,7 @@ export function shareDeferralMs(n: number, random: () => number = Math.random): 
 }
 
 /**
- * Fair delivery's door (docs/pipeline.md, "Fair delivery"): a task message takes one of its app's
+ * Fair delivery's door (docs/behaviour.md, "Fair delivery"): a task message takes one of its app's
  * share of the handlers before it is admitted and gives it back once its outcome is written. Over the
  * share, it is handed back to the broker before the claim (no write, no attempt used), to come back
  * later on the retries topic with `x-timer-deferrals` counting the hand-backs; the misfire policy still

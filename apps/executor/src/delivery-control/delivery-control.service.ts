@@ -36,7 +36,7 @@ export type OriginGate =
 const ALWAYS: OriginGate = { go: true, waitedMs: 0, done: () => 0, cancel: () => undefined };
 
 /**
- * Per-process delivery control (docs/pipeline.md, "Adaptive delivery" and "Fair delivery"): for each
+ * Per-process delivery control (docs/behaviour.md, "Adaptive delivery" and "Fair delivery"): for each
  * callback origin (scheme://host:port) a concurrency limit, a circuit breaker and the receiver's
  * Retry-After; and the share of the handlers each app may hold. State is this process's own: with N
  * executors an origin sees up to N times the limit, and each executor sends its own probe.

@@ -8,7 +8,7 @@ export interface DeadlineRules {
 
 /**
  * The latest instant a fire the origin's state keeps refusing (origin busy, circuit open, Retry-After)
- * may still be sent (docs/pipeline.md, "Adaptive delivery"). A refusal uses no attempt, so attempts
+ * may still be sent (docs/behaviour.md, "Adaptive delivery"). A refusal uses no attempt, so attempts
  * cannot bound it; time does: its run_at, plus the longest its earlier attempts could have taken
  * (each retry's longest backoff and a callback timeout), plus its catch-up window (the timer's
  * `catchupWindowMs`, else TIMER_MISFIRE_WINDOW_MS) as the slack for every refusal of the fire together.

@@ -35,7 +35,7 @@ export class AttemptOutcomes {
   /**
    * The callback's result: succeeded; failed with attempts left (retry, not before `notBefore`: the
    * origin's Retry-After or open circuit); or failed for good (dead letter). `sent` false: the origin's
-   * state refused the call (docs/pipeline.md, "Adaptive delivery"): see {@link notSent}.
+   * state refused the call (docs/behaviour.md, "Adaptive delivery"): see {@link notSent}.
    */
   async called(claimed: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = claimed.msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
     const { msg, token } = claimed;

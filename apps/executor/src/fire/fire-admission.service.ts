@@ -24,7 +24,7 @@ export const EARLY_REPUBLISH_LEAD_MS = 1_000;
 export type Admission = { admitted: true; attempt: ClaimedAttempt } | { admitted: false; result: FireResult };
 
 /**
- * The first half of a task message (docs/pipeline.md, "executor"): a replay reopened, a message far
+ * The first half of a task message (docs/architecture.md, "executor"): a replay reopened, a message far
  * ahead of run_at handed back to the broker, a duplicate of a settled fire dropped, then the claim
  * (the duplicate fence); a fire held by a live claim is rechecked after its lease.
  */
@@ -88,7 +88,7 @@ export class FireAdmission {
   }
 
   /**
-   * When a first attempt is due: run_at plus its timer's jitter or spread offset (docs/pipeline.md, "Fire policies"). Only
+   * When a first attempt is due: run_at plus its timer's jitter or spread offset (docs/behaviour.md, "Fire policies"). Only
    * a timer with `jitterMs` can be due later than run_at; its definition is usually cached (prefetched).
    */
   private dueAt(msg: TaskMessage, onDemand: boolean): number | undefined {
@@ -105,7 +105,7 @@ export class FireAdmission {
 
   /**
    * A fire in its app's pause is acked without a callback and without a write: its row stays pending
-   * until the reconciler or the resume records it missed (`paused`), in bulk (docs/pipeline.md, "Pause").
+   * until the reconciler or the resume records it missed (`paused`), in bulk (docs/behaviour.md, "Pause").
    * One further ahead than a resume could still reach goes back to the broker until just before its time.
    */
   private async paused(msg: TaskMessage): Promise<FireResult | null> {

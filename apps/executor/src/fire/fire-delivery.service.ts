@@ -26,7 +26,7 @@ const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELE
 export const EARLY_CALL_MARK_MS = 250;
 
 /**
- * The second half of a task message (docs/pipeline.md, "executor"): one claimed attempt waits for
+ * The second half of a task message (docs/behaviour.md, "executor"): one claimed attempt waits for
  * run_at, is checked against its timer's definition (missing, deleted, disabled) and the misfire
  * policy, is called back with the definition it was claimed with, and ends in its recorded outcome.
  */
@@ -58,7 +58,7 @@ export class FireDelivery {
     // The definition as the attempt was claimed: an edit that lands while it waits for run_at does not
     // change what this attempt calls (it finishes under the definition it was claimed with).
     const claimed = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
-    // The jittered target (docs/pipeline.md, "Fire policies"): the fire waits for it and is judged against it.
+    // The jittered target (docs/behaviour.md, "Fire policies"): the fire waits for it and is judged against it.
     const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
     // The call mark's Redis round trip (see below) is taken during the short wait for the fire's time

@@ -19,7 +19,7 @@ interface Worked {
 }
 
 /**
- * One task message, start to finish (docs/pipeline.md, "executor"): parsed, admitted (early deferral,
+ * One task message, start to finish (docs/behaviour.md, "executor"): parsed, admitted (early deferral,
  * settled duplicates, the claim: {@link FireAdmission}), then delivered (definition, misfire, callback,
  * recorded outcome, retry or dead letter: {@link FireDelivery}). Resolves once the outcome is durable,
  * so the transport's ack follows invariant 4; throws (the message is nacked) when it is not.

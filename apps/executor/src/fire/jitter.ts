@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import { TimerEntity } from '@timer/dal';
 
 /**
- * The delay of a fire under `jitterMs` (docs/pipeline.md, "Fire policies"): in [0, jitterMs), taken from
+ * The delay of a fire under `jitterMs` (docs/behaviour.md, "Fire policies"): in [0, jitterMs), taken from
  * the SHA-256 of the fire id, so every attempt, redelivery and executor computes the same one.
  */
 export function jitterOf(fireId: string, jitterMs: number): number {

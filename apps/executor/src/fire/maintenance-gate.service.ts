@@ -6,7 +6,7 @@ import { ClaimedAttempt, FireResult } from './fire.types';
 import { MaintenanceWatch } from './maintenance-watch.service';
 
 /**
- * Maintenance windows at delivery (docs/pipeline.md, "Maintenance windows"): a scheduled first attempt
+ * Maintenance windows at delivery (docs/behaviour.md, "Maintenance windows"): a scheduled first attempt
  * whose run_at falls in a window covering its timer is recorded missed, `skipped: maintenance` or
  * `deferred: maintenance`; a deferred one leaves one pending fire of the timer at the window's end
  * (the unique (timer_id, run_at) row coalesces every deferred fire of the window into it).

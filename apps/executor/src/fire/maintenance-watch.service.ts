@@ -4,7 +4,7 @@ import { MAINTENANCE_REFRESH_MS, MaintenanceWindows } from '@timer/redis';
 import { coveringWindow, MaintenanceWindow, WindowHit, windowLasts } from '@timer/schedule';
 
 /**
- * The maintenance windows as this executor knows them (docs/pipeline.md, "Maintenance windows"):
+ * The maintenance windows as this executor knows them (docs/behaviour.md, "Maintenance windows"):
  * re-read from Redis ({@link MaintenanceWindows}) every {@link MAINTENANCE_REFRESH_MS}. When Redis
  * cannot be read the last known windows stay in force.
  */

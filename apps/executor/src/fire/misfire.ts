@@ -4,7 +4,7 @@ export const SKIP_TOLERANCE_MS = 5_000;
 export type MisfireDecision = { deliver: true } | { deliver: false; reason: string };
 
 /**
- * The misfire policy (docs/pipeline.md): `fire_late` (default, also for an unknown value) delivers a
+ * The misfire policy (docs/architecture.md): `fire_late` (default, also for an unknown value) delivers a
  * fire that is at most `windowMs` late; `skip` delivers it when at most 5 s late. Anything later is
  * recorded missed with the reason `late by <ms>`, never dropped silently.
  */
@@ -14,7 +14,7 @@ export function misfireDecision(policy: string, latenessMs: number, windowMs: nu
   return { deliver: false, reason: `late by ${Math.round(latenessMs)} ms` };
 }
 
-/** The catch-up fields of a timer (docs/pipeline.md, "Fire policies"). */
+/** The catch-up fields of a timer (docs/behaviour.md, "Fire policies"). */
 export interface CatchupRules {
   misfirePolicy: string;
   catchupPolicy: string | null;

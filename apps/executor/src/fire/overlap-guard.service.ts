@@ -16,7 +16,7 @@ const WAIT_TTL_MS = 5_000;
 export type OverlapVerdict = { go: true } | { go: false; holder: string };
 
 /**
- * The overlap policies (docs/pipeline.md, "Fire policies"): before its callback a first attempt of a
+ * The overlap policies (docs/behaviour.md, "Fire policies"): before its callback a first attempt of a
  * timer with `skip` or `buffer_one` takes the timer's in-flight marker in Redis ({@link InFlightFires}),
  * shared by every executor; it keeps it through its retries and gives it back when it settles. A fire
  * that finds another in flight is skipped, or under `buffer_one` waits in the one waiting place

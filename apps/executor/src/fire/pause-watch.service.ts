@@ -10,7 +10,7 @@ const ENDED_PAUSE_KEPT_MS = 5 * 60_000;
 export type PauseVerdict = 'deliver' | 'skip' | 'later';
 
 /**
- * The paused apps as this executor knows them (docs/pipeline.md, "Pause"): re-read from Redis
+ * The paused apps as this executor knows them (docs/behaviour.md, "Pause"): re-read from Redis
  * ({@link PausedApps}) every {@link PAUSED_APPS_REFRESH_MS}. When Redis cannot be read the last known
  * set stays in force: a fire skipped by mistake stays pending and the reconciler re-publishes it, a
  * fire delivered by mistake was due anyway.

@@ -20,7 +20,7 @@ export interface SweepResult {
 }
 
 /**
- * Marks finished timers completed (status 3; docs/pipeline.md, "Completion"): an enabled timer whose
+ * Marks finished timers completed (status 3; docs/behaviour.md, "Completion"): an enabled timer whose
  * final fire instant (`final_at`: a one-shot's runAt, the earlier of endAt and the maxFires-th fire)
  * has passed and that has no open fire left (pending, running, waiting for a retry) becomes completed,
  * with a version of change 'complete'. Completed timers are not expanded by the migrator (it pages

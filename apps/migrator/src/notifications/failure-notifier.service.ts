@@ -43,7 +43,7 @@ interface Waiting extends DeadLetterMessage {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Failure notifications (docs/pipeline.md, "Failure notifications"): each dead letter consumed from
+ * Failure notifications (docs/behaviour.md, "Failure notifications"): each dead letter consumed from
  * `timer-tasks-dlq` and each missed fire from `timer-fires-missed` (subscription `failure-notifier`)
  * is POSTed to its timer's failure webhook, else its app's, up to
  * 100 in one signed POST gathered within `flushMs`, at most one POST per app at a time and

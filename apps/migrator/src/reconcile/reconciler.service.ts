@@ -63,7 +63,7 @@ export type PassResult = { ran: false } | { ran: true; overdue: number; rescued:
  * covers what the slice walk cannot see: fires inserted into minutes already walked, minutes past the
  * scheduler's lookback, lost Redis state, a lost retry message.
  *
- * Paused apps (docs/pipeline.md, "Pause"): each pass first makes the Redis mirror of the pauses match
+ * Paused apps (docs/behaviour.md, "Pause"): each pass first makes the Redis mirror of the pauses match
  * MySQL, then records the pending fires of each pause's interval missed (`paused`), up to
  * {@link PAUSE_SETTLE_LAG_MS} ago, one bounded statement per pause; those fires are never re-published.
  */

@@ -24,7 +24,7 @@ export interface TickResult {
 
 /**
  * Offers every not-done slice of the lookback to the triggers, at most once per lease (see
- * docs/pipeline.md, "scheduler"): per tick, one pipelined round trip reads every done marker, then
+ * docs/architecture.md, "scheduler"): per tick, one pipelined round trip reads every done marker, then
  * each open slice's lock is tried (SET NX PX) and the winner publishes `SliceMessage` keyed
  * `<minute>:<bucket>`. Replicas run side by side: the lock lets one of them offer a slice.
  */

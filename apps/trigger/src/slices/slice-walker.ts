@@ -48,7 +48,7 @@ export interface SliceWalkerOptions {
   leaseMs: number;
   /**
    * Most fires per task message (default 1: one message per fire). A step's fires go out in messages of
-   * up to this many: the broker and both WebSocket clients pay per message (docs/pipeline.md, "trigger").
+   * up to this many: the broker and both WebSocket clients pay per message (docs/architecture.md, "trigger").
    */
   batchMax?: number;
   /**
@@ -80,7 +80,7 @@ interface Fire extends FireRef {
 
 /**
  * Walks one slice (minute, bucket): publishes one task message per fire, step by step, each step
- * `leadMs` before it starts, and keeps the cursor so a redelivered slice resumes (docs/pipeline.md,
+ * `leadMs` before it starts, and keeps the cursor so a redelivered slice resumes (docs/architecture.md,
  * "trigger"). Stateless between slices; one instance serves every slice of the process.
  */
 export class SliceWalker {

@@ -1,5 +1,5 @@
 /**
- * The body of a failure webhook POST (docs/pipeline.md, "Failure notifications"): one entry per
+ * The body of a failure webhook POST (docs/behaviour.md, "Failure notifications"): one entry per
  * dead-lettered fire or notified missed fire ({@link MISSED_REASONS_NOTIFIED}), up to {@link FAILURE_NOTIFICATIONS_PER_POST} per POST, signed like callbacks
  * (`X-Timer-Signature` over the body with the app's signing secret). Field names are public contract.
  */

@@ -1,6 +1,6 @@
 /**
  * Topic and subscription names, local to the configured tenant/namespace (TIMER_PULSAR_TENANT /
- * TIMER_PULSAR_NAMESPACE). docs/topics.md documents each: producer, consumer, schema, backlog meaning.
+ * TIMER_PULSAR_NAMESPACE). docs/architecture.md ("Topics") documents each: producer, consumer, schema, backlog meaning.
  */
 export const TOPICS = {
   /** scheduler -> trigger: one message per (minute, bucket) slice to walk. */

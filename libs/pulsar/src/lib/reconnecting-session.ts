@@ -67,7 +67,7 @@ export class ReconnectingSession {
   }
 
   /**
-   * Opens the first session. Transient failures are retried with backoff for up to
+   * Opens the initial session. Transient failures are retried with backoff for up to
    * `operationTimeoutMs`; a 4xx refusal rejects at once. On rejection the session is closed.
    */
   start(): Promise<void> {

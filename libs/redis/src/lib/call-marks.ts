@@ -38,7 +38,7 @@ interface CallMarkCommands {
 }
 
 /**
- * Which claims of an executor process have started their callback (docs/pipeline.md, "Duplicates on
+ * Which claims of an executor process have started their callback (docs/architecture.md, "Duplicates on
  * an executor death"). One bitmap per process and chunk of {@link CALL_MARKS_CHUNK} claim sequence
  * numbers, `<prefix>executor-calls:<processId>:<chunk>`: the process opens a chunk before it hands out
  * any of its claims, sets a claim's "called" bit before its call goes out, and a taker-over of a dead

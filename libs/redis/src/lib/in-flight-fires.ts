@@ -30,7 +30,7 @@ const DELETE_IF = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.ca
 const HOLD = `local cur = redis.call('GET', KEYS[1]) if (not cur) or cur == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end return 0`;
 
 /**
- * Which fire of a timer is in flight, for the overlap policies (docs/pipeline.md, "Fire policies"):
+ * Which fire of a timer is in flight, for the overlap policies (docs/behaviour.md, "Fire policies"):
  * `<prefix>in-flight:<timerId>` names the fire being delivered (from its callback until it settles,
  * retries included) and `<prefix>in-flight-next:<timerId>` the one fire waiting for it (buffer_one).
  * Both expire (the holder's lease, a waiter's short TTL), so a dead executor's marker clears itself;

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { bigintNumber } from './transformers';
 
-/** An app's failure webhook: POSTed a signed batch of notifications (docs/pipeline.md, "Failure notifications"). */
+/** An app's failure webhook: POSTed a signed batch of notifications (docs/behaviour.md, "Failure notifications"). */
 export interface FailureWebhook {
   url: string;
   headers?: Record<string, string | string[]>;
@@ -29,7 +29,7 @@ export class AppEntity {
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
 
-  /** Quotas (docs/design.md, "Quotas and admission"); null = the configured default (TIMER_QUOTA_*). */
+  /** Quotas (docs/behaviour.md, "Quotas and admission"); null = the configured default (TIMER_QUOTA_*). */
   @Column({ name: 'max_timers', type: 'int', nullable: true })
   maxTimers!: number | null;
 

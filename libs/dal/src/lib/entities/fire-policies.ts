@@ -1,5 +1,5 @@
 /**
- * The fire policies of a timer (docs/pipeline.md, "Fire policies"): stored in `timers` and
+ * The fire policies of a timer (docs/behaviour.md, "Fire policies"): stored in `timers` and
  * `timer_versions`, validated by the api, applied by the executor. The values are public contract.
  */
 

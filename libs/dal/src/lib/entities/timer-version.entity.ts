@@ -82,7 +82,7 @@ export class TimerVersionEntity {
   @Column({ name: 'misfire_policy', type: 'varchar', length: 32 })
   misfirePolicy!: string;
 
-  /** `allow` (default), `skip` or `buffer_one` (docs/pipeline.md, "Fire policies"). */
+  /** `allow` (default), `skip` or `buffer_one` (docs/behaviour.md, "Fire policies"). */
   @Column({ name: 'overlap_policy', type: 'varchar', length: 16 })
   overlapPolicy!: string;
 

@@ -105,7 +105,7 @@ export class TimerEntity {
   @Column({ name: 'misfire_policy', type: 'varchar', length: 32, default: 'fire_late' })
   misfirePolicy!: string;
 
-  /** `allow` (default), `skip` or `buffer_one` (docs/pipeline.md, "Fire policies"). */
+  /** `allow` (default), `skip` or `buffer_one` (docs/behaviour.md, "Fire policies"). */
   @Column({ name: 'overlap_policy', type: 'varchar', length: 16, default: 'allow' })
   overlapPolicy!: string;
 

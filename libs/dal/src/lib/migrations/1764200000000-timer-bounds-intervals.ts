@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Bounds, intervals and completion (docs/pipeline.md, "Completion"), on `timers` and, for the history,
+ * Bounds, intervals and completion (docs/behaviour.md, "Completion"), on `timers` and, for the history,
  * `timer_versions`:
  * - `every_ms`: an interval schedule (fires at start_at + k * every_ms), the third kind beside cron and run_at;
  * - `start_at`, `end_at` (epoch ms, inclusive bounds) and `max_fires`, as given;

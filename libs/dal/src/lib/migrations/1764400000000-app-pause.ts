@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * App-wide pause (docs/pipeline.md, "Pause"): `apps.paused_at` is the start of the app's latest pause
+ * App-wide pause (docs/behaviour.md, "Pause"): `apps.paused_at` is the start of the app's latest pause
  * and `apps.resumed_at` its end (NULL while it lasts), both epoch ms. Fires of the app with run_at in
  * [paused_at, resumed_at) are recorded missed with the reason `paused` instead of being delivered.
  * Nullable columns without a default: an instant ALTER (metadata only) on InnoDB.

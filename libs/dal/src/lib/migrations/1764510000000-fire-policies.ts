@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Fire policies (docs/pipeline.md, "Fire policies"), on `timers` and, for the history, `timer_versions`:
+ * Fire policies (docs/behaviour.md, "Fire policies"), on `timers` and, for the history, `timer_versions`:
  * - `overlap_policy`: `allow` (today's behaviour), `skip` or `buffer_one`;
  * - `catchup_policy`: `all`, `latest` or `none`; NULL = the timer's `misfire_policy` decides (as before);
  * - `catchup_window_ms`: how late a fire may still be delivered; NULL = TIMER_MISFIRE_WINDOW_MS;

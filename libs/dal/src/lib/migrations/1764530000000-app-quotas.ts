@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Per-app quotas (docs/design.md, "Quotas and admission"): `apps.max_timers`, `max_fires_per_minute`
+ * Per-app quotas (docs/behaviour.md, "Quotas and admission"): `apps.max_timers`, `max_fires_per_minute`
  * and `min_interval_ms`, each NULL for the configured default (TIMER_QUOTA_*). Nullable columns
  * without a default: an instant ALTER (metadata only) on InnoDB.
  */

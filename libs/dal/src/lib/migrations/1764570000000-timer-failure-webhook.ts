@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A timer's own failure webhook (docs/pipeline.md, "Failure notifications"): `failure_webhook`
+ * A timer's own failure webhook (docs/behaviour.md, "Failure notifications"): `failure_webhook`
  * `{url, headers?}` on `timers` and, for the history, `timer_versions`; NULL = the app's
  * (`apps.failure_webhook`). A nullable column without a default is an instant ALTER on InnoDB.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Dead letters through the API and failure notifications (docs/pipeline.md, "Dead letters"):
+ * Dead letters through the API and failure notifications (docs/behaviour.md, "Dead letters"):
  * - `tasks.dlq_purged_at`: when the app purged the fire's dead letter (epoch ms); the failed record stays.
  * - `tasks.dead_letter_at`: a virtual column, the run_at of a failed fire not purged, else NULL, indexed
  *   with the app: an app's dead letters newest first without scanning its delivered fires. A fire's

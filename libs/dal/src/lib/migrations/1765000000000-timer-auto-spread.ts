@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `autoSpread` (docs/pipeline.md, "Fire policies"; apps/api/README.md, "Quotas and admission"), on
+ * `autoSpread` (docs/behaviour.md, "Fire policies"; apps/api/README.md, "Quotas and admission"), on
  * `timers` and, for the history, `timer_versions`:
  * - `auto_spread`: admission may move the timer's fires within its `jitter_ms` instead of refusing it;
  * - `spread_offset_ms`: the delay admission chose for every fire of the timer (a whole number of

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `timers.next_fire_at` (docs/pipeline.md, "migrator"): every fire of the timer before this instant
+ * `timers.next_fire_at` (docs/architecture.md, "migrator"): every fire of the timer before this instant
  * exists; the migrator expands a window from the timers with `0 < next_fire_at < windowEnd` only
  * (`idx_status_next_fire`), so its cost follows the fires of the window, not the timers. NULL: the
  * schedule has no fire left. 0: not known yet (rows that existed before this migration, rows inserted

@@ -48,7 +48,7 @@ interface LetterRow {
 }
 
 /**
- * An app's dead letters in MySQL (docs/pipeline.md, "Dead letters"): the failed, unpurged fire rows,
+ * An app's dead letters in MySQL (docs/behaviour.md, "Dead letters"): the failed, unpurged fire rows,
  * read through `idx_app_dead_letter (app, dead_letter_at)`; replay reopens them, purge marks them. Also
  * the apps' failure webhooks.
  */

@@ -28,7 +28,7 @@ export interface WindowAccount {
 type Row = Record<string, string | number | null>;
 const n = (v: string | number | null | undefined): number => Number(v ?? 0);
 
-/** The `error` of a fire that fell in its app's pause (docs/pipeline.md, "Pause"). */
+/** The `error` of a fire that fell in its app's pause (docs/behaviour.md, "Pause"). */
 export const PAUSED_REASON = 'paused';
 
 /**

@@ -61,7 +61,7 @@ export interface TimerFields {
   maxAttempts: number;
   backoffMs: number;
   misfirePolicy: string;
-  /** Fire policies (docs/pipeline.md, "Fire policies"). */
+  /** Fire policies (docs/behaviour.md, "Fire policies"). */
   overlapPolicy: string;
   catchupPolicy: string | null;
   catchupWindowMs: number | null;
