@@ -65,7 +65,7 @@ export class ApiEnv extends WindowEnv {
   @IsString() @MinLength(1) @MaxLength(4096)
   TIMER_CONSOLE_DIR: string = 'dist/apps/console';
 
-  /** Default quota (docs/design.md, "Quotas and admission"): live timers per app (403 past it); 0 = no limit. An app's own quota (PUT /api/app/v1/quota) overrides it. */
+  /** Default quota (docs/behaviour.md, "Quotas and admission"): live timers per app (403 past it); 0 = no limit. An app's own quota (PUT /api/app/v1/quota) overrides it. */
   @IsInt() @Min(0) @Max(100_000_000)
   TIMER_QUOTA_MAX_TIMERS: number = 100_000;
 

@@ -16,7 +16,7 @@ import { TimersService } from './timers.service';
 const PUBLISH_CHUNK = 500;
 
 /**
- * Backfill (docs/pipeline.md, "Backfill"): the fires of a past range of a timer's schedule, created
+ * Backfill (docs/behaviour.md, "Backfill"): the fires of a past range of a timer's schedule, created
  * (marked backfill) where none exists and published as backfill task messages: delivered however
  * late, under the timer's overlap policy, on the catch-up lane so on-time fires keep their pace.
  */

@@ -31,7 +31,7 @@ interface Miss {
  *
  * An absent timer is never cached: a fire is decided "timer not found" only on a read made after its
  * own row was seen (the claim), and timers are never removed from MySQL, so an absence seen earlier can
- * only be a row not committed yet, which no change poll would report (see docs/pipeline.md, "Not found").
+ * only be a row not committed yet, which no change poll would report (docs/architecture.md, "Not found").
  *
  * Freshness: every half `TIMER_EXECUTOR_CACHE_TTL_MS` one indexed query lists the timers and apps
  * changed since the last poll (TimerDefinitionRepository.changesSince) and drops their entries, so a disable,

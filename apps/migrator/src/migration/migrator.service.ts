@@ -62,7 +62,7 @@ class StoppingError extends Error {}
 
 /**
  * Expands enabled timers into task rows and slice index entries, one window at a time (see
- * docs/pipeline.md, "migrator"). Every step is idempotent: rows are INSERT IGNORE on the unique
+ * docs/architecture.md, "migrator"). Every step is idempotent: rows are INSERT IGNORE on the unique
  * (timer_id, run_at), index entries are ZADD of the fire id; a window is recorded as completed only
  * after all of it is written, so a crash anywhere re-runs it.
  */

@@ -145,7 +145,7 @@ export class FireRegenerator {
   /**
    * A timer disabled after the page was read: the disable deleted its fires ahead, then the fires just
    * written for it landed (the insert waited for its gap locks). They are deleted again, so a disabled
-   * timer costs nothing (docs/pipeline.md, "Disable").
+   * timer costs nothing (docs/behaviour.md, "Disable").
    */
   private async dropPending(timer: TimerEntity, fromMs: number, toMs: number, manager: EntityManager): Promise<Regeneration> {
     const stored = await this.tasks.firesForUpdate(timer.id, fromMs, toMs, manager);

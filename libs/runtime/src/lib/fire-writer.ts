@@ -25,7 +25,7 @@ const PUBLISH_CHUNK = 1_000;
 /**
  * Fires per task message when {@link FireWriter.publishDue} sends many: a migrator catching up on a
  * window (bulk-loaded timers, a long outage) publishes hundreds of thousands of past-due fires, and
- * one message per fire cost the broker and the executor per message (docs/pipeline.md, "trigger").
+ * one message per fire cost the broker and the executor per message (docs/architecture.md, "trigger").
  */
 const DUE_BATCH = 100;
 
