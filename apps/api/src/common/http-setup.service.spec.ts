@@ -1,4 +1,5 @@
-import { Body, Controller, Get, INestApplication, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, INestApplication, Param, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'http';
@@ -19,6 +20,14 @@ class EchoController {
   @Post()
   echo(@Body() body: unknown): { code: 0; body: unknown } {
     return { code: 0, body };
+  }
+}
+
+@Controller('api/ip')
+class IpController {
+  @Get()
+  ip(@Req() req: Request): { code: 0; ip: string | undefined } {
+    return { code: 0, ip: req.ip };
   }
 }
 
@@ -195,5 +204,47 @@ describe('HttpSetupService', () => {
     it('maps statuses to classes', () => {
       expect([200, 204, 301, 401, 429, 500, 503, 99, 600].map(statusClass)).toEqual(['2xx', '2xx', '3xx', '4xx', '4xx', '5xx', '5xx', 'other', 'other']);
     });
+  });
+});
+
+describe('HttpSetupService: the client address and the server settings', () => {
+  async function start(env: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
+    const moduleRef = await Test.createTestingModule({
+      controllers: [IpController, ThingsController],
+      providers: [
+        { provide: ApiConfig, useValue: ApiConfig.load(env) },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: MetricsService, useValue: { registry: new Registry() } },
+        ApiMetrics,
+        HttpSetupService,
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+  }
+  const ipOf = async (url: string, xff?: string) =>
+    ((await (await fetch(`${url}/api/ip`, { headers: xff ? { 'x-forwarded-for': xff } : {} })).json()) as { ip: string }).ip;
+
+  it('ignores X-Forwarded-For by default: the TCP peer is the client', async () => {
+    const { app, url } = await start({});
+    try {
+      expect(await ipOf(url, '198.51.100.1')).toBe('127.0.0.1');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('believes X-Forwarded-For through the hops TIMER_TRUSTED_PROXIES lists, and no further', async () => {
+    const { app, url } = await start({ TIMER_TRUSTED_PROXIES: '127.0.0.0/8,10.0.0.0/8' });
+    try {
+      expect(await ipOf(url, '198.51.100.1')).toBe('198.51.100.1');
+      expect(await ipOf(url, '198.51.100.1, 10.1.2.3')).toBe('198.51.100.1');
+      // A client's own X-Forwarded-For in front of an untrusted hop is not believed.
+      expect(await ipOf(url, '203.0.113.9, 198.51.100.2')).toBe('198.51.100.2');
+      expect(await ipOf(url)).toBe('127.0.0.1');
+    } finally {
+      await app.close();
+    }
   });
 });

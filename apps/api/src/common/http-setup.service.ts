@@ -12,6 +12,7 @@ import { ApiMetrics } from '../metrics/api.metrics';
 /**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
+ * - `trust proxy` from TIMER_TRUSTED_PROXIES, so `req.ip` is the client behind a trusted ingress;
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
  *   deeper than MAX_JSON_DEPTH before they are parsed (`refuseDeepJson`). Nest installs its own
@@ -34,6 +35,8 @@ export class HttpSetupService {
         this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
         return;
       }
+      // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
+      if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
       adapter.use(metrics.middleware());
       adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: refuseDeepJson });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {

@@ -1,0 +1,80 @@
+import { Stack } from '../support';
+
+// Regression tests for the hard edges of the built api process (apps/api/README.md): failed
+// authentications never lock out a valid token, slow clients are cut off, input is refused rather
+// than rewritten, and each error names its real cause. Only the api role runs; it trusts
+// X-Forwarded-For from loopback, so the tests can play clients behind one proxy. Needs
+// `npm run build` first.
+jest.setTimeout(120_000);
+
+const ADMIN = 'e2e-hard-edges-admin-token-0123456789';
+const APP = 'e2e-edges';
+/** Short enough to wait for, far below the 15 s the defaults must meet. */
+const HEADERS_TIMEOUT_MS = 3_000;
+const REQUEST_TIMEOUT_MS = 4_000;
+
+let stack: Stack;
+let base: string;
+let appToken: string;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: { code: number; msg: string; [k: string]: unknown };
+}
+
+async function send(method: string, path: string, opts: { token?: string; body?: string; contentType?: string | null; xff?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined && opts.contentType !== null) headers['content-type'] = opts.contentType ?? 'application/json';
+  if (opts.xff) headers['x-forwarded-for'] = opts.xff;
+  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Answer['body']) : ({} as Answer['body']) };
+}
+
+beforeAll(async () => {
+  stack = await Stack.start({
+    roles: ['api'],
+    adminToken: ADMIN,
+    env: {
+      TIMER_TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
+      TIMER_AUTH_FAILURES_PER_MIN: '20',
+      TIMER_HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+      TIMER_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      TIMER_CALLBACK_ALLOW_PRIVATE: 'true',
+    },
+  });
+  base = `http://127.0.0.1:${stack.port('api')}`;
+  expect((await send('POST', '/api/app/v1/apps', { token: ADMIN, body: JSON.stringify({ app: APP }) })).status).toBeLessThan(300);
+  const issued = await send('POST', '/api/app/v1/tokens', { token: ADMIN, body: JSON.stringify({ app: APP }) });
+  appToken = (issued.body.data as { token: string }).token;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('failed authentications never lock out a valid token', () => {
+  it('lets the admin and an app token through after 100 unauthenticated requests from their address, which is limited', async () => {
+    const from = '198.51.100.10';
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) statuses.push((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: from })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
+    const limited = await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: from });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe(42901);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: from, token: ADMIN })).status).toBe(200);
+    expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: from, token: appToken })).status).toBe(200);
+    // The loopback proxy itself (no X-Forwarded-For) is another client.
+    expect((await send('GET', `/api/timer/v1/defs?app=${APP}`)).status).toBe(401);
+  });
+
+  it('limits two clients behind one trusted proxy separately', async () => {
+    for (let i = 0; i < 21; i++) await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.20', token: 'tmr_guess' });
+    expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.20', token: 'tmr_guess' })).status).toBe(429);
+    expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.21', token: 'tmr_guess' })).status).toBe(401);
+  });
+});
