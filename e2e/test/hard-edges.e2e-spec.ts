@@ -1,3 +1,4 @@
+import { slowClient } from '@timer/testing';
 import { Stack } from '../support';
 
 // Regression tests for the hard edges of the built api process (apps/api/README.md): failed
@@ -76,5 +77,25 @@ describe('failed authentications never lock out a valid token', () => {
     for (let i = 0; i < 21; i++) await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.20', token: 'tmr_guess' });
     expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.20', token: 'tmr_guess' })).status).toBe(429);
     expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { xff: '198.51.100.21', token: 'tmr_guess' })).status).toBe(401);
+  });
+});
+
+describe('slow clients are cut off', () => {
+  it('answers 408 and closes an unfinished header block and a 1 byte/s body within the timeouts, answering others meanwhile', async () => {
+    const headers = slowClient(stack.port('api'), `GET /api/timer/v1/defs?app=${APP} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nX-Slow: `);
+    const body = slowClient(
+      stack.port('api'),
+      `POST /api/timer/v1/def HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
+      `{"app":"${APP}","name":"slow","cron":"* * * * *"`,
+    );
+    for (let i = 0; i < 3; i++) {
+      expect((await send('GET', `/api/timer/v1/defs?app=${APP}`, { token: ADMIN })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const [h, b] = await Promise.all([headers, body]);
+    expect(h.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(h.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 2_000);
+    expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(b.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2_000);
   });
 });

@@ -8,6 +8,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
 import { Registry } from 'prom-client';
 import { TransactionDeadlockError } from '@timer/dal';
 import { loadConfig, MetricsService } from '@timer/platform';
+import { slowClient } from '@timer/testing';
 import { ApiConfig, ApiEnv } from '../config/api.env';
 import { ApiMetrics, statusClass } from '../metrics/api.metrics';
 import { ApiExceptionFilter } from './api-exception.filter';
@@ -210,7 +211,7 @@ describe('HttpSetupService', () => {
 describe('HttpSetupService: the client address and the server settings', () => {
   async function start(env: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
     const moduleRef = await Test.createTestingModule({
-      controllers: [IpController, ThingsController],
+      controllers: [IpController, ThingsController, EchoController],
       providers: [
         { provide: ApiConfig, useValue: ApiConfig.load(env) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -243,6 +244,23 @@ describe('HttpSetupService: the client address and the server settings', () => {
       // A client's own X-Forwarded-For in front of an untrusted hop is not believed.
       expect(await ipOf(url, '203.0.113.9, 198.51.100.2')).toBe('198.51.100.2');
       expect(await ipOf(url)).toBe('127.0.0.1');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers 408 and closes an unfinished header block and a body sent at 1 byte/s, serving others meanwhile', async () => {
+    const { app, url } = await start({ TIMER_HTTP_HEADERS_TIMEOUT_MS: '1000', TIMER_HTTP_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const headers = slowClient(Number(new URL(url).port), 'GET /api/ip HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      const body = slowClient(Number(new URL(url).port), 'POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n', '{"a":"' + 'x'.repeat(30));
+      expect(await ipOf(url)).toBe('127.0.0.1');
+      const [h, b] = await Promise.all([headers, body]);
+      expect(h.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(h.closedAfterMs).toBeLessThan(3_500);
+      expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(b.closedAfterMs).toBeGreaterThanOrEqual(1_900);
+      expect(b.closedAfterMs).toBeLessThan(4_500);
     } finally {
       await app.close();
     }

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Server } from 'http';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
@@ -25,10 +26,15 @@ import { ApiMetrics } from '../metrics/api.metrics';
  * `NestFactory.create` in production, in `createNestApplication()` in tests; in both cases before routes.
  */
 @Injectable()
-export class HttpSetupService {
+export class HttpSetupService implements OnApplicationBootstrap {
   private readonly logger = new Logger(HttpSetupService.name);
 
-  constructor(host: HttpAdapterHost, modules: ModulesContainer, config: ApiConfig, metrics: ApiMetrics) {
+  constructor(
+    private readonly host: HttpAdapterHost,
+    modules: ModulesContainer,
+    private readonly config: ApiConfig,
+    metrics: ApiMetrics,
+  ) {
     host.init$.subscribe(() => {
       const adapter: unknown = host.httpAdapter;
       if (!(adapter instanceof ExpressAdapter)) {
@@ -45,5 +51,20 @@ export class HttpSetupService {
       serveOpenApi(host, modules);
       adapter.use(CONSOLE_PATH, consoleStatic(config.consoleDir));
     });
+  }
+
+  /**
+   * Slow clients (TIMER_HTTP_*_TIMEOUT_MS): Node answers 408 and closes a connection whose headers or
+   * whole request take longer. It checks every `connectionsCheckingInterval` (default 30 s, read when
+   * the server starts listening, which follows this hook), so a second keeps the cut-off near the limit.
+   */
+  onApplicationBootstrap(): void {
+    const server = this.host.httpAdapter?.getHttpServer() as Server | undefined;
+    if (!server) return;
+    const t = this.config.httpTimeouts;
+    server.headersTimeout = t.headersMs;
+    server.requestTimeout = t.requestMs;
+    server.keepAliveTimeout = t.keepAliveMs;
+    (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
   }
 }
