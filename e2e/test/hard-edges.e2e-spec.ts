@@ -18,6 +18,11 @@ let stack: Stack;
 let base: string;
 let appToken: string;
 
+const timerCount = async (): Promise<number> => Number((await stack.sql<{ n: number }>('SELECT COUNT(*) AS n FROM timers'))[0].n);
+/** A create body as JSON text, with `extra` spliced in raw (duplicate keys and escapes survive). */
+const createText = (extra: string, name = 'edge') =>
+  `{"app":"${APP}","name":"${name}","cron":"0 0 * * *","notifyHTTPParam":{"url":"https://hooks.example.com/t","method":"POST"}${extra}}`;
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -97,5 +102,31 @@ describe('slow clients are cut off', () => {
     expect(h.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 2_000);
     expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(b.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 2_000);
+  });
+});
+
+/** Sends each body to create; each must answer 400 naming `field`, and nothing may be written. */
+async function refusedCreates(cases: [string, string, RegExp][]): Promise<void> {
+  const before = await timerCount();
+  for (const [what, body, msg] of cases) {
+    const res = await send('POST', '/api/timer/v1/def', { token: ADMIN, body });
+    expect({ what, status: res.status, msg: res.body.msg }).toEqual({ what, status: 400, msg: expect.stringMatching(msg) });
+  }
+  expect(await timerCount()).toBe(before);
+}
+
+describe('input is refused, never rewritten', () => {
+  it('refuses duplicate keys, prototype keys, a mis-spelled zone, blank and bidi names and lone surrogates, naming the field', async () => {
+    await refusedCreates([
+      ['duplicate app', `{"app":"a","app":"${APP}","name":"dup","cron":"0 0 * * *","notifyHTTPParam":{"url":"https://hooks.example.com/t","method":"POST"}}`, /^app: duplicate key "app"/],
+      ['__proto__ in the body', createText(',"__proto__":{"x":1}'), /^__proto__: the key "__proto__" is not allowed/],
+      ['__proto__ in the header map', `{"app":"${APP}","name":"p","cron":"0 0 * * *","notifyHTTPParam":{"url":"https://hooks.example.com/t","method":"POST","header":{"__proto__":["x"]}}}`, /^notifyHTTPParam\.header\.__proto__: the key/],
+      ['constructor', createText(',"retryPolicy":{"constructor":1}'), /^retryPolicy\.constructor: the key "constructor" is not allowed/],
+      ['lower-case zone', createText(',"timeZone":"europe/berlin"'), /^timeZone "europe\/berlin" is not spelled as its IANA name: use "Europe\/Berlin"$/],
+      ['blank name', createText('', '   '), /^name must not be blank$/],
+      ['bidi override', createText('', 'invoice\u202Efdp.exe'), /^name must not contain bidirectional control characters/],
+      ['lone high surrogate', createText('', 'a\\ud800'), /^name holds a lone surrogate/],
+      ['lone low surrogate', createText('', 'a\\udc00'), /^name holds a lone surrogate/],
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
-import { refuseDeepJson } from './json-depth';
+import { verifyJsonBody } from './json-depth';
 import { ApiConfig } from '../config/api.env';
 import { CONSOLE_PATH, consoleStatic } from '../console/console-static';
 import { serveOpenApi } from '../docs/openapi';
@@ -16,7 +16,8 @@ import { ApiMetrics } from '../metrics/api.metrics';
  * - `trust proxy` from TIMER_TRUSTED_PROXIES, so `req.ip` is the client behind a trusted ingress;
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
- *   deeper than MAX_JSON_DEPTH before they are parsed (`refuseDeepJson`). Nest installs its own
+ *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key or a lone surrogate
+ *   before they are parsed (`verifyJsonBody`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
  *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
  *   envelope right after it (`parserError`);
@@ -44,7 +45,7 @@ export class HttpSetupService implements OnApplicationBootstrap {
       // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
       if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
       adapter.use(metrics.middleware());
-      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: refuseDeepJson });
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: verifyJsonBody });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });
