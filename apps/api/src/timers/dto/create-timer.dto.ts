@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
