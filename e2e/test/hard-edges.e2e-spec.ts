@@ -130,3 +130,20 @@ describe('input is refused, never rewritten', () => {
     ]);
   });
 });
+
+describe('errors name the real cause', () => {
+  it('answers the shape first, a type by its type, each message once, and 415 for a body not declared JSON', async () => {
+    await refusedCreates([
+      ['all schedule fields', createText(',"runAt":4102444800000,"every":"1m","maxFires":3'), /^give exactly one of cron, runAt and every \(got cron and runAt and every\)$/],
+      ['maxAttempts as a string', createText(',"retryPolicy":{"maxAttempts":"3"}'), /^retryPolicy\.maxAttempts must be an integer$/],
+    ]);
+    const bad = await send('GET', `/api/timer/v1/def?app=${APP}&id=x`, { token: ADMIN });
+    expect(bad.body.msg).toBe('id must be a positive integer timer id');
+    const before = await timerCount();
+    for (const contentType of [null, 'text/plain']) {
+      const res = await send('POST', '/api/timer/v1/def', { token: ADMIN, body: createText(''), contentType });
+      expect({ contentType, status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ contentType, status: 415, code: 41500, msg: expect.stringMatching(/send application\/json$/) });
+    }
+    expect(await timerCount()).toBe(before);
+  });
+});

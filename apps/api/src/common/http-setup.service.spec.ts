@@ -130,10 +130,12 @@ describe('HttpSetupService', () => {
     expect(res).toEqual({ status: 400, body: expect.objectContaining({ code: 40004, msg: `request body could not be decompressed (Content-Encoding "${encoding}")` }) });
   });
 
-  it('answers a corrupt compressed form body with 400 too', async () => {
-    const res = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe(40004);
+  it('answers a body not declared JSON with 415 naming application/json, before reading it', async () => {
+    const form = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
+    expect(form).toEqual({ status: 415, body: expect.objectContaining({ code: 41500, msg: 'Content-Type "application/x-www-form-urlencoded" is not accepted: send application/json' }) });
+    expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect(await post('{}', { 'content-type': '' })).toEqual({ status: 415, body: expect.objectContaining({ msg: 'Content-Type is missing: send application/json' }) });
+    expect((await post('{}', { 'content-type': 'application/merge-patch+json' })).status).toBe(201);
   });
 
   it('answers an unknown Content-Encoding with 415 naming it', async () => {
