@@ -233,6 +233,7 @@ describe('HttpSetupService: the client address and the server settings', () => {
     const { app, url } = await start({});
     try {
       expect(await ipOf(url, '198.51.100.1')).toBe('127.0.0.1');
+      expect((await fetch(`${url}/api/ip`)).headers.get('x-powered-by')).toBeNull();
     } finally {
       await app.close();
     }

@@ -59,6 +59,7 @@ export class HttpSetupService implements OnApplicationBootstrap {
         this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
         return;
       }
+      adapter.getInstance().disable('x-powered-by');
       // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
       if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
       adapter.use(metrics.middleware());
