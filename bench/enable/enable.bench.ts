@@ -4,7 +4,8 @@
  *   npm run bench:enable -- [--enables 200] [--batches 10] [--batch-size 50] [--window-minutes 60]
  *
  * Starts the five built roles on a fresh database (needs `npm run build`; --api-only 1: the api alone,
- * so nothing else runs meanwhile) with a local receiver for the callbacks, then:
+ * so nothing else runs meanwhile) with a local receiver for the callbacks and authentication on (an
+ * admin token, as `npm run up` runs it; --auth 0: off), then:
  * 1. enables --enables every-second timers and as many hourly ones, alternated one by one, and prints
  *    each kind's p50 and p90 latency and their ratio (every-second / hourly): an enable writes the near
  *    future (TIMER_PRECREATE_SECONDS), so both should cost about the same;
@@ -17,7 +18,8 @@
 import { markdownTable, numericFlags, Receiver, Stack, writeResults } from '../../e2e/support';
 
 const APP = 'bench-enable';
-const opts = numericFlags(process.argv.slice(2), { enables: 200, batches: 10, batchSize: 50, windowMinutes: 60, minuteQuota: 120_000, precreateSeconds: 180, apiOnly: 0 });
+const opts = numericFlags(process.argv.slice(2), { enables: 200, batches: 10, batchSize: 50, windowMinutes: 60, minuteQuota: 120_000, precreateSeconds: 180, apiOnly: 0, auth: 1 });
+const TOKEN = 'bench-enable-admin-token-0123456789';
 
 interface Answer<T> {
   code: number;
@@ -28,7 +30,8 @@ interface Answer<T> {
 
 async function post<T>(stack: Stack, path: string, body: unknown): Promise<{ ms: number; answer: Answer<T> }> {
   const started = performance.now();
-  const res = await fetch(`${stack.api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(opts.auth ? { authorization: `Bearer ${TOKEN}` } : {}) };
+  const res = await fetch(`${stack.api.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const answer = (await res.json()) as Answer<T>;
   const ms = performance.now() - started;
   if (res.status !== 200 || answer.code !== 0) throw new Error(`${path}: ${res.status} ${answer.msg}`);
@@ -126,6 +129,7 @@ async function main(): Promise<void> {
   hook = { url: receiver.url('/bench'), method: 'POST' };
   const stack = await Stack.start({
     ...(opts.apiOnly ? { roles: ['api'] as const } : {}),
+    ...(opts.auth ? { adminToken: TOKEN } : {}),
     env: { TIMER_WINDOW_MINUTES: String(opts.windowMinutes), TIMER_API_BATCH_MAX: String(Math.max(500, opts.batchSize)), TIMER_QUOTA_MAX_FIRES_PER_MINUTE: String(opts.minuteQuota), TIMER_PRECREATE_SECONDS: String(opts.precreateSeconds) },
   });
   try {
@@ -135,7 +139,7 @@ async function main(): Promise<void> {
     const es = e.everySecond as { p50: number; p90: number };
     const eh = e.hourly as { p50: number; p90: number };
     const md = [
-      `# Enable cost by frequency (${opts.enables} of each kind, ${opts.apiOnly ? 'the api alone' : 'the five roles'}, windows of ${opts.windowMinutes} min, TIMER_QUOTA_MAX_FIRES_PER_MINUTE=${opts.minuteQuota})`,
+      `# Enable cost by frequency (${opts.enables} of each kind, ${opts.apiOnly ? 'the api alone' : 'the five roles'}, auth ${opts.auth ? 'on' : 'off'}, windows of ${opts.windowMinutes} min, TIMER_QUOTA_MAX_FIRES_PER_MINUTE=${opts.minuteQuota})`,
       '',
       markdownTable(
         ['', 'p50 ms', 'p90 ms'],

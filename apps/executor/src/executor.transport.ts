@@ -17,8 +17,9 @@ export function executorConsumers(c: ExecutorConfig): Record<string, PulsarConsu
     concurrency: c.concurrency,
     // Not more than it can work on: on a Shared subscription a large queue hoards other replicas' work.
     receiverQueueSize: Math.min(1_000, c.concurrency),
-    // A nacked message (its outcome could not be written) comes back after this.
-    negativeAckRedeliveryDelayMs: 5_000,
+    // A nacked message (its claim or outcome could not be written: MySQL away) comes back after this,
+    // so fires go out within about a second of MySQL's return, not a fixed 5 s later.
+    negativeAckRedeliveryDelayMs: 1_000,
   };
   const catchUp = catchUpConcurrency(c.concurrency);
   return {
