@@ -157,7 +157,7 @@ export function documentedVariables(markdown: string): Map<string, Documented> {
   return out;
 }
 
-const shownDefault = (v: unknown) => (v === undefined ? 'none' : `\`${String(v)}\``);
+const shownDefault = (v: unknown) => (v === undefined ? 'none' : v === '' ? 'empty' : `\`${String(v)}\``);
 
 describe('docs/configuration.md', () => {
   const markdown = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');

@@ -260,8 +260,8 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       const id = await createEnabled({ name: 'keep' });
       const before = { rows: await rows(id), versions: await versionRows(id), timer: await get(id) };
       const cases: [string, 'put' | 'patch', Record<string, unknown>, RegExp][] = [
-        ['both cron and runAt', 'put', { ...body({ name: 'keep', runAt: at('06-02T10:00:00Z') }), id, version: 2 }, /^runAt: give either cron or runAt, not both/],
-        ['both on PATCH', 'patch', { id, app: 'alpha', version: 2, cron: '* * * * *', runAt: at('06-02T10:00:00Z') }, /^runAt: give either cron or runAt, not both/],
+        ['both cron and runAt', 'put', { ...body({ name: 'keep', runAt: at('06-02T10:00:00Z') }), id, version: 2 }, /^give exactly one of cron, runAt and every \(got cron and runAt\)$/],
+        ['both on PATCH', 'patch', { id, app: 'alpha', version: 2, cron: '* * * * *', runAt: at('06-02T10:00:00Z') }, /^give exactly one of cron, runAt and every \(got cron and runAt\)$/],
         ['a version that is not a number', 'put', { ...body({ name: 'keep' }), id, version: 'two' }, /^version must be an integer/],
         ['a version as a string', 'patch', { id, app: 'alpha', version: '2', name: 'x' }, /^version must be an integer/],
         ['no version on PUT', 'put', { ...body({ name: 'keep' }), id }, /^version must be an integer/],

@@ -1,5 +1,5 @@
 import { randomBytes } from 'crypto';
-import { createServer } from 'net';
+import { connect, createServer } from 'net';
 import Redis from 'ioredis';
 
 export interface TestEnv {
@@ -91,4 +91,24 @@ export function redisTestContext(idPrefix = 'it'): { readonly redis: Redis; read
       return prefix;
     },
   };
+}
+
+/**
+ * A slow HTTP client on a raw socket: writes `head`, then `trickle` one byte a second. Resolves with
+ * what the server answered and how long it kept the connection open.
+ */
+export function slowClient(port: number, head: string, trickle = ''): Promise<{ answer: string; closedAfterMs: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let i = 0;
+    const drip = setInterval(() => i < trickle.length && !socket.destroyed && socket.write(trickle[i++]), 1000);
+    socket.on('data', (c: Buffer) => (answer += c.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(drip);
+      resolve({ answer, closedAfterMs: Date.now() - started });
+    });
+  });
 }

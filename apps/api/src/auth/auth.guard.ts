@@ -18,8 +18,7 @@ function rateKey(req: Request & AuthedRequest): string {
 }
 
 /**
- * The failed-authentication limit of the client's address, authentication, then the per-app rate
- * limit. Applied to the API controllers only (`@ApiAuth()`), so /health, /metrics and /api/docs stay
+ * Authentication (failures limited per client address), then the per-app rate limit. Applied to the API controllers only (`@ApiAuth()`), so /health, /metrics and /api/docs stay
  * open. Each 401 and 429 it answers is counted (`ApiMetrics`).
  */
 @Injectable()
@@ -50,27 +49,24 @@ export class AuthGuard implements CanActivate {
   }
 
   /**
-   * The caller's principal. A failed attempt (401) counts against the client's address; an address
-   * that has failed too often is refused (429) before its token is looked at.
+   * The caller's principal. A valid token is judged by its app's rate limit alone, whatever else its
+   * address sent. A failed attempt (401) counts against the client's address (`clientAddress`, which
+   * believes X-Forwarded-For only from TIMER_TRUSTED_PROXIES); past the limit it answers 429 instead.
    */
   private async authenticate(req: Request): Promise<Principal> {
-    const limited = this.failures.enabled;
-    const address = clientAddress(req);
-    if (limited) {
-      try {
-        await this.failures.assertAllowed(address);
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 429) this.metrics.rateLimited.inc({ limit: 'auth_failures' });
-        throw e;
-      }
-    }
     try {
       return await this.auth.authenticate(req.headers.authorization);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) {
-        this.metrics.authFailures.inc({ reason: req.headers.authorization ? 'invalid' : 'missing' });
-        if (limited) await this.failures.recordFailure(address);
+      if (!(e instanceof ApiError) || e.status !== 401) throw e;
+      if (this.failures.enabled) {
+        try {
+          await this.failures.recordFailure(clientAddress(req));
+        } catch (limited) {
+          if (limited instanceof ApiError && limited.status === 429) this.metrics.rateLimited.inc({ limit: 'auth_failures' });
+          throw limited;
+        }
       }
+      this.metrics.authFailures.inc({ reason: req.headers.authorization ? 'invalid' : 'missing' });
       throw e;
     }
   }

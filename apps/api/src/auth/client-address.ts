@@ -33,8 +33,8 @@ export function clientKey(ip: string | undefined): string {
 }
 
 /**
- * The client's address: Express's `req.ip`. The api leaves Express's `trust proxy` at its default
- * (off), so this is the TCP peer and a client cannot choose it by sending `X-Forwarded-For`; behind a
- * proxy or ingress it is the proxy's address (see apps/api/README.md, "Failed authentications").
+ * The client's address: Express's `req.ip`. `trust proxy` is set to TIMER_TRUSTED_PROXIES
+ * (`HttpSetupService`): X-Forwarded-For is read only through those hops, so behind a trusted ingress
+ * this is the real client, and a client elsewhere cannot choose it by sending the header.
  */
 export const clientAddress = (req: Request): string => clientKey(req.ip ?? req.socket?.remoteAddress);

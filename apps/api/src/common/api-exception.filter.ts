@@ -57,6 +57,8 @@ function fromParser(e: ParserError, req?: Request): Rendered | undefined {
       return { status: 400, code: ErrorCode.MALFORMED_JSON, msg: 'malformed JSON body' };
     case 'entity.too.deep':
       return { status: 400, code: ErrorCode.JSON_TOO_DEEP, msg: String(e.message) };
+    case 'entity.refused':
+      return { status: 400, code: ErrorCode.VALIDATION, msg: String(e.message) };
     case 'entity.too.large':
       return { status: 413, code: ErrorCode.PAYLOAD_TOO_LARGE, msg: 'request body too large' };
     case 'encoding.unsupported':

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, INestApplication, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, INestApplication, Param, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'http';
@@ -7,6 +8,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'zlib';
 import { Registry } from 'prom-client';
 import { TransactionDeadlockError } from '@timer/dal';
 import { loadConfig, MetricsService } from '@timer/platform';
+import { slowClient } from '@timer/testing';
 import { ApiConfig, ApiEnv } from '../config/api.env';
 import { ApiMetrics, statusClass } from '../metrics/api.metrics';
 import { ApiExceptionFilter } from './api-exception.filter';
@@ -19,6 +21,14 @@ class EchoController {
   @Post()
   echo(@Body() body: unknown): { code: 0; body: unknown } {
     return { code: 0, body };
+  }
+}
+
+@Controller('api/ip')
+class IpController {
+  @Get()
+  ip(@Req() req: Request): { code: 0; ip: string | undefined } {
+    return { code: 0, ip: req.ip };
   }
 }
 
@@ -120,10 +130,12 @@ describe('HttpSetupService', () => {
     expect(res).toEqual({ status: 400, body: expect.objectContaining({ code: 40004, msg: `request body could not be decompressed (Content-Encoding "${encoding}")` }) });
   });
 
-  it('answers a corrupt compressed form body with 400 too', async () => {
-    const res = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe(40004);
+  it('answers a body not declared JSON with 415 naming application/json, before reading it', async () => {
+    const form = await post('a=1', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
+    expect(form).toEqual({ status: 415, body: expect.objectContaining({ code: 41500, msg: 'Content-Type "application/x-www-form-urlencoded" is not accepted: send application/json' }) });
+    expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect(await post('{}', { 'content-type': '' })).toEqual({ status: 415, body: expect.objectContaining({ msg: 'Content-Type is missing: send application/json' }) });
+    expect((await post('{}', { 'content-type': 'application/merge-patch+json' })).status).toBe(201);
   });
 
   it('answers an unknown Content-Encoding with 415 naming it', async () => {
@@ -195,5 +207,65 @@ describe('HttpSetupService', () => {
     it('maps statuses to classes', () => {
       expect([200, 204, 301, 401, 429, 500, 503, 99, 600].map(statusClass)).toEqual(['2xx', '2xx', '3xx', '4xx', '4xx', '5xx', '5xx', 'other', 'other']);
     });
+  });
+});
+
+describe('HttpSetupService: the client address and the server settings', () => {
+  async function start(env: Record<string, string>): Promise<{ app: INestApplication; url: string }> {
+    const moduleRef = await Test.createTestingModule({
+      controllers: [IpController, ThingsController, EchoController],
+      providers: [
+        { provide: ApiConfig, useValue: ApiConfig.load(env) },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: MetricsService, useValue: { registry: new Registry() } },
+        ApiMetrics,
+        HttpSetupService,
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
+  }
+  const ipOf = async (url: string, xff?: string) =>
+    ((await (await fetch(`${url}/api/ip`, { headers: xff ? { 'x-forwarded-for': xff } : {} })).json()) as { ip: string }).ip;
+
+  it('ignores X-Forwarded-For by default: the TCP peer is the client', async () => {
+    const { app, url } = await start({});
+    try {
+      expect(await ipOf(url, '198.51.100.1')).toBe('127.0.0.1');
+      expect((await fetch(`${url}/api/ip`)).headers.get('x-powered-by')).toBeNull();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('believes X-Forwarded-For through the hops TIMER_TRUSTED_PROXIES lists, and no further', async () => {
+    const { app, url } = await start({ TIMER_TRUSTED_PROXIES: '127.0.0.0/8,10.0.0.0/8' });
+    try {
+      expect(await ipOf(url, '198.51.100.1')).toBe('198.51.100.1');
+      expect(await ipOf(url, '198.51.100.1, 10.1.2.3')).toBe('198.51.100.1');
+      // A client's own X-Forwarded-For in front of an untrusted hop is not believed.
+      expect(await ipOf(url, '203.0.113.9, 198.51.100.2')).toBe('198.51.100.2');
+      expect(await ipOf(url)).toBe('127.0.0.1');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers 408 and closes an unfinished header block and a body sent at 1 byte/s, serving others meanwhile', async () => {
+    const { app, url } = await start({ TIMER_HTTP_HEADERS_TIMEOUT_MS: '1000', TIMER_HTTP_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const headers = slowClient(Number(new URL(url).port), 'GET /api/ip HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      const body = slowClient(Number(new URL(url).port), 'POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n', '{"a":"' + 'x'.repeat(30));
+      expect(await ipOf(url)).toBe('127.0.0.1');
+      const [h, b] = await Promise.all([headers, body]);
+      expect(h.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(h.closedAfterMs).toBeLessThan(3_500);
+      expect(b.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(b.closedAfterMs).toBeGreaterThanOrEqual(1_900);
+      expect(b.closedAfterMs).toBeLessThan(4_500);
+    } finally {
+      await app.close();
+    }
   });
 });

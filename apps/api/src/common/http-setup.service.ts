@@ -1,20 +1,40 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Server } from 'http';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
-import { refuseDeepJson } from './json-depth';
+import { ApiError, ErrorCode } from './errors';
+import { verifyJsonBody } from './json-depth';
 import { ApiConfig } from '../config/api.env';
 import { CONSOLE_PATH, consoleStatic } from '../console/console-static';
 import { serveOpenApi } from '../docs/openapi';
 import { ApiMetrics } from '../metrics/api.metrics';
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The API reads JSON only: a POST, PUT or PATCH (or a DELETE with a body) under /api/ whose
+ * Content-Type is missing or not JSON answers 415 before anything else is looked at, instead of a list
+ * of field errors for a body nobody parsed.
+ */
+function requireJson(req: Request, _res: Response, next: NextFunction): void {
+  const api = req.path.startsWith('/api/') && !req.path.startsWith('/api/docs');
+  const hasBody = BODY_METHODS.has(req.method) || (req.method === 'DELETE' && (req.headers['content-length'] ?? '0') !== '0') || req.headers['transfer-encoding'] !== undefined;
+  if (!api || !hasBody || req.is(['application/json', '+json'])) return next();
+  const given = req.headers['content-type'];
+  next(new ApiError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, given ? `Content-Type ${JSON.stringify(given.slice(0, 64))} is not accepted: send application/json` : 'Content-Type is missing: send application/json'));
+}
+
 /**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
+ * - `trust proxy` from TIMER_TRUSTED_PROXIES, so `req.ip` is the client behind a trusted ingress;
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
+ * - 415 for a body that is not declared JSON (`requireJson`);
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
- *   deeper than MAX_JSON_DEPTH before they are parsed (`refuseDeepJson`). Nest installs its own
+ *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key or a lone surrogate
+ *   before they are parsed (`verifyJsonBody`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
  *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
  *   envelope right after it (`parserError`);
@@ -24,23 +44,47 @@ import { ApiMetrics } from '../metrics/api.metrics';
  * `NestFactory.create` in production, in `createNestApplication()` in tests; in both cases before routes.
  */
 @Injectable()
-export class HttpSetupService {
+export class HttpSetupService implements OnApplicationBootstrap {
   private readonly logger = new Logger(HttpSetupService.name);
 
-  constructor(host: HttpAdapterHost, modules: ModulesContainer, config: ApiConfig, metrics: ApiMetrics) {
+  constructor(
+    private readonly host: HttpAdapterHost,
+    modules: ModulesContainer,
+    private readonly config: ApiConfig,
+    metrics: ApiMetrics,
+  ) {
     host.init$.subscribe(() => {
       const adapter: unknown = host.httpAdapter;
       if (!(adapter instanceof ExpressAdapter)) {
         this.logger.warn('not an Express adapter: JSON body limit and OpenAPI routes not installed');
         return;
       }
+      adapter.getInstance().disable('x-powered-by');
+      // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
+      if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
       adapter.use(metrics.middleware());
-      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: refuseDeepJson });
+      adapter.use(requireJson);
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: verifyJsonBody });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });
       serveOpenApi(host, modules);
       adapter.use(CONSOLE_PATH, consoleStatic(config.consoleDir));
     });
+  }
+
+  /**
+   * Slow clients (TIMER_HTTP_*_TIMEOUT_MS): Node answers 408 and closes a connection whose headers or
+   * whole request take longer. It checks every `connectionsCheckingInterval` (default 30 s, read when
+   * the server starts listening, which follows this hook), so a second keeps the cut-off near the limit.
+   */
+  onApplicationBootstrap(): void {
+    const server = this.host.httpAdapter?.getHttpServer() as Server | undefined;
+    if (!server) return;
+    const t = this.config.httpTimeouts;
+    server.headersTimeout = t.headersMs;
+    server.requestTimeout = t.requestMs;
+    server.keepAliveTimeout = t.keepAliveMs;
+    (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
   }
 }

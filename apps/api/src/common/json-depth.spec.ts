@@ -1,4 +1,4 @@
-import { jsonNestsDeeperThan, refuseDeepJson } from './json-depth';
+import { jsonNestsDeeperThan, verifyJsonBody } from './json-depth';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
@@ -25,15 +25,33 @@ describe('jsonNestsDeeperThan', () => {
   });
 });
 
-describe('refuseDeepJson', () => {
+describe('verifyJsonBody', () => {
   it('passes shallow JSON in UTF-8 and UTF-16, refuses deep JSON as a 400 body-parser error', () => {
-    expect(() => refuseDeepJson(undefined, undefined, utf8('[[1]]'), 'utf-8')).not.toThrow();
-    expect(() => refuseDeepJson(undefined, undefined, Buffer.from('[[1]]', 'utf16le'), 'utf-16le')).not.toThrow();
-    expect(() => refuseDeepJson(undefined, undefined, utf8('['.repeat(65)), 'utf-8')).toThrow(expect.objectContaining({ status: 400, type: 'entity.too.deep' }));
-    expect(() => refuseDeepJson(undefined, undefined, Buffer.from('['.repeat(65), 'utf16le'), 'utf-16le')).toThrow(expect.objectContaining({ type: 'entity.too.deep' }));
+    expect(() => verifyJsonBody(undefined, undefined, utf8('[[1]]'), 'utf-8')).not.toThrow();
+    expect(() => verifyJsonBody(undefined, undefined, Buffer.from('[[1]]', 'utf16le'), 'utf-16le')).not.toThrow();
+    expect(() => verifyJsonBody(undefined, undefined, utf8('['.repeat(65)), 'utf-8')).toThrow(expect.objectContaining({ status: 400, type: 'entity.too.deep' }));
+    expect(() => verifyJsonBody(undefined, undefined, Buffer.from('['.repeat(65), 'utf16le'), 'utf-16le')).toThrow(expect.objectContaining({ type: 'entity.too.deep' }));
   });
 
   it('refuses a charset it cannot read with 415', () => {
-    expect(() => refuseDeepJson(undefined, undefined, utf8('[]'), 'utf-32')).toThrow(expect.objectContaining({ status: 415, type: 'charset.unsupported', charset: 'utf-32' }));
+    expect(() => verifyJsonBody(undefined, undefined, utf8('[]'), 'utf-32')).toThrow(expect.objectContaining({ status: 415, type: 'charset.unsupported', charset: 'utf-32' }));
+  });
+});
+
+describe('verifyJsonBody: input JSON.parse would silently rewrite', () => {
+  const refused = (bytes: Buffer) => {
+    try {
+      verifyJsonBody(undefined, undefined, bytes, 'utf-8');
+      return undefined;
+    } catch (e) {
+      return e as { status: number; type: string; message: string };
+    }
+  };
+  it('refuses bytes that are not UTF-8 instead of reading U+FFFD', () => {
+    expect(refused(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]))).toMatchObject({ status: 400, type: 'entity.refused', message: 'request body is not valid UTF-8' });
+  });
+  it('passes on what jsonTextProblem finds', () => {
+    expect(refused(utf8('{"app":"a","app":"b"}'))).toMatchObject({ status: 400, type: 'entity.refused', message: 'app: duplicate key "app" (each key may be given once)' });
+    expect(refused(utf8('{"app":"a"}'))).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { TextDecoder } from 'util';
+import { jsonTextProblem } from './json-guard';
 
 /** Deepest nesting of arrays and objects a JSON request body may have (`{}` is depth 1). */
 export const MAX_JSON_DEPTH = 64;
@@ -47,12 +48,25 @@ function utf8Of(body: Buffer, charset: string): Uint8Array {
   return Buffer.from(decoder.decode(body), 'utf8');
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * `verify` hook of the JSON body parser: it sees the raw bytes (decompressed, not yet decoded) before
- * `JSON.parse`, and refuses a body nested deeper than MAX_JSON_DEPTH with 400 (`entity.too.deep`).
+ * `JSON.parse`. Refuses with 400 a body nested deeper than MAX_JSON_DEPTH (`entity.too.deep`), bytes
+ * that are not UTF-8 (the decoder would turn them into U+FFFD), and what `jsonTextProblem` finds
+ * (`entity.refused`): input the parser would silently rewrite is refused instead.
  */
-export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
-  if (jsonNestsDeeperThan(utf8Of(body, charset), MAX_JSON_DEPTH)) {
+export function verifyJsonBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
+  const utf8 = utf8Of(body, charset);
+  if (jsonNestsDeeperThan(utf8, MAX_JSON_DEPTH)) {
     throw parserFailure(400, 'entity.too.deep', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(utf8);
+  } catch {
+    throw parserFailure(400, 'entity.refused', 'request body is not valid UTF-8');
+  }
+  const problem = jsonTextProblem(text);
+  if (problem) throw parserFailure(400, 'entity.refused', problem);
 }

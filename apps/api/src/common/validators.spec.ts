@@ -1,4 +1,4 @@
-import { parseIsoInstant, urlProblem } from './validators';
+import { nameProblem, parseIsoInstant, timeZoneSpellingProblem, urlProblem } from './validators';
 
 describe('urlProblem', () => {
   it.each(['https://hooks.example.com/t?a=1#x', 'http://example.com:8080/', 'http://[2606:4700::1]:443/p', 'https://example.com/a@b', 'https://example.com/?to=a@b.c'])('accepts %s', (url) =>
@@ -53,4 +53,26 @@ describe('parseIsoInstant', () => {
   it.each(['2027-02-28T10:00:00', '2027-02-28', 'tomorrow', '2027-2-28T10:00Z', ' 2027-02-28T10:00Z'])('leaves %j to the caller (not the accepted shape)', (text) =>
     expect(parseIsoInstant(text)).toBeUndefined(),
   );
+});
+
+describe('nameProblem', () => {
+  it.each([
+    ['   ', 'name must not be blank'],
+    ['\t', 'name must not be blank'],
+    ['a\u202Eb', 'name must not contain bidirectional control characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)'],
+    ['a\u2066b', 'name must not contain bidirectional control characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)'],
+    ['a\u0085b', 'name must not contain control characters'],
+    ['a\nb', 'name must not contain control characters'],
+  ])('refuses %j', (v, problem) => expect(nameProblem('name', v)).toBe(problem));
+  it.each(['daily report', 'Bericht für März', '日報', 'a😀'])('accepts %j', (v) => expect(nameProblem('name', v)).toBeUndefined());
+});
+
+describe('timeZoneSpellingProblem', () => {
+  it.each([
+    ['europe/berlin', 'Europe/Berlin'],
+    ['EUROPE/BERLIN', 'Europe/Berlin'],
+    ['utc', 'UTC'],
+    ['america/new_york', 'America/New_York'],
+  ])('refuses %j naming %j', (v, canonical) => expect(timeZoneSpellingProblem(v)).toBe(`timeZone ${JSON.stringify(v)} is not spelled as its IANA name: use ${JSON.stringify(canonical)}`));
+  it.each(['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'US/Eastern', 'Etc/GMT+5', 'Mars/Base', 42])('accepts %j (unknown zones are the schedule check\'s)', (v) => expect(timeZoneSpellingProblem(v)).toBeUndefined());
 });

@@ -153,3 +153,61 @@ export function parseIsoInstant(text: string): { ms: number } | { problem: strin
   const offsetMs = (sign === '-' ? -1 : 1) * (offHours * 60 + offMinutes) * 60_000;
   return { ms: t.getTime() - offsetMs };
 }
+
+/** Unicode bidirectional formatting characters: a name holding them displays other than it is stored. */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** C0 and C1 control characters and DEL. */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
+
+/** Why a user-chosen name (a timer's `name`) is refused, or undefined: blank, or holding control or bidi-control characters. */
+export function nameProblem(field: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value.trim() === '') return `${field} must not be blank`;
+  if (CONTROL.test(value)) return `${field} must not contain control characters`;
+  if (BIDI_CONTROL.test(value)) return `${field} must not contain bidirectional control characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)`;
+  return undefined;
+}
+
+export function IsCleanName(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isCleanName',
+      validator: { validate: (v: unknown, args) => nameProblem(args?.property ?? 'name', v) === undefined, defaultMessage: (args) => nameProblem(args?.property ?? 'name', args?.value) ?? 'is invalid' },
+    },
+    options,
+  );
+}
+
+/** The zone ids the runtime lists, by their lower-case form. */
+let listedZones: Map<string, string> | undefined;
+const zoneByLowerCase = (): Map<string, string> => (listedZones ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z])));
+
+/**
+ * Why a time zone the runtime accepts is refused: it is spelled other than its name (`europe/berlin`).
+ * The zone database is case-insensitive, so a wrong spelling would be stored and shown as sent; it is
+ * refused naming the canonical spelling instead. Aliases spelled right (`US/Eastern`, `Asia/Kolkata`)
+ * are accepted as they are; unknown zones are left to the schedule's own check.
+ */
+export function timeZoneSpellingProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+  const lower = value.toLowerCase();
+  const listed = zoneByLowerCase().get(lower);
+  if (value === resolved || value === listed) return undefined;
+  // Every segment of a tz database name starts with a capital (Etc/GMT+5, US/Eastern, EST5EDT).
+  const spelledLikeAName = value.split('/').every((segment) => /^[A-Z]/.test(segment));
+  const canonical = lower === resolved.toLowerCase() ? resolved : (listed ?? (spelledLikeAName ? undefined : resolved));
+  return canonical ? `timeZone ${JSON.stringify(value)} is not spelled as its IANA name: use ${JSON.stringify(canonical)}` : undefined;
+}
+
+export function IsTimeZoneSpelling(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isTimeZoneSpelling', validator: { validate: (v: unknown) => timeZoneSpellingProblem(v) === undefined, defaultMessage: (args) => timeZoneSpellingProblem(args?.value) ?? 'is invalid' } },
+    options,
+  );
+}

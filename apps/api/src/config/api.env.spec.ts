@@ -67,3 +67,20 @@ describe('API_VARIABLES', () => {
     expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining([...API_VARIABLES]));
   });
 });
+
+describe('TIMER_TRUSTED_PROXIES and the HTTP timeouts', () => {
+  it('reads a list of addresses and CIDRs, empty by default', () => {
+    expect(ApiConfig.load({}).trustedProxies).toEqual([]);
+    expect(ApiConfig.load({ TIMER_TRUSTED_PROXIES: ' 10.0.0.0/8, 127.0.0.1 ,fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+  });
+
+  it.each(['10.0.0.0/33', 'ingress', '10.0.0.0/8/1', 'fd00::/129', '10.0.0.0/x'])('stops the boot on %j, naming the variable', (bad) => {
+    expect(() => ApiConfig.load({ TIMER_TRUSTED_PROXIES: bad })).toThrow(/TIMER_TRUSTED_PROXIES: must be a comma-separated list/);
+  });
+
+  it('has timeouts of seconds by default and refuses a headers timeout longer than the request timeout', () => {
+    expect(ApiConfig.load({}).httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000 });
+    expect(() => ApiConfig.load({ TIMER_HTTP_HEADERS_TIMEOUT_MS: '20000' })).toThrow(/TIMER_HTTP_HEADERS_TIMEOUT_MS: must not exceed TIMER_HTTP_REQUEST_TIMEOUT_MS/);
+    expect(() => ApiConfig.load({ TIMER_HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(/TIMER_HTTP_KEEP_ALIVE_TIMEOUT_MS/);
+  });
+});

@@ -1,5 +1,22 @@
 import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig, WindowEnv, windowMsOf } from '@timer/platform';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { isIP } from 'net';
+
+/** An IPv4/IPv6 address, or one with a `/prefix` (CIDR), as Express's `trust proxy` reads it. */
+export function isCidr(entry: string): boolean {
+  const [ip, prefix, ...rest] = entry.split('/');
+  const family = isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** The entries of a comma-separated list, trimmed, blanks dropped. */
+export const listOf = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 /**
  * Settings of the api role only (the shared ones are in `@timer/platform`). Validated at boot by
@@ -33,6 +50,34 @@ export class ApiEnv extends WindowEnv {
    */
   @IsInt() @Min(0) @Max(1_000_000)
   TIMER_AUTH_FAILURES_PER_MIN: number = 20;
+
+  /**
+   * Comma-separated CIDRs (or addresses) of the proxies in front of the api (an ingress controller's pod
+   * range). X-Forwarded-For is believed only from them, so the failed-authentication limit counts the
+   * real client behind them; empty: it is never believed and the TCP peer is the client.
+   */
+  @IsString()
+  @MaxLength(4096)
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && listOf(v).every(isCidr),
+      defaultMessage: () => 'must be a comma-separated list of IP addresses or CIDRs (e.g. 10.0.0.0/8,fd00::/8)',
+    },
+  })
+  TIMER_TRUSTED_PROXIES: string = '';
+
+  /** Most time (ms) a client may take to send a request's headers; past it 408 and the connection is closed. */
+  @IsInt() @Min(1000) @Max(600_000)
+  TIMER_HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  /** Most time (ms) a client may take to send a whole request, headers and body; past it 408 and the connection is closed. */
+  @IsInt() @Min(1000) @Max(3_600_000)
+  TIMER_HTTP_REQUEST_TIMEOUT_MS: number = 15_000;
+
+  /** How long (ms) an idle keep-alive connection stays open for its next request. */
+  @IsInt() @Min(1000) @Max(600_000)
+  TIMER_HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 
   /** Largest callback body (`notifyHTTPParam.body`, UTF-8 bytes) a timer may carry. */
   @IsInt() @Min(1) @Max(1_048_576)
@@ -109,7 +154,10 @@ export class ApiConfig {
     };
     const api = attempt(ApiEnv);
     const timeout = attempt(CallbackTimeoutMaxEnv);
-    if (!api || !timeout) throw new ConfigError(problems);
+    if (api && api.TIMER_HTTP_HEADERS_TIMEOUT_MS > api.TIMER_HTTP_REQUEST_TIMEOUT_MS) {
+      problems.push('TIMER_HTTP_HEADERS_TIMEOUT_MS: must not exceed TIMER_HTTP_REQUEST_TIMEOUT_MS (the request timeout includes the headers)');
+    }
+    if (!api || !timeout || problems.length > 0) throw new ConfigError(problems);
     return new ApiConfig(api, timeout);
   }
 
@@ -127,6 +175,13 @@ export class ApiConfig {
   }
   get authFailuresPerMin(): number {
     return this.env.TIMER_AUTH_FAILURES_PER_MIN;
+  }
+  /** The `trust proxy` list: empty when no proxy is trusted. */
+  get trustedProxies(): string[] {
+    return listOf(this.env.TIMER_TRUSTED_PROXIES);
+  }
+  get httpTimeouts(): { headersMs: number; requestMs: number; keepAliveMs: number } {
+    return { headersMs: this.env.TIMER_HTTP_HEADERS_TIMEOUT_MS, requestMs: this.env.TIMER_HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: this.env.TIMER_HTTP_KEEP_ALIVE_TIMEOUT_MS };
   }
   get windowMs(): number {
     return windowMsOf(this.env);

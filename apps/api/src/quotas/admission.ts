@@ -3,6 +3,8 @@ import { nextFireTimes, ScheduleSpec } from '@timer/schedule';
 
 /** Fires a schedule may have in one second: cron has second precision and intervals are at least 1 s. */
 export const MAX_FIRES_PER_SECOND_PER_TIMER = 1;
+/** Open fires of one timer in one minute at most: 60 a second apart, and one moved there (a maintenance window's end). */
+export const MAX_OPEN_FIRES_PER_MINUTE_PER_TIMER = 61;
 
 /** Fires looked at (within a day) for a cron's smallest gap when no cheaper bound decides. */
 export const GAP_SAMPLE_FIRES = 500;

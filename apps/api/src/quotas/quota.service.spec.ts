@@ -174,3 +174,27 @@ describe('QuotaService.admitBatch (POST def/batch)', () => {
     );
   });
 });
+
+describe('QuotaService maxFiresPerMinute of a frequent schedule', () => {
+  const everySecond = { app: 'a', spec: { cron: '* * * * * *', timeZone: 'UTC' }, writesFires: true };
+  const scans: string[] = [];
+  const repo = {
+    pendingHistogram: jest.fn(async (o: { app?: string; bucketMs: number }) => {
+      if (o.app !== undefined && o.bucketMs === 60_000) scans.push(o.app);
+      return new Map([[T + 60_000, 100]]);
+    }),
+  } as unknown as QuotaRepository;
+  const service = new QuotaService(ApiConfig.load({ TIMER_CAPACITY_FIRES_PER_SEC: '0' }), { now: () => T }, {} as DataSource, repo);
+  beforeEach(() => (scans.length = 0));
+
+  it("reads no open fires while the app's live timers cannot fill any minute, and reads them (and refuses) once they could", async () => {
+    const quota = (liveTimers: number): Quota => ({ maxTimers: 0, maxFiresPerMinute: 150, minIntervalMs: 0, liveTimers });
+    await service.admit(m, quota(1), everySecond, T); // (1 + 1) x 61 <= 150: no minute can go over
+    expect(scans).toEqual([]);
+    await expect(service.admit(m, quota(2), everySecond, T)).rejects.toThrow(/maxFiresPerMinute of app a is 150; its busiest coming minute .* would have 160 fires/);
+    expect(scans).toEqual(['a']);
+    // Unknown live timers (no counter): always read.
+    await expect(service.admit(m, { maxTimers: 0, maxFiresPerMinute: 150, minIntervalMs: 0 }, everySecond, T)).rejects.toThrow(/maxFiresPerMinute/);
+    expect(scans).toEqual(['a', 'a']);
+  });
+});

@@ -51,7 +51,7 @@ export function resolveSettings(options: PulsarClientOptions): ConnectionSetting
     connectTimeoutMs: nonNegative('connectTimeoutMs', options.connectTimeoutMs, 10_000) || 10_000,
     operationTimeoutMs: nonNegative('operationTimeoutMs', options.operationTimeoutMs, 30_000),
     reconnectInitialDelayMs,
-    reconnectMaxDelayMs: Math.max(reconnectInitialDelayMs, nonNegative('reconnectMaxDelayMs', options.reconnectMaxDelayMs, 30_000)),
+    reconnectMaxDelayMs: Math.max(reconnectInitialDelayMs, nonNegative('reconnectMaxDelayMs', options.reconnectMaxDelayMs, 1_000)),
     sendTimeoutMs: nonNegative('sendTimeoutMs', options.sendTimeoutMs, 30_000),
     keepAliveIntervalMs: nonNegative('keepAliveIntervalMs', options.keepAliveIntervalMs, 30_000),
     logger: options.logger ?? NOOP_LOGGER,

@@ -37,8 +37,12 @@ export interface PulsarClientOptions {
   tlsAllowInsecure?: boolean;
   /** Time allowed to open one WebSocket (ms). */
   connectTimeoutMs?: number;
-  /** Reconnect backoff: first delay and cap (ms). */
+  /** Reconnect backoff: first delay (ms, default 100). */
   reconnectInitialDelayMs?: number;
+  /**
+   * Reconnect backoff cap (ms, default 1000): a broker that is back is noticed within about this
+   * long, however long it was away (a growing delay cost a 24 s restart a minute more).
+   */
   reconnectMaxDelayMs?: number;
   /** Time a send may wait for the broker's ack before it is failed (ms); 0 = never. Default 30000. */
   sendTimeoutMs?: number;

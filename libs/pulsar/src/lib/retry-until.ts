@@ -25,11 +25,12 @@ export function isTransient(error: unknown): boolean {
 
 /**
  * Runs `fn` until it succeeds, retrying transient failures with capped exponential backoff for up
- * to `timeoutMs`: a role that starts while the broker restarts waits for it instead of crash-looping.
+ * to `timeoutMs`: a role that starts while the broker restarts waits for it instead of crash-looping,
+ * and notices it back within about a second (the cap), however long it was away.
  */
 export async function retryUntil<T>(fn: () => Promise<T>, options: RetryUntilOptions): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
-  const backoff = new Backoff(500, 5_000);
+  const backoff = new Backoff(250, 1_000);
   for (;;) {
     try {
       return await fn();

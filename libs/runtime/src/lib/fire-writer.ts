@@ -94,12 +94,11 @@ export class FireWriter {
     const due = [...written.due];
     const later: FireRef[] = [];
     for (const f of written.unindexed) (f.runAt > horizon ? later : due).push(f);
-    if (later.length > 0) {
-      await this.index.add(later).catch((e: Error) => {
-        this.logger.warn(`${later.length} fire(s) not indexed (the trigger's reconcile reads them from MySQL): ${e.message}`);
-      });
-    }
-    await this.publishDue(due, properties);
+    const indexed = later.length === 0 ? undefined : this.index.add(later).catch((e: Error) => {
+      this.logger.warn(`${later.length} fire(s) not indexed (the trigger's reconcile reads them from MySQL): ${e.message}`);
+    });
+    // Side by side: the publish waits for the broker's ack, the index for Redis.
+    await Promise.all([indexed, this.publishDue(due, properties)]);
   }
 
   /**

@@ -1,10 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
-import { APP_NAME, IsAppName, ISO_INSTANT, parseIsoInstant } from '../../common/validators';
+import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
 import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
@@ -84,11 +84,15 @@ export class CreateTimerDto {
   @IsAppName()
   app!: string;
 
-  @ApiProperty({ description: 'Unique among the live timers of the app (reusable once deleted).', example: 'daily-report', maxLength: 255 })
+  @ApiProperty({
+    description: 'Unique among the live timers of the app (reusable once deleted). Not blank; no control or bidirectional control characters.',
+    example: 'daily-report',
+    maxLength: 255,
+    pattern: '\\S',
+  })
   @IsString()
-  @MinLength(1)
   @MaxLength(255)
-  @Matches(/^[^\x00-\x1f\x7f]*$/, { message: 'name must not contain control characters' })
+  @IsCleanName()
   name!: string;
 
   @ApiPropertyOptional({
@@ -131,10 +135,16 @@ export class CreateTimerDto {
   @ValidateBy({ name: 'isInterval', validator: { validate: isInterval, defaultMessage: (args) => intervalMessage(args?.value) ?? 'every is invalid' } })
   every?: string;
 
-  @ApiPropertyOptional({ description: 'Extension: IANA time zone the cron is evaluated in.', default: 'UTC', example: 'Europe/Berlin', maxLength: 64 })
+  @ApiPropertyOptional({
+    description: 'Extension: IANA time zone the cron is evaluated in, spelled as its name (`europe/berlin` is refused naming `Europe/Berlin`).',
+    default: 'UTC',
+    example: 'Europe/Berlin',
+    maxLength: 64,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(64)
+  @IsTimeZoneSpelling()
   timeZone?: string;
 
   @ApiPropertyOptional({

@@ -55,7 +55,7 @@ describe('PatchTimerDto (PATCH)', () => {
     expect(await transform(PatchTimerDto, { id: 7, app: 'alpha', version: 1, retryPolicy: { maxAttempts: 11 } })).toEqual([
       'retryPolicy.maxAttempts must not be greater than 10',
     ]);
-    expect(await transform(PatchTimerDto, { id: 7, app: 'alpha', version: 1, name: '' })).toEqual(['name must be longer than or equal to 1 characters']);
+    expect(await transform(PatchTimerDto, { id: 7, app: 'alpha', version: 1, name: '' })).toEqual(['name must not be blank']);
   });
 });
 

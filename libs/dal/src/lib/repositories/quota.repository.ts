@@ -8,6 +8,8 @@ export interface StoredQuota {
   maxTimers: number | null;
   maxFiresPerMinute: number | null;
   minIntervalMs: number | null;
+  /** The app's live timers (`apps.live_timers`) as read with the quotas; ignored by {@link QuotaRepository.set}. */
+  liveTimers?: number | null;
 }
 
 /** Open (pending or running) fires per bucket: bucket start (epoch ms) -> fires. */
@@ -115,12 +117,12 @@ export class QuotaRepository {
   }
 
   private async read(app: string, manager: EntityManager, lock: string): Promise<StoredQuota | null> {
-    const rows = (await manager.query(`SELECT max_timers, max_fires_per_minute, min_interval_ms FROM apps WHERE app = ?${lock}`, [app])) as QuotaRow[];
-    return rows.length === 0 ? null : quotaOf(rows[0]);
+    const rows = (await manager.query(`SELECT max_timers, max_fires_per_minute, min_interval_ms, live_timers FROM apps WHERE app = ?${lock}`, [app])) as QuotaRow[];
+    return rows.length === 0 ? null : { ...quotaOf(rows[0]), liveTimers: rows[0].live_timers === undefined || rows[0].live_timers === null ? null : Number(rows[0].live_timers) };
   }
 }
 
-type QuotaRow = { max_timers: string | number | null; max_fires_per_minute: string | number | null; min_interval_ms: string | number | null; live_timers?: string | number };
+type QuotaRow = { max_timers: string | number | null; max_fires_per_minute: string | number | null; min_interval_ms: string | number | null; live_timers?: string | number | null };
 
 function quotaOf(r: QuotaRow): StoredQuota {
   const num = (v: string | number | null) => (v === null ? null : Number(v));

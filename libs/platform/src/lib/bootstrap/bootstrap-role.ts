@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplication, Logger, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, INestApplication, Logger, PipeTransform, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CustomTransportStrategy } from '@nestjs/microservices';
 import { ConfigError, unknownTimerVariables } from '../config/load-config';
@@ -21,6 +21,8 @@ export interface RoleBootstrapOptions {
   microservice?: (app: INestApplication, config: RoleConfig) => CustomTransportStrategy;
   /** Role-specific `TIMER_*` variables, so they are not reported as unknown. */
   extraVariables?: readonly string[];
+  /** The global validation pipe, when the role words its messages itself (default: Nest's, whitelisting). */
+  validationPipe?: PipeTransform;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function bootstrapRole(options: RoleBootstrapOptions): Promise<INes
     throw e;
   }
   const app = await NestFactory.create(rootModule, { logger, bufferLogs: true });
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(options.validationPipe ?? new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (options.microservice) {
     const strategy = options.microservice(app, config);
     countUndecodable(strategy, app.get(MetricsService, { strict: false }).registry);
