@@ -644,7 +644,7 @@ export interface components {
              */
             app: string;
             /**
-             * @description Unique among the live timers of the app (reusable once deleted).
+             * @description Unique among the live timers of the app (reusable once deleted). Not blank; no control or bidirectional control characters.
              * @example daily-report
              */
             name: string;
@@ -661,7 +661,7 @@ export interface components {
              */
             every?: string | null;
             /**
-             * @description Extension: IANA time zone the cron is evaluated in.
+             * @description Extension: IANA time zone the cron is evaluated in, spelled as its name (`europe/berlin` is refused naming `Europe/Berlin`).
              * @default UTC
              * @example Europe/Berlin
              */
@@ -795,7 +795,7 @@ export interface components {
              */
             app: string;
             /**
-             * @description Unique among the live timers of the app (reusable once deleted).
+             * @description Unique among the live timers of the app (reusable once deleted). Not blank; no control or bidirectional control characters.
              * @example daily-report
              */
             name: string;
@@ -812,7 +812,7 @@ export interface components {
              */
             every?: string | null;
             /**
-             * @description Extension: IANA time zone the cron is evaluated in.
+             * @description Extension: IANA time zone the cron is evaluated in, spelled as its name (`europe/berlin` is refused naming `Europe/Berlin`).
              * @default UTC
              * @example Europe/Berlin
              */
@@ -972,7 +972,7 @@ export interface components {
         };
         PatchTimerDto: {
             /**
-             * @description Unique among the live timers of the app (reusable once deleted).
+             * @description Unique among the live timers of the app (reusable once deleted). Not blank; no control or bidirectional control characters.
              * @example daily-report
              */
             name?: string | null;
@@ -989,7 +989,7 @@ export interface components {
              */
             every?: string | null;
             /**
-             * @description Extension: IANA time zone the cron is evaluated in.
+             * @description Extension: IANA time zone the cron is evaluated in, spelled as its name (`europe/berlin` is refused naming `Europe/Berlin`).
              * @default UTC
              * @example Europe/Berlin
              */
@@ -3352,7 +3352,7 @@ export interface operations {
                 runAt?: number | string;
                 /** @description Extension: interval schedule instead of `cron` or `runAt`: units d, h, m, s, each at most once and in that order ("90s", "5m", "1h30m"), at least 1s, at most 366d. Fires at startAt + k * every (k >= 0), on elapsed time (the zone does not apply). GET shows it canonical ("90s" as "1m30s"). */
                 every?: string;
-                /** @description Extension: IANA time zone the cron is evaluated in. */
+                /** @description Extension: IANA time zone the cron is evaluated in, spelled as its name (`europe/berlin` is refused naming `Europe/Berlin`). */
                 timeZone?: string;
                 /** @description Extension (cron timers with fixed hours): a wall time that a spring-forward gap skips fires once at the end of the gap (`shift`) or not at all (`skip`). A cron whose hour field is `*` runs on elapsed time whatever this says; on `runAt` and `every` only the default is accepted. */
                 dstGap?: "shift" | "skip";
