@@ -4,7 +4,7 @@ import { createServer, IncomingMessage, Server } from 'http';
 import { AddressInfo } from 'net';
 import { join } from 'path';
 import { parse } from 'yaml';
-import { byKind, CHART, lint, named, Obj, PROD_VALUES, render, renderError } from './support/helm';
+import { byKind, CHART, CRD_APIS, lint, named, Obj, PROD_VALUES, render, renderError, schemaProblems } from './support/helm';
 import { ROOT } from './support/registered-metrics';
 
 // Renders helm/timer with the real Helm (built from its Go module by deploy/local/helm.sh; npm test
@@ -185,7 +185,7 @@ describe('Helm chart helm/timer', () => {
   describe('production-like values', () => {
     let objs: Obj[];
     beforeAll(() => {
-      objs = render('-f', PROD_VALUES);
+      objs = render('-f', PROD_VALUES, ...CRD_APIS);
     });
 
     it('exposes the api through the ingress with TLS and the class from values', () => {
@@ -220,9 +220,9 @@ describe('Helm chart helm/timer', () => {
         { parameter: 'ca', name: 'pulsar-ca', key: 'ca.crt' },
       ]);
       // By default the token is TIMER_PULSAR_TOKEN of the chart's own Secret.
-      const own = render('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken');
+      const own = render('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken', ...CRD_APIS);
       expect(named(own, 'TriggerAuthentication', 'timer-pulsar').spec.secretTargetRef).toEqual([{ parameter: 'bearerToken', name: 'timer', key: 'TIMER_PULSAR_TOKEN' }]);
-      expect(renderError('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true')).toContain('set pulsar.token, existingSecret or keda.authentication.token.secretName');
+      expect(renderError('--set', 'roles.executor.keda.enabled=true,keda.authentication.enabled=true', ...CRD_APIS)).toContain('set pulsar.token, existingSecret or keda.authentication.token.secretName');
     });
 
     it('adds extraEnv (from Secrets), extraEnvFrom, extraVolumes and pod metadata to every role and the migration Job', () => {
@@ -300,7 +300,7 @@ describe('Helm chart helm/timer', () => {
   describe('optional objects on the default values', () => {
     let objs: Obj[];
     beforeAll(() => {
-      objs = render('--set', 'networkPolicy.enabled=true,alerts.enabled=true,roles.trigger.keda.enabled=true,roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken');
+      objs = render('--set', 'networkPolicy.enabled=true,alerts.enabled=true,roles.trigger.keda.enabled=true,roles.executor.keda.enabled=true,keda.authentication.enabled=true,pulsar.token=t0ken', ...CRD_APIS);
     });
 
     it('renders NetworkPolicy, PrometheusRule and TriggerAuthentication when enabled', () => {
@@ -357,6 +357,116 @@ describe('Helm chart helm/timer', () => {
     });
   });
 
+  describe('operators\' first day', () => {
+    const POD_SPECS = (objs: Obj[]) => [
+      ...objs.filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind)).map((o) => [`${o.kind}/${o.metadata.name}`, o.spec.template.spec]),
+      ...byKind(objs, 'Pod').map((o) => [`Pod/${o.metadata.name}`, o.spec]),
+    ];
+
+    it('turns off service links on every pod, so Kubernetes injects no TIMER_*_SERVICE_* variables', () => {
+      const objs = render('--set', 'quickstart.enabled=true');
+      const pods = POD_SPECS(objs);
+      expect(pods.length).toBe(ROLES.length + 3 + 2); // roles, quickstart servers, migration Job, test pod
+      for (const [what, pod] of pods) expect({ what, enableServiceLinks: pod.enableServiceLinks }).toEqual({ what, enableServiceLinks: false });
+    });
+
+    it('runs MariaDB, Redis and a Pulsar standalone with the broker settings the service needs, and points the roles at them', () => {
+      const objs = render('--set', 'quickstart.enabled=true,adminToken=t0ken');
+      const servers = { mariadb: 3306, redis: 6379, pulsar: 8080 };
+      for (const [server, port] of Object.entries(servers)) {
+        const sts = named(objs, 'StatefulSet', `timer-${server}`);
+        expect(sts.spec).toMatchObject({ serviceName: `timer-${server}`, replicas: 1 });
+        expect(sts.spec.volumeClaimTemplates[0].spec.accessModes).toEqual(['ReadWriteOnce']);
+        const svc = named(objs, 'Service', `timer-${server}`);
+        expect(svc.spec.ports[0].port).toBe(port);
+        expect(svc.spec.selector).toEqual(sts.spec.selector.matchLabels);
+        expect(sts.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+      }
+      const pulsar = named(objs, 'StatefulSet', 'timer-pulsar').spec.template.spec.containers[0];
+      expect(pulsar.env).toEqual(
+        expect.arrayContaining([
+          { name: 'PULSAR_PREFIX_webSocketServiceEnabled', value: 'true' },
+          { name: 'PULSAR_PREFIX_isDelayedDeliveryDeliverAtTimeStrict', value: 'true' },
+          { name: 'PULSAR_PREFIX_delayedDeliveryTickTimeMillis', value: '100' },
+          { name: 'PULSAR_PREFIX_brokerDeleteInactiveTopicsEnabled', value: 'false' },
+        ]),
+      );
+      expect(named(objs, 'Secret', 'timer').stringData).toMatchObject({
+        TIMER_MYSQL_URL: 'mysql://timer:timer-quickstart@timer-mariadb:3306/timer',
+        TIMER_REDIS_URL: 'redis://timer-redis:6379/0',
+      });
+      expect(named(objs, 'ConfigMap', 'timer').data?.TIMER_PULSAR_URL).toBe('http://timer-pulsar:8080');
+      // The first migration runs once the release's MariaDB exists: post-install, not pre-install.
+      expect(named(objs, 'Job', 'timer-migrate').metadata.annotations?.['helm.sh/hook']).toBe('post-install,pre-upgrade');
+      expect(named(objs, 'Secret', 'timer-migrate').metadata.annotations?.['helm.sh/hook']).toBe('post-install,pre-upgrade');
+      // Off by default: none of it.
+      expect(byKind(render(), 'StatefulSet')).toHaveLength(0);
+    });
+
+    it('routes the REST API, its OpenAPI document and the console through the Ingress and the HTTPRoute', () => {
+      const objs = render('-f', PROD_VALUES, '--set', 'httpRoute.enabled=true,httpRoute.parentRefs[0].name=public,httpRoute.parentRefs[0].namespace=gateways,httpRoute.hostnames[0]=timer.acme.example', ...CRD_APIS);
+      const ingressPaths = named(objs, 'Ingress', 'timer').spec.rules[0].http.paths;
+      const route = named(objs, 'HTTPRoute', 'timer');
+      expect(route.apiVersion).toBe('gateway.networking.k8s.io/v1');
+      expect(route.spec.parentRefs).toEqual([{ name: 'public', namespace: 'gateways' }]);
+      expect(route.spec.hostnames).toEqual(['timer.acme.example']);
+      expect(route.spec.rules[0].backendRefs).toEqual([{ name: 'timer-api', port: 80 }]);
+      const routePrefixes = route.spec.rules[0].matches.map((m: { path: { type: string; value: string } }) => (expect(m.path.type).toBe('PathPrefix'), m.path.value));
+      const ingressPrefixes = ingressPaths.map((p: { path: string; pathType: string }) => (expect(p.pathType).toBe('Prefix'), p.path));
+      for (const prefixes of [ingressPrefixes, routePrefixes]) {
+        for (const path of ['/api/timer/v1/def', '/api/docs', '/api/docs-json', '/console', '/console/assets/index.js']) {
+          // A Prefix match is element-wise: /api matches /api/docs, not /apidocs.
+          expect({ path, routed: prefixes.some((p: string) => path === p || path.startsWith(`${p}/`)) }).toEqual({ path, routed: true });
+        }
+      }
+      expect(ingressPaths.every((p: { backend: { service: { name: string } } }) => p.backend.service.name === 'timer-api')).toBe(true);
+      expect(renderError('--set', 'httpRoute.enabled=true', ...CRD_APIS)).toContain('httpRoute.parentRefs: name the Gateway(s) to attach to');
+    });
+
+    it('renders KEDA, ServiceMonitor, PrometheusRule and HTTPRoute objects only on a cluster that serves their CRDs', () => {
+      const bare = render('-f', PROD_VALUES, '--set', 'httpRoute.enabled=true,httpRoute.parentRefs[0].name=public');
+      for (const kind of ['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PrometheusRule', 'HTTPRoute']) expect({ kind, n: byKind(bare, kind).length }).toEqual({ kind, n: 0 });
+      // Without KEDA the roles it would scale keep their CPU HPA.
+      expect(byKind(bare, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(ROLES.map((r) => `timer-${r}`).sort());
+      const full = render('-f', PROD_VALUES, '--set', 'httpRoute.enabled=true,httpRoute.parentRefs[0].name=public', ...CRD_APIS);
+      for (const kind of ['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PrometheusRule', 'HTTPRoute']) expect({ kind, n: byKind(full, kind).length > 0 }).toEqual({ kind, n: true });
+    });
+
+    it('gives every alert a runbook_url, a full URL under alerts.runbookBaseUrl', () => {
+      const base = 'https://git.acme.example/timer/blob/v0.1.0/docs/operations.md';
+      const rules = named(render('--set', `alerts.enabled=true,alerts.runbookBaseUrl=${base}`, ...CRD_APIS), 'PrometheusRule', 'timer').spec.groups[0].rules;
+      for (const r of rules) {
+        expect(r.annotations.runbook_url).toBe(`${base}#${r.alert.toLowerCase()}`);
+        expect(r.annotations.runbook).toBeUndefined();
+      }
+    });
+
+    it('ships the Grafana dashboard in a ConfigMap with the sidecar label', () => {
+      const dashboard = readFileSync(join(ROOT, 'deploy/grafana/timer-dashboard.json'), 'utf8');
+      // Fix: cp deploy/grafana/timer-dashboard.json helm/timer/files/timer-dashboard.json
+      expect(readFileSync(join(CHART, 'files', 'timer-dashboard.json'), 'utf8')).toBe(dashboard);
+      const cm = named(render('--set', 'grafanaDashboard.enabled=true'), 'ConfigMap', 'timer-dashboard');
+      expect(cm.metadata.labels?.grafana_dashboard).toBe('1');
+      expect(JSON.parse(cm.data!['timer-dashboard.json'])).toEqual(JSON.parse(dashboard));
+    });
+
+    it.each([
+      ['the default values', []],
+      ['the production-like values with every CRD', ['-f', PROD_VALUES, '--set', 'httpRoute.enabled=true,httpRoute.parentRefs[0].name=public,grafanaDashboard.enabled=true', ...CRD_APIS]],
+      ['the quickstart', ['--set', 'quickstart.enabled=true,ingress.enabled=true,networkPolicy.enabled=true,secretsKey=' + Buffer.alloc(32, 1).toString('base64')]],
+    ])('renders objects that validate against the Kubernetes API schemas: %s', (_what, args) => {
+      const objs = render(...args);
+      expect(objs.length).toBeGreaterThan(10);
+      expect(schemaProblems(objs)).toEqual([]);
+    });
+
+    it('finds the schema problems it is meant to find', () => {
+      const [deployment] = byKind(render(), 'Deployment');
+      const broken = { ...deployment, spec: { ...deployment.spec, template: { ...deployment.spec.template, spec: { ...deployment.spec.template.spec, enableServiceLinks: 'no' } } } };
+      expect(schemaProblems([broken])).toEqual([expect.stringContaining('enableServiceLinks must be boolean')]);
+    });
+  });
+
   describe('chart README', () => {
     it('documents every parameter of values.yaml', () => {
       const readme = readFileSync(join(CHART, 'README.md'), 'utf8');
@@ -367,7 +477,7 @@ describe('Helm chart helm/timer', () => {
 });
 
 // Free-form maps and Kubernetes objects are one parameter; a role's keys are documented once as `roles.<role>.*`.
-const WHOLE = new Set(['config', 'podAnnotations', 'podLabels', 'serviceAccount.annotations', 'ingress.annotations', 'serviceMonitor.labels', 'alerts.labels', 'podSecurityContext', 'securityContext', 'nodeSelector', 'affinity', 'migration.nodeSelector', 'migration.affinity', 'roles.<role>.env', 'roles.<role>.resources', 'migration.resources', 'tests.resources']);
+const WHOLE = new Set(['config', 'podAnnotations', 'podLabels', 'serviceAccount.annotations', 'ingress.annotations', 'httpRoute.annotations', 'grafanaDashboard.labels', 'grafanaDashboard.annotations', 'quickstart.mariadb.resources', 'quickstart.redis.resources', 'quickstart.pulsar.resources', 'serviceMonitor.labels', 'alerts.labels', 'podSecurityContext', 'securityContext', 'nodeSelector', 'affinity', 'migration.nodeSelector', 'migration.affinity', 'roles.<role>.env', 'roles.<role>.resources', 'migration.resources', 'tests.resources']);
 
 function parameterPaths(values: Record<string, unknown>, prefix = ''): string[] {
   return [

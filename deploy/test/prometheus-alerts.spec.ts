@@ -44,7 +44,7 @@ describe('Prometheus alerting rules', () => {
     for (const r of rules) {
       expect([r.alert, r.labels.severity]).toEqual([r.alert, expect.stringMatching(/^(warning|critical)$/)]);
       expect(r.annotations.summary).toBeTruthy();
-      expect(r.annotations.runbook).toBe(`docs/operations.md#${r.alert.toLowerCase()}`);
+      expect(r.annotations.runbook_url).toBe(`docs/operations.md#${r.alert.toLowerCase()}`);
       // GitHub's anchor of a `### TimerRoleDown` heading is `timerroledown`.
       expect(operations).toMatch(new RegExp(`^### ${r.alert}$`, 'm'));
     }

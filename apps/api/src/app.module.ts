@@ -5,6 +5,7 @@ import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
+import { SecretSealer } from './apps/secret-sealer.service';
 import { AuthFailureLimiterService } from './auth/auth-failure-limiter.service';
 import { AuthGuard } from './auth/auth.guard';
 import { APP_TOKENS } from './auth/auth.tokens';
@@ -74,6 +75,7 @@ export class AppModule {
         PreviewService,
         TasksService,
         AppsService,
+        SecretSealer,
         LedgerRepository,
         AccountingService,
         DeadLettersService,

@@ -115,6 +115,14 @@ describe('api auth and app isolation', () => {
       expect(rotated.body.data.secret).toEqual(expect.any(String));
       const stored = (await h.db.query("SELECT signing_secret AS s FROM apps WHERE app = 'appa'")) as { s: string }[];
       expect(stored[0].s).toBe(rotated.body.data.secret);
+      // The replaced secret signs for a day by default, for overlapSeconds when given; 0 replaces it at once.
+      const overlapping = await h.as(tokenA).post('/api/app/v1/secret', { app: 'appa' });
+      const short = await h.as(tokenA).post('/api/app/v1/secret', { app: 'appa', overlapSeconds: 60 });
+      expect(overlapping.body.data.previousSecretValidUntil - short.body.data.previousSecretValidUntil).toBe(86_400_000 - 60_000); // the test clock stands still
+      const [prev] = (await h.db.query("SELECT previous_signing_secret AS p, previous_secret_until AS u FROM apps WHERE app = 'appa'")) as { p: string; u: string }[];
+      expect({ p: prev.p, u: Number(prev.u) }).toEqual({ p: overlapping.body.data.secret, u: short.body.data.previousSecretValidUntil });
+      expect((await h.as(tokenA).post('/api/app/v1/secret', { app: 'appa', overlapSeconds: 0 })).body.data.previousSecretValidUntil).toBeNull();
+      expect((await h.as(tokenA).post('/api/app/v1/secret', { app: 'appa', overlapSeconds: -1 })).status).toBe(400);
 
       const second = await h.as().post('/api/app/v1/tokens', { app: 'appa' });
       const other = second.body.data.token as string;

@@ -59,3 +59,24 @@ export const named = (objs: Obj[], kind: string, name: string): Obj => {
   if (!found) throw new Error(`no ${kind} ${name} in [${objs.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}]`);
   return found;
 };
+
+/**
+ * `--api-versions` of the custom resources the chart renders only when the cluster serves them (KEDA,
+ * the Prometheus Operator, Gateway API): `helm template` knows no cluster.
+ */
+export const CRD_APIS = [
+  'keda.sh/v1alpha1/ScaledObject',
+  'keda.sh/v1alpha1/TriggerAuthentication',
+  'monitoring.coreos.com/v1/ServiceMonitor',
+  'monitoring.coreos.com/v1/PrometheusRule',
+  'gateway.networking.k8s.io/v1/HTTPRoute',
+].flatMap((api) => ['--api-versions', api]);
+
+/**
+ * Problems of the objects against the Kubernetes API schemas (and the CRDs' schemas), as
+ * support/validate-k8s.mjs reports them (kubernetes-models); empty when all validate.
+ */
+export function schemaProblems(objs: Obj[]): string[] {
+  const out = execFileSync(process.execPath, [join(__dirname, 'validate-k8s.mjs')], { input: JSON.stringify(objs), encoding: 'utf8', maxBuffer: 64 << 20 });
+  return JSON.parse(out) as string[];
+}

@@ -61,20 +61,22 @@ app.kubernetes.io/component: {{ .role }}
 {{- end -}}
 
 {{/*
-Annotations of a pre-install/pre-upgrade hook object; call with (dict "weight" -10). Helm runs the
-hooks of one event in ascending weight, so the migration Job (weight 0) finds its ConfigMap, Secret,
-ServiceAccount and NetworkPolicy (-10) created. Each is deleted after the event succeeded and before
-it is created again, so no object is left per revision.
+Annotations of a pre-install/pre-upgrade hook object; call with (dict "root" $ "weight" -10). Helm
+runs the hooks of one event in ascending weight, so the migration Job (weight 0) finds its ConfigMap,
+Secret, ServiceAccount and NetworkPolicy (-10) created. Each is deleted after the event succeeded and
+before it is created again, so no object is left per revision. With the quickstart the first
+migration runs post-install instead: its MariaDB is an object of the release, which Helm creates only
+after the pre-install hooks (the roles retry until the schema is there).
 */}}
 {{- define "timer.hookAnnotations" -}}
-helm.sh/hook: pre-install,pre-upgrade
+helm.sh/hook: {{ if .root.Values.quickstart.enabled }}post-install,pre-upgrade{{ else }}pre-install,pre-upgrade{{ end }}
 helm.sh/hook-weight: {{ .weight | quote }}
 helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
 {{- end -}}
 
 {{/* The ConfigMap's data, shared by the release's ConfigMap and the migration hook's copy. */}}
 {{- define "timer.configData" -}}
-TIMER_PULSAR_URL: {{ .Values.pulsar.url | quote }}
+TIMER_PULSAR_URL: {{ include "timer.pulsarUrl" . | quote }}
 TIMER_PULSAR_TENANT: {{ .Values.pulsar.tenant | quote }}
 TIMER_PULSAR_NAMESPACE: {{ .Values.pulsar.namespace | quote }}
 {{- range $k, $v := .Values.config }}
@@ -84,13 +86,16 @@ TIMER_PULSAR_NAMESPACE: {{ .Values.pulsar.namespace | quote }}
 
 {{/* The Secret's stringData, shared by the release's Secret and the migration hook's copy. */}}
 {{- define "timer.secretData" -}}
-TIMER_MYSQL_URL: {{ required "mysql.url is required (or set existingSecret)" .Values.mysql.url | quote }}
-TIMER_REDIS_URL: {{ required "redis.url is required (or set existingSecret)" .Values.redis.url | quote }}
+TIMER_MYSQL_URL: {{ include "timer.mysqlUrl" . | quote }}
+TIMER_REDIS_URL: {{ include "timer.redisUrl" . | quote }}
 {{- with .Values.pulsar.token }}
 TIMER_PULSAR_TOKEN: {{ . | quote }}
 {{- end }}
 {{- with .Values.adminToken }}
 TIMER_ADMIN_TOKEN: {{ . | quote }}
+{{- end }}
+{{- with .Values.secretsKey }}
+TIMER_SECRETS_KEY: {{ . | quote }}
 {{- end }}
 {{- end -}}
 
@@ -162,4 +167,49 @@ NetworkPolicy egress rules to dependencies; call with (dict "np" .Values.network
     {{- toYaml . | nindent 4 }}
   {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/*
+Whether the cluster serves an API (a CRD's "group/version/Kind"): objects of custom resources are
+rendered only then, so an install on a cluster without KEDA, the Prometheus Operator or Gateway API
+does not fail. `helm template` needs `--api-versions` for them.
+*/}}
+{{- define "timer.hasApi" -}}
+{{- if .root.Capabilities.APIVersions.Has .api }}true{{ end -}}
+{{- end -}}
+
+{{/* Whether KEDA scales a role (enabled and its CRD served); call with (dict "root" $ "spec" $roleSpec). */}}
+{{- define "timer.kedaScales" -}}
+{{- if and .spec.keda .spec.keda.enabled (include "timer.hasApi" (dict "root" .root "api" "keda.sh/v1alpha1/ScaledObject")) }}true{{ end -}}
+{{- end -}}
+
+{{/* Names of the quickstart's servers; call with (dict "root" $ "name" "mariadb"). */}}
+{{- define "timer.quickstartName" -}}
+{{- printf "%s-%s" (include "timer.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The dependency URLs: the quickstart's servers when it is enabled, else the values. */}}
+{{- define "timer.mysqlUrl" -}}
+{{- if .Values.quickstart.enabled -}}
+{{- $m := .Values.quickstart.mariadb -}}
+{{- printf "mysql://%s:%s@%s:3306/%s" $m.user $m.password (include "timer.quickstartName" (dict "root" . "name" "mariadb")) $m.database -}}
+{{- else -}}
+{{- required "mysql.url is required (or set existingSecret)" .Values.mysql.url -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "timer.redisUrl" -}}
+{{- if .Values.quickstart.enabled -}}
+{{- printf "redis://%s:6379/0" (include "timer.quickstartName" (dict "root" . "name" "redis")) -}}
+{{- else -}}
+{{- required "redis.url is required (or set existingSecret)" .Values.redis.url -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "timer.pulsarUrl" -}}
+{{- if .Values.quickstart.enabled -}}
+{{- printf "http://%s:8080" (include "timer.quickstartName" (dict "root" . "name" "pulsar")) -}}
+{{- else -}}
+{{- .Values.pulsar.url -}}
+{{- end -}}
 {{- end -}}

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { AddressInfo } from 'net';
+import { Webhook } from 'standardwebhooks';
 import { CallbackClient, verifySignature } from '../src';
 
 interface Seen { method: string; url: string; headers: IncomingMessage['headers']; rawHeaders: string[]; body: string }
@@ -51,6 +52,35 @@ describe('CallbackClient against a real HTTP receiver on loopback', () => {
     });
     expect(verifySignature('shh', req.headers['x-timer-signature'] as string, body, 60_000)).toBe(true);
     expect(req.headers['x-timer-redelivery']).toBeUndefined();
+  });
+
+  it('signs Standard Webhooks headers that the standardwebhooks library verifies, with every secret given', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    const current = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const previous = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+    const body = '{"n":1}';
+    await client.deliver({ url: base, method: 'POST', body, header: { 'Webhook-Signature': ['v1,forged'], 'WEBHOOK-ID': ['x'] } }, fire, [current, previous]);
+    await client.close();
+    const { headers, rawHeaders } = seen[seen.length - 1];
+    expect(headers['webhook-id']).toBe('42-1763800000000');
+    expect(Number(headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -1);
+    expect((headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+    // The timer's own webhook-* headers are dropped, not sent beside ours.
+    expect(rawHeaders.filter((_v, i) => i % 2 === 0 && /^webhook-/i.test(rawHeaders[i]))).toHaveLength(3);
+    const h = headers as Record<string, string>;
+    for (const secret of [current, previous]) expect(new Webhook(secret).verify(body, h)).toEqual({ n: 1 });
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 3).toString('base64')}`).verify(body, h)).toThrow();
+    // X-Timer-Signature (deprecated) carries the current secret only.
+    expect(verifySignature(current, h['x-timer-signature'], body, 60_000)).toBe(true);
+    expect(verifySignature(previous, h['x-timer-signature'], body, 60_000)).toBe(false);
+  });
+
+  it('keys a secret without the whsec_ prefix (issued before Standard Webhooks) by its UTF-8 bytes', async () => {
+    const client = new CallbackClient({ allowPrivate: true });
+    await client.deliver({ url: base, method: 'POST', body: '{}' }, fire, 'legacy-secret');
+    await client.close();
+    const h = seen[seen.length - 1].headers as Record<string, string>;
+    expect(new Webhook(`whsec_${Buffer.from('legacy-secret').toString('base64')}`).verify('{}', h)).toEqual({});
   });
 
   it('flags a redelivery (an earlier delivery of the attempt may have reached the receiver)', async () => {

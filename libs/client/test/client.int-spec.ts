@@ -1,9 +1,11 @@
+import { readFileSync, writeFileSync } from 'fs';
 import { createServer, IncomingHttpHeaders, Server } from 'http';
 import { AddressInfo } from 'net';
 import { ErrorCodes, RecordStatus, ROUTES, TimerApiError, TimerClient, verifyCallbackSignature } from '../src';
 // The e2e Stack is what starts the built roles as processes; it lives in e2e/support, which is no lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { pollUntil, Stack } from '../../../e2e/support';
+import { clientTypesOf, GENERATED_TYPES } from './openapi-types';
 
 // @timer/client against the built roles as processes (e2e Stack: real MariaDB, Redis, Pulsar): its route
 // table against the OpenAPI document the api serves, and one timer's life through every timer route,
@@ -48,6 +50,15 @@ describe('@timer/client against the running api', () => {
       .sort();
     expect(ours).toEqual(served);
     for (const id of Object.keys(ROUTES)) expect(typeof (TimerClient.prototype as unknown as Record<string, unknown>)[id]).toBe('function');
+  });
+
+  it('has the generated types of the served OpenAPI document (npm run client:types regenerates them)', async () => {
+    const doc = (await (await fetch(`http://127.0.0.1:${stack.port('api')}/api/docs-json`)).json()) as object;
+    const fresh = clientTypesOf(doc);
+    // The test process's own switch, set by `npm run client:types`: writes the file instead of comparing.
+    if (process.env.TIMER_CLIENT_TYPES_WRITE === '1') writeFileSync(GENERATED_TYPES, fresh);
+    const stale = readFileSync(GENERATED_TYPES, 'utf8') !== fresh;
+    expect({ stale, fix: 'npm run client:types' }).toEqual({ stale: false, fix: 'npm run client:types' });
   });
 
   it('takes a timer through create, get, patch, enable, run, records, versions, disable and delete', async () => {

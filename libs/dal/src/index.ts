@@ -3,6 +3,7 @@ export { loggableSql, TypeOrmLogger } from './lib/typeorm-logger';
 export { DalModule } from './lib/dal.module';
 export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';
+export { SecretCipher, SecretKeyError } from './lib/secret-cipher';
 export { runMigrations } from './lib/migrate';
 export { AppEntity, FailureWebhook } from './lib/entities/app.entity';
 export { AppTokenEntity } from './lib/entities/app-token.entity';

@@ -6,9 +6,11 @@ import {
   NewTimer,
   RecordsFilter,
   runInTransaction,
+  SecretCipher,
   TaskEntity,
   TaskRepository,
   TaskStatus,
+  TimerDefinitionRepository,
   TimerEntity,
   TimerRepository,
   TimerStatus,
@@ -465,9 +467,47 @@ describe('repositories against a real MariaDB', () => {
       await apps.ensure('app-sec');
       const s1 = await apps.rotateSecret('app-sec');
       const s2 = await apps.rotateSecret('app-sec');
-      expect(s1).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(s1).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(s1.slice(6), 'base64')).toHaveLength(32);
       expect(s2).not.toBe(s1);
       expect((await apps.find('app-sec'))!.signingSecret).toBe(s2);
+      expect((await apps.find('app-sec'))!.previousSigningSecret).toBeNull();
+    });
+
+    it('keeps the replaced secret with the end of its overlap, and seals both under a key', async () => {
+      const cipher = new SecretCipher(Buffer.alloc(32, 5));
+      const sealedApps = new AppRepository(db.dataSource, cipher);
+      const defs = new TimerDefinitionRepository(db.dataSource, cipher);
+      const t = await timers.create(newTimer('app-rot', 'r'));
+      const s1 = await sealedApps.rotateSecret('app-rot');
+      const s2 = await sealedApps.rotateSecret('app-rot', 2_000_000_000_000);
+      const row = (await apps.find('app-rot'))!;
+      expect(row.signingSecret).toMatch(/^enc:v1:/);
+      expect(row.previousSigningSecret).toMatch(/^enc:v1:/);
+      expect(row.previousSecretUntil).toBe(2_000_000_000_000);
+      expect(JSON.stringify(row)).not.toContain(s1.slice(6));
+      const def = await defs.definition(t.id);
+      expect(def).toMatchObject({ signingSecret: s2, previousSecret: { secret: s1, until: 2_000_000_000_000 } });
+      // A rotation without overlap drops the previous secret.
+      const s3 = await sealedApps.rotateSecret('app-rot');
+      expect(await defs.definition(t.id)).toMatchObject({ signingSecret: s3 });
+      expect((await defs.definition(t.id))!.previousSecret).toBeUndefined();
+    });
+
+    it('seals plain-text secrets stored before a key was set, once', async () => {
+      const t = await timers.create(newTimer('app-plain', 'p'));
+      const plain = await apps.rotateSecret('app-plain');
+      expect((await apps.find('app-plain'))!.signingSecret).toBe(plain);
+      const cipher = new SecretCipher(Buffer.alloc(32, 6));
+      const sealedApps = new AppRepository(db.dataSource, cipher);
+      const before = (await apps.find('app-plain'))!.updatedAt;
+      expect(await sealedApps.sealPlainSecrets()).toBeGreaterThanOrEqual(1);
+      const row = (await apps.find('app-plain'))!;
+      expect(row.signingSecret).toMatch(/^enc:v1:/);
+      expect(row.updatedAt).toEqual(before);
+      expect((await new TimerDefinitionRepository(db.dataSource, cipher).definition(t.id))!.signingSecret).toBe(plain);
+      expect(await sealedApps.sealPlainSecrets()).toBe(0);
+      expect(await apps.sealPlainSecrets()).toBe(0); // no key: nothing to do
     });
   });
 });

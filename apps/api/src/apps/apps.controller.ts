@@ -3,7 +3,7 @@ import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkRe
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
-import { AppNameDto, AppResponse, IssueTokenDto, PauseResponse, RevokeTokenDto, SecretResponse, TokenResponse } from './dto/app.dto';
+import { AppNameDto, AppResponse, IssueTokenDto, PauseResponse, RevokeTokenDto, RotateSecretDto, SecretResponse, TokenResponse } from './dto/app.dto';
 import { AppsService } from './apps.service';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
@@ -48,12 +48,15 @@ export class AppsController {
 
   @Post('secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Rotate the app\'s callback signing secret (admin, or a token of the app)', description: 'Returned once.' })
+  @ApiOperation({
+    summary: 'Rotate the app\'s callback signing secret (admin, or a token of the app)',
+    description: 'Returned once. The replaced secret keeps signing for `overlapSeconds` (default a day), beside the new one.',
+  })
   @ApiOkResponse({ type: SecretResponse })
   @ApiForbiddenResponse(FORBIDDEN)
   @ApiNotFoundResponse(NO_APP)
-  async rotate(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<SecretResponse> {
-    return ok({ data: await this.apps.rotateSecret(p, dto.app) });
+  async rotate(@CurrentPrincipal() p: Principal, @Body() dto: RotateSecretDto): Promise<SecretResponse> {
+    return ok({ data: await this.apps.rotateSecret(p, dto.app, dto.overlapSeconds) });
   }
 
   @Post('pause')

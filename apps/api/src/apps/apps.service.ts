@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppRepository, DuplicateAppError, LedgerRepository, runInTransaction } from '@timer/dal';
+import { AppEntity, AppRepository, DuplicateAppError, LedgerRepository, runInTransaction } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { PausedApps, RESUME_MARGIN_MS } from '@timer/redis';
 import { DataSource } from 'typeorm';
 import { assertAdmin, assertAppAccess, Principal } from '../auth/principal';
 import { conflict, notFound, unavailable } from '../common/errors';
-import { IssuedToken, PauseView } from './dto/app.dto';
+import { IssuedToken, PauseView, SECRET_OVERLAP_DEFAULT_SECONDS, SecretView } from './dto/app.dto';
 
 /** Fires per statement when a resume records the paused interval's pending fires missed. */
 export const RESUME_SETTLE_BATCH = 5_000;
@@ -52,10 +52,15 @@ export class AppsService {
     if (revoked === false) throw notFound(`app ${app} has no live token ${tokenId}`);
   }
 
-  async rotateSecret(p: Principal, app: string): Promise<{ secret: string }> {
+  /**
+   * A new signing secret; the replaced one keeps signing for `overlapSeconds` (docs/behaviour.md,
+   * "Callback signatures"). The executors see the change within TIMER_EXECUTOR_CACHE_TTL_MS.
+   */
+  async rotateSecret(p: Principal, app: string, overlapSeconds = SECRET_OVERLAP_DEFAULT_SECONDS): Promise<SecretView> {
     assertAppAccess(p, app);
-    await this.mustExist(app);
-    return { secret: await this.apps.rotateSecret(app) };
+    const found = await this.mustExist(app);
+    const previousSecretValidUntil = overlapSeconds > 0 && found.signingSecret !== null ? this.clock.now() + overlapSeconds * 1000 : null;
+    return { secret: await this.apps.rotateSecret(app, previousSecretValidUntil), previousSecretValidUntil };
   }
 
   /**
@@ -123,8 +128,10 @@ export class AppsService {
     }
   }
 
-  private async mustExist(app: string): Promise<void> {
-    if (!(await this.apps.find(app))) throw notFound(`app ${app} not found`);
+  private async mustExist(app: string): Promise<AppEntity> {
+    const found = await this.apps.find(app);
+    if (!found) throw notFound(`app ${app} not found`);
+    return found;
   }
 }
 

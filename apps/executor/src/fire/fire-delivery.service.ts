@@ -189,7 +189,14 @@ export class FireDelivery {
     const fire: FireIdentity = { timerId: msg.timerId, runAt: msg.runAt, jitteredAt, attempt: msg.attempt };
     if (redelivery) fire.redelivery = true;
     if (msg.backfill) fire.backfill = true;
-    return this.callback.deliver({ url: parts.url, header: parts.header, body: parts.body, method, timeoutMs: this.timeoutOf(p.timeoutMs) }, fire, def.signingSecret ?? undefined);
+    return this.callback.deliver({ url: parts.url, header: parts.header, body: parts.body, method, timeoutMs: this.timeoutOf(p.timeoutMs) }, fire, this.secretsOf(def));
+  }
+
+  /** The app's signing secrets, the current first; the one a rotation replaced while its overlap lasts. */
+  private secretsOf(def: TimerDefinition): string | string[] | undefined {
+    const prev = def.previousSecret;
+    if (def.signingSecret === null) return undefined;
+    return prev && prev.until > this.clock.now() ? [def.signingSecret, prev.secret] : def.signingSecret;
   }
 
   /**

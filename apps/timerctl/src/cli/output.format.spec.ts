@@ -16,6 +16,16 @@ const timer = (over: Partial<Timer> = {}): Timer => ({
   status: 2,
   retryPolicy: { maxAttempts: 3, backoffMs: 1000 },
   misfirePolicy: 'fire_late',
+  // The fire policies at their defaults, as the api answers them.
+  dstGap: 'shift',
+  dstOverlap: 'first',
+  overlapPolicy: 'allow',
+  catchupPolicy: null,
+  catchupWindowMs: null,
+  jitterMs: 0,
+  autoSpread: false,
+  spreadOffsetMs: null,
+  failureWebhook: null,
   version: 4,
   createdAt: Date.parse('2026-03-01T10:00:00Z'),
   ...over,
@@ -78,8 +88,8 @@ describe('timerctl output', () => {
     const out = formatRecords(
       {
         data: [
-          { fireId: '7-1000', timerID: 7, app: 'a', runAt: 1000, status: 2, attempt: 1, httpStatus: 200, costMs: 12, latenessMs: 40, error: null, output: 'ok' },
-          { fireId: '7-2000', timerID: 7, app: 'a', runAt: 2000, status: 4, attempt: 0, httpStatus: null, costMs: null, latenessMs: null, error: 'paused', output: null },
+          { fireId: '7-1000', timerID: 7, app: 'a', runAt: 1000, status: 2, attempt: 1, httpStatus: 200, costMs: 12, latenessMs: 40, error: null, output: 'ok', backfill: false, attempts: [] },
+          { fireId: '7-2000', timerID: 7, app: 'a', runAt: 2000, status: 4, attempt: 0, httpStatus: null, costMs: null, latenessMs: null, error: 'paused', output: null, backfill: false, attempts: [] },
         ],
         total: 2,
       },

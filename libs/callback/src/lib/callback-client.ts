@@ -3,7 +3,7 @@ import { FireRef, fireId } from '@timer/contracts';
 import { Agent, errors } from 'undici';
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './address-policy';
 import { parseRetryAfter } from './retry-after';
-import { signatureHeader } from './signature';
+import { signatureHeader, standardWebhookHeaders } from './signature';
 
 export type CallbackMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -66,8 +66,8 @@ export class CallbackClient {
   private readonly maxOutputBytes: number;
   private readonly userAgent: string;
   private readonly targets = new Map<string, Target>();
-  /** Whether a timer's header object names a User-Agent, by the (cached) object. */
-  private readonly namesUserAgent = new WeakMap<object, boolean>();
+  /** What a timer's header object names that the client replaces, by the (cached) object. */
+  private readonly names = new WeakMap<object, GivenNames>();
 
   constructor(options: CallbackClientOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 5_000;
@@ -81,18 +81,29 @@ export class CallbackClient {
     });
   }
 
-  async deliver(req: CallbackRequest, fire: FireIdentity, signingSecret?: string): Promise<CallbackResult> {
+  /**
+   * Calls the callback. `signing` is the app's signing secret, or its secrets with the current one
+   * first (a rotation's overlap): the Standard Webhooks headers carry a signature per secret, the
+   * deprecated X-Timer-Signature the current secret's.
+   */
+  async deliver(req: CallbackRequest, fire: FireIdentity, signing?: string | readonly string[]): Promise<CallbackResult> {
     const started = Date.now();
     const body = req.body ?? '';
     const headers = this.headersOf(req.header);
+    const id = fireId(fire.timerId, fire.runAt);
     headers['x-timer-id'] = fire.timerId;
-    headers['x-timer-fire-id'] = fireId(fire.timerId, fire.runAt);
+    headers['x-timer-fire-id'] = id;
     headers['x-timer-scheduled-at'] = String(fire.runAt);
     headers['x-timer-jittered-at'] = String(fire.jitteredAt ?? fire.runAt);
     headers['x-timer-attempt'] = String(fire.attempt);
     if (fire.redelivery) headers['x-timer-redelivery'] = '1';
     if (fire.backfill) headers['x-timer-backfill'] = '1';
-    if (signingSecret) headers['x-timer-signature'] = signatureHeader(signingSecret, Date.now(), body);
+    const secrets = typeof signing === 'string' ? [signing] : signing;
+    if (secrets && secrets.length > 0) {
+      const now = Date.now();
+      headers['x-timer-signature'] = signatureHeader(secrets[0], now, body);
+      Object.assign(headers, standardWebhookHeaders(id, secrets, now, body));
+    }
     const timeoutMs = req.timeoutMs !== undefined && req.timeoutMs > 0 ? req.timeoutMs : this.timeoutMs;
     try {
       const target = this.targetOf(req.url);
@@ -125,18 +136,24 @@ export class CallbackClient {
     await this.agent.close();
   }
 
-  /** The timer's headers; a `User-Agent` among them (any case) replaces ours rather than joining it. */
+  /**
+   * The timer's headers; a `User-Agent` among them (any case) replaces ours rather than joining it.
+   * `webhook-*` names (any case) are dropped: the signature headers are the service's alone, and a
+   * second `Webhook-Signature` beside ours would reach the receiver as well.
+   */
   private headersOf(given: Record<string, string[]> | undefined): Record<string, string | string[]> {
     // No headers of its own (the common timer): no fresh `{}` remembered in the WeakMap per call, whose
     // entries (one per fire) were this function's main cost (1.1 % of the executor's busy time).
     if (given === undefined) return { 'user-agent': this.userAgent };
     const headers: Record<string, string | string[]> = { ...given };
-    let named = this.namesUserAgent.get(given);
+    let named = this.names.get(given);
     if (named === undefined) {
-      named = Object.keys(given).some((name) => name.toLowerCase() === 'user-agent');
-      this.namesUserAgent.set(given, named);
+      const lower = Object.keys(given).map((name) => [name, name.toLowerCase()] as const);
+      named = { userAgent: lower.some(([, l]) => l === 'user-agent'), reserved: lower.filter(([, l]) => l.startsWith('webhook-')).map(([n]) => n) };
+      this.names.set(given, named);
     }
-    if (!named) headers['user-agent'] = this.userAgent;
+    if (!named.userAgent) headers['user-agent'] = this.userAgent;
+    for (const name of named.reserved) delete headers[name];
     return headers;
   }
 
@@ -158,6 +175,12 @@ export class CallbackClient {
     if (t.privateHost !== null && !this.allowPrivate) throw new PrivateAddressError(t.privateHost, t.privateHost);
     return t;
   }
+}
+
+/** Names in a timer's own headers that the client replaces or drops. */
+interface GivenNames {
+  userAgent: boolean;
+  reserved: string[];
 }
 
 /** A parsed callback URL. */

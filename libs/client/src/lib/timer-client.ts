@@ -40,6 +40,7 @@ import type {
   RecordsQuery,
   ReplayResult,
   RunResult,
+  RotateSecretRequest,
   SecretView,
   SetQuotaRequest,
   TaskRecord,
@@ -204,7 +205,7 @@ export class TimerClient {
   }
 
   /** A new callback signing secret, in the answer only. */
-  async rotateAppSecret(req: { app: string }): Promise<SecretView> {
+  async rotateAppSecret(req: RotateSecretRequest): Promise<SecretView> {
     return parse<{ data: SecretView }>(await this.send('rotateAppSecret', { body: req })).data;
   }
 

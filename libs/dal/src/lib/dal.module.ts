@@ -4,6 +4,7 @@ import { RoleConfig } from '@timer/platform';
 import { DalRepositoriesModule } from './dal-repositories.module';
 import { dataSourceOptions } from './data-source.options';
 import { MysqlHealthCheck } from './mysql-health.check';
+import { SecretCipher } from './secret-cipher';
 
 /** The role's MySQL connection pool (TypeORM over mysql2), from `TIMER_MYSQL_*`, and the repositories over it. */
 @Global()
@@ -23,7 +24,17 @@ import { MysqlHealthCheck } from './mysql-health.check';
     }),
     DalRepositoriesModule,
   ],
-  providers: [MysqlHealthCheck],
-  exports: [MysqlHealthCheck, DalRepositoriesModule],
+  providers: [
+    MysqlHealthCheck,
+    {
+      provide: SecretCipher,
+      inject: [RoleConfig],
+      useFactory: (config: RoleConfig) => {
+        const key = config.mysql.TIMER_SECRETS_KEY;
+        return key ? new SecretCipher(Buffer.from(key, 'base64')) : SecretCipher.PLAIN;
+      },
+    },
+  ],
+  exports: [MysqlHealthCheck, SecretCipher, DalRepositoriesModule],
 })
 export class DalModule {}

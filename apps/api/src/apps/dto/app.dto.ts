@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { APP_NAME, IsAppName, TIMER_ID, toTimerId } from '../../common/validators';
 import { Envelope } from '../../common/envelope';
 
@@ -27,6 +27,27 @@ export class RevokeTokenDto extends AppNameDto {
   tokenId!: string;
 }
 
+/** Longest overlap of a signing secret rotation: 30 days. */
+export const SECRET_OVERLAP_MAX_SECONDS = 30 * 86_400;
+/** Overlap of a rotation that names none: a day for receivers to take the new secret. */
+export const SECRET_OVERLAP_DEFAULT_SECONDS = 86_400;
+
+export class RotateSecretDto extends AppNameDto {
+  @ApiPropertyOptional({
+    example: 86_400,
+    minimum: 0,
+    maximum: SECRET_OVERLAP_MAX_SECONDS,
+    description:
+      'Seconds the replaced secret keeps signing beside the new one (`webhook-signature` carries both), so receivers can switch without ' +
+      `refusing deliveries. Default ${SECRET_OVERLAP_DEFAULT_SECONDS}; 0 replaces it at once.`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SECRET_OVERLAP_MAX_SECONDS)
+  overlapSeconds?: number;
+}
+
 export class AppView {
   @ApiProperty({ example: 'billing' })
   app!: string;
@@ -51,8 +72,14 @@ export class TokenResponse extends Envelope {
 }
 
 export class SecretView {
-  @ApiProperty({ description: 'new signing secret for X-Timer-Signature; shown only this once' })
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: 'new signing secret (`whsec_<base64>`, Standard Webhooks; also the X-Timer-Signature key); shown only this once',
+  })
   secret!: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 1_767_225_600_000, description: 'until when (epoch ms) the replaced secret still signs; null when none does' })
+  previousSecretValidUntil!: number | null;
 }
 
 export class SecretResponse extends Envelope {

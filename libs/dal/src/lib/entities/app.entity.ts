@@ -13,9 +13,20 @@ export class AppEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
   app!: string;
 
-  /** HMAC-SHA256 key for `X-Timer-Signature`; null when callbacks are not signed. */
-  @Column({ name: 'signing_secret', type: 'varchar', length: 128, nullable: true })
+  /**
+   * The callback signing secret as stored: sealed under TIMER_SECRETS_KEY when one is set (SecretCipher);
+   * null when callbacks are not signed. Read it through the repositories, which open it.
+   */
+  @Column({ name: 'signing_secret', type: 'varchar', length: 255, nullable: true })
   signingSecret!: string | null;
+
+  /** The secret the last rotation replaced, as stored; it signs too until `previousSecretUntil`. */
+  @Column({ name: 'previous_signing_secret', type: 'varchar', length: 255, nullable: true })
+  previousSigningSecret!: string | null;
+
+  /** End of the rotation's overlap (epoch ms); null when there is none. */
+  @Column({ name: 'previous_secret_until', type: 'bigint', nullable: true, transformer: bigintNumber })
+  previousSecretUntil!: number | null;
 
   /** Start of the app's latest pause (epoch ms); null when it was never paused. */
   @Column({ name: 'paused_at', type: 'bigint', nullable: true, transformer: bigintNumber })

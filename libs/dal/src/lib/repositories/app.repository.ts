@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { createHash, randomBytes } from 'crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppEntity } from '../entities/app.entity';
 import { DuplicateAppError, isDuplicateKeyError } from '../errors';
+import { SecretCipher } from '../secret-cipher';
 import { affectedRows, checkEpochMs, isId } from './query-helpers';
 
 /** Prefix of every app token, so a leaked one is recognisable (secret scanners). */
@@ -26,7 +27,14 @@ export interface PauseWindow {
 /** Apps, their API tokens, callback signing secrets and pauses. */
 @Injectable()
 export class AppRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly cipher: SecretCipher;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() cipher?: SecretCipher,
+  ) {
+    this.cipher = cipher ?? SecretCipher.PLAIN;
+  }
 
   /** Creates the app unless it exists (INSERT IGNORE); returns it. */
   async ensure(app: string): Promise<AppEntity> {
@@ -83,14 +91,47 @@ export class AppRepository {
     return rows[0]?.app ?? null;
   }
 
-  /** Sets a new random signing secret (creating the app if needed) and returns it; it is shown once. */
-  async rotateSecret(app: string): Promise<string> {
-    const secret = randomBytes(32).toString('base64url');
-    await this.dataSource.query('INSERT INTO apps (app, signing_secret) VALUES (?, ?) ON DUPLICATE KEY UPDATE signing_secret = VALUES(signing_secret)', [
-      app,
-      secret,
-    ]);
+  /**
+   * Sets a new random signing secret, `whsec_` + 32 random bytes base64 (Standard Webhooks), creating
+   * the app if needed, and returns it; it is shown once and stored sealed (SecretCipher). With
+   * `previousUntil` (epoch ms) the replaced secret keeps signing until then, beside the new one; a
+   * rotation during an overlap drops the older secret. Without it the old secret stops at once.
+   */
+  async rotateSecret(app: string, previousUntil: number | null = null): Promise<string> {
+    if (previousUntil !== null) checkEpochMs('previousUntil', previousUntil);
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const sealed = this.cipher.seal(app, secret);
+    // MySQL assigns left to right, so the previous_* columns read the secret being replaced.
+    await this.dataSource.query(
+      `INSERT INTO apps (app, signing_secret) VALUES (?, ?) ON DUPLICATE KEY UPDATE
+         previous_signing_secret = IF(? IS NULL, NULL, signing_secret),
+         previous_secret_until = IF(? IS NULL OR signing_secret IS NULL, NULL, ?),
+         signing_secret = VALUES(signing_secret)`,
+      [app, sealed, previousUntil, previousUntil, previousUntil],
+    );
     return secret;
+  }
+
+  /**
+   * Seals the secrets stored as plain text (before TIMER_SECRETS_KEY was set) under the configured key;
+   * a row changed meanwhile is left to the next call. Returns how many apps it sealed; 0 without a key.
+   */
+  async sealPlainSecrets(): Promise<number> {
+    if (!this.cipher.sealing) return 0;
+    const rows = (await this.dataSource.query(
+      "SELECT app, signing_secret, previous_signing_secret FROM apps WHERE signing_secret NOT LIKE 'enc:%' OR previous_signing_secret NOT LIKE 'enc:%'",
+    )) as { app: string; signing_secret: string | null; previous_signing_secret: string | null }[];
+    let sealed = 0;
+    for (const r of rows) {
+      const seal = (v: string | null) => (v === null || SecretCipher.isSealed(v) ? v : this.cipher.seal(r.app, v));
+      // updated_at is kept: the secrets are the same, so the executors' caches need not drop the app.
+      const result = await this.dataSource.query(
+        'UPDATE apps SET signing_secret = ?, previous_signing_secret = ?, updated_at = updated_at WHERE app = ? AND signing_secret <=> ? AND previous_signing_secret <=> ?',
+        [seal(r.signing_secret), seal(r.previous_signing_secret), r.app, r.signing_secret, r.previous_signing_secret],
+      );
+      sealed += affectedRows(result);
+    }
+    return sealed;
   }
 
   /** The app's pause columns, row-locked (SELECT ... FOR UPDATE) until `manager`'s transaction ends; null when no such app. */

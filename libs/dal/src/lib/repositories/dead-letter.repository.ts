@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { FailureWebhook } from '../entities/app.entity';
 import { TaskAttempt, TaskStatus } from '../entities/task.entity';
+import { SecretCipher } from '../secret-cipher';
 import { affectedRows, checkEpochMs, isId, PageOptions, pageOffset } from './query-helpers';
 
 /** Which of an app's dead letters a replay or purge acts on: exactly one selector. */
@@ -54,7 +55,14 @@ interface LetterRow {
  */
 @Injectable()
 export class DeadLetterRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly cipher: SecretCipher;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() cipher?: SecretCipher,
+  ) {
+    this.cipher = cipher ?? SecretCipher.PLAIN;
+  }
 
   /** The app's dead letters, latest run time first, and how many it has. */
   async list(app: string, page: PageOptions): Promise<{ items: DeadLetter[]; total: number }> {
@@ -162,7 +170,7 @@ export class DeadLetterRepository {
       valid.flatMap((f) => [f.timerId, f.runAt]),
     )) as { timer_id: string | number; run_at: string | number; app: string; failure_webhook: FailureWebhook | string | null; signing_secret: string | null }[];
     for (const r of rows) {
-      out.set(`${r.timer_id}-${Number(r.run_at)}`, { app: r.app, webhook: parseJson<FailureWebhook>(r.failure_webhook), signingSecret: r.signing_secret });
+      out.set(`${r.timer_id}-${Number(r.run_at)}`, { app: r.app, webhook: parseJson<FailureWebhook>(r.failure_webhook), signingSecret: this.cipher.openOrNull(r.app, r.signing_secret) });
     }
     return out;
   }

@@ -1,15 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppEntity } from '../entities/app.entity';
 import { OPEN_OUTCOME } from '../entities/task.entity';
 import { TimerEntity } from '../entities/timer.entity';
+import { SecretCipher } from '../secret-cipher';
 import { isId } from './query-helpers';
 
 /** A timer definition as the executor needs it: deleted and disabled ones included, with its app's secret. */
 export interface TimerDefinition {
   timer: TimerEntity;
-  /** The app's callback signing secret, null when callbacks are not signed. */
+  /** The app's callback signing secret (opened), null when callbacks are not signed. */
   signingSecret: string | null;
+  /** The secret a rotation replaced and the end of its overlap (epoch ms), while it is set. */
+  previousSecret?: { secret: string; until: number };
 }
 
 /** See {@link TimerDefinitionRepository.changesSince}. */
@@ -31,7 +34,14 @@ export const CHANGE_SLACK_SECONDS = 5;
  */
 @Injectable()
 export class TimerDefinitionRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly cipher: SecretCipher;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() cipher?: SecretCipher,
+  ) {
+    this.cipher = cipher ?? SecretCipher.PLAIN;
+  }
 
   /**
    * What changed since `since` (a watermark this method returned before; null on the first call):
@@ -97,9 +107,18 @@ export class TimerDefinitionRepository {
       .createQueryBuilder(TimerEntity, 't')
       .leftJoin(AppEntity, 'a', 'a.app = t.app')
       .addSelect('a.signing_secret', 'signing_secret')
+      .addSelect('a.previous_signing_secret', 'previous_signing_secret')
+      .addSelect('a.previous_secret_until', 'previous_secret_until')
       .where(where, params);
     if (limit !== undefined) q.limit(limit);
-    const { entities, raw } = await q.getRawAndEntities<{ signing_secret: string | null }>();
-    return entities.map((timer, i) => ({ timer, signingSecret: raw[i]?.signing_secret ?? null }));
+    const { entities, raw } = await q.getRawAndEntities<{ signing_secret: string | null; previous_signing_secret: string | null; previous_secret_until: string | number | null }>();
+    return entities.map((timer, i) => {
+      const r = raw[i];
+      const def: TimerDefinition = { timer, signingSecret: this.cipher.openOrNull(timer.app, r?.signing_secret ?? null) };
+      if (r?.previous_signing_secret && r.previous_secret_until !== null) {
+        def.previousSecret = { secret: this.cipher.open(timer.app, r.previous_signing_secret), until: Number(r.previous_secret_until) };
+      }
+      return def;
+    });
   }
 }

@@ -60,6 +60,13 @@ export class MysqlEnv {
   /** Statements slower than this are logged as a warning (without their parameters); 0 turns it off. */
   @IsInt() @Min(0) @Max(3_600_000)
   TIMER_MYSQL_SLOW_QUERY_MS: number = 1_000;
+
+  /**
+   * Key (32 bytes, base64) that seals the apps' callback signing secrets in MySQL (AES-256-GCM). Every
+   * role that reads or writes them needs the same key; unset, secrets are stored as plain text.
+   */
+  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'TIMER_SECRETS_KEY must be 32 random bytes in base64 (openssl rand -base64 32)' })
+  TIMER_SECRETS_KEY?: string = undefined;
 }
 
 export class RedisEnv {
