@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { brokerScriptEnv } from '@timer/testing';
 import type { WsPulsarClient } from '../src/index';
 import { collect, eventually, newAdmin, newClient, PULSAR_URL, uniqueTopic } from './pulsar-it';
 
@@ -11,20 +12,9 @@ import { collect, eventually, newAdmin, newClient, PULSAR_URL, uniqueTopic } fro
 const REPO_ROOT = resolve(__dirname, '../../..');
 const RESTART_SCRIPT = join(REPO_ROOT, 'deploy/local/pulsar.sh');
 
-/**
- * The script restarts the broker on its web port, 8080 unless TIMER_LOCAL_PULSAR_WEB_PORT says
- * otherwise: it is told the port of TIMER_PULSAR_URL, so a run against a second broker restarts that
- * one, never the broker on the default port.
- */
-function scriptEnv(): NodeJS.ProcessEnv {
-  const url = new URL(PULSAR_URL);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return { ...process.env, TIMER_LOCAL_PULSAR_WEB_PORT: port };
-}
-
 function restartBroker(): Promise<string> {
   return new Promise((ok, fail) => {
-    execFile('bash', [RESTART_SCRIPT, 'restart'], { cwd: REPO_ROOT, env: scriptEnv(), timeout: 240_000 }, (error, stdout, stderr) =>
+    execFile('bash', [RESTART_SCRIPT, 'restart'], { cwd: REPO_ROOT, env: brokerScriptEnv(PULSAR_URL), timeout: 240_000 }, (error, stdout, stderr) =>
       error ? fail(new Error(`${RESTART_SCRIPT} restart failed: ${error.message}\n${stdout}${stderr}`)) : ok(stdout + stderr),
     );
   });
