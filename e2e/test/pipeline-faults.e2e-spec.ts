@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { brokerScriptEnv } from '@timer/testing';
 import { accountFires, describeAccount, nextSecond, percentiles, periodicFireIds, pollUntil, Receiver, sleep, sleepUntil, Stack } from '../support';
 
 // Faults during a run: SIGKILL of the trigger mid-minute and of the executor mid-callback, a wipe of
@@ -81,7 +82,7 @@ async function faultRun(name: string, windowMs: number, faultAfterMs: number, fa
 
 function restartBroker(): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', [join(ROOT, 'deploy/local/pulsar.sh'), 'restart'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [join(ROOT, 'deploy/local/pulsar.sh'), 'restart'], { cwd: ROOT, env: brokerScriptEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { brokerScriptEnv } from '@timer/testing';
 import type { WsPulsarClient } from '../src/index';
-import { collect, eventually, newAdmin, newClient, uniqueTopic } from './pulsar-it';
+import { collect, eventually, newAdmin, newClient, PULSAR_URL, uniqueTopic } from './pulsar-it';
 
 /**
  * Restarts the real broker with the repository's script (stop, start on the same data dir, return
@@ -13,7 +14,7 @@ const RESTART_SCRIPT = join(REPO_ROOT, 'deploy/local/pulsar.sh');
 
 function restartBroker(): Promise<string> {
   return new Promise((ok, fail) => {
-    execFile('bash', [RESTART_SCRIPT, 'restart'], { cwd: REPO_ROOT, timeout: 240_000 }, (error, stdout, stderr) =>
+    execFile('bash', [RESTART_SCRIPT, 'restart'], { cwd: REPO_ROOT, env: brokerScriptEnv(PULSAR_URL), timeout: 240_000 }, (error, stdout, stderr) =>
       error ? fail(new Error(`${RESTART_SCRIPT} restart failed: ${error.message}\n${stdout}${stderr}`)) : ok(stdout + stderr),
     );
   });

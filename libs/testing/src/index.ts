@@ -15,6 +15,18 @@ export function testEnv(): TestEnv {
   return (require('./test-env.js') as { defaults: () => TestEnv }).defaults();
 }
 
+/**
+ * The environment for running `deploy/local/pulsar.sh` (its `restart`) from a test: the script acts on
+ * the broker of its web port, 8080 unless TIMER_LOCAL_PULSAR_WEB_PORT says otherwise, so it is told the
+ * port of the broker the test talks to. A run against a second broker (TIMER_PULSAR_URL on another
+ * port) then restarts that one, never the broker on the default port.
+ */
+export function brokerScriptEnv(pulsarUrl: string = testEnv().pulsarUrl): NodeJS.ProcessEnv {
+  const url = new URL(pulsarUrl);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return { ...process.env, TIMER_LOCAL_PULSAR_WEB_PORT: port };
+}
+
 /** A short random suffix that keeps keys, topics and rows of parallel test files apart. */
 export function uniqueId(prefix = 't'): string {
   return `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;

@@ -104,6 +104,19 @@ describe('PulsarAdmin (fake HTTP server)', () => {
     expect(seen.length).toBe(3);
   });
 
+  it('reads the properties of a Pulsar 4.0 peek: one X-Pulsar-PROPERTY header holding a JSON object', async () => {
+    route = (r) => {
+      if (!r.url.endsWith('/position/1')) return { status: 404, body: '{"reason":"Message not found"}' };
+      return {
+        status: 200,
+        body: 'p',
+        headers: { 'X-Pulsar-Message-ID': '9:1', 'X-Pulsar-PROPERTY': '{"jobId":"J-1","Mixed-Case":"a b"}' },
+      };
+    };
+    const [peeked] = await admin.peekMessages('t/n/x', 'sub', 5);
+    expect(peeked.properties).toEqual({ jobId: 'J-1', 'Mixed-Case': 'a b' });
+  });
+
   it('reads the position of the newest message a topic stores', async () => {
     route = () => ({ status: 200, body: '{"ledgerId":350,"entryId":2,"partitionIndex":-1,"batchSize":0,"batchIndex":-1}' });
     await expect(admin.lastMessageId('persistent://t/n/x')).resolves.toEqual({ ledgerId: 350, entryId: 2 });

@@ -199,6 +199,20 @@ function reasonOf(body: Buffer): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 500);
 }
 
+/**
+ * A peeked entry's properties: Pulsar 4.0 sends them as one `X-Pulsar-PROPERTY` header holding a JSON
+ * object; 3.x sent one `X-Pulsar-PROPERTY-<name>` header each (both are read).
+ */
+function parseProperties(json: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  } catch {
+    return {};
+  }
+}
+
 function toPeekedMessage(res: HttpResponse): PeekedMessage {
   const properties: Record<string, string> = {};
   let key: string | undefined;
@@ -211,7 +225,8 @@ function toPeekedMessage(res: HttpResponse): PeekedMessage {
     const name = raw[i];
     const value = raw[i + 1];
     const lower = name.toLowerCase();
-    if (lower.startsWith('x-pulsar-property-')) properties[name.slice('x-pulsar-property-'.length)] = value;
+    if (lower === 'x-pulsar-property') Object.assign(properties, parseProperties(value));
+    else if (lower.startsWith('x-pulsar-property-')) properties[name.slice('x-pulsar-property-'.length)] = value;
     else if (lower === 'x-pulsar-message-id') entryId = value;
     else if (lower === 'x-pulsar-partition-key') key = value;
     else if (lower === 'x-pulsar-partition-key-b64-encoded') keyIsBase64 = value === 'true';
