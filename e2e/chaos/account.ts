@@ -118,3 +118,19 @@ export function latenessIn(a: ChaosAccount, windows: [number, number][]): { fire
 
 /** The window that counts as a fault's: from its start until AFTER_FAULT_MS after it ended. */
 export const faultWindow = (f: Fault): [number, number] => [f.start, f.end + AFTER_FAULT_MS];
+
+/** A fire later than this counts as late when judging whether delivery is on time again after a restart. */
+export const ON_TIME_MS = 1_000;
+
+/**
+ * How long after `end` (a server back from its restart) fires were still late: the latest scheduled
+ * time, relative to `end`, of a fire due in [end, end + AFTER_FAULT_MS) whose first delivery came more
+ * than {@link ON_TIME_MS} late; 0 when none was.
+ */
+export function lateAfter(a: ChaosAccount, end: number): number {
+  let last = 0;
+  for (const f of a.firstDelivery.values()) {
+    if (f.scheduledAt >= end && f.scheduledAt < end + AFTER_FAULT_MS && f.lateMs > ON_TIME_MS) last = Math.max(last, f.scheduledAt - end);
+  }
+  return last;
+}
