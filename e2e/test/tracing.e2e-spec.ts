@@ -104,6 +104,7 @@ it('a fire is one trace from the trigger through its callbacks (a retry included
     const mine = receiver.deliveries.filter((d) => d.timerId === timerId && d.status !== 0);
     return mine.length >= 2 ? mine : undefined;
   }, 60_000);
+  if (!calls) throw new Error(`the fire was not called twice: ${JSON.stringify(receiver.deliveries.filter((d) => d.timerId === timerId))}`);
   expect(calls.map((d) => [d.attempt, d.status])).toEqual([
     [1, 500],
     [2, 200],
