@@ -15,6 +15,7 @@ export {
   taskBatchPropertiesOf,
   TaskMessage,
   TopicPayloads,
+  TRACEPARENT_PATTERN,
 } from './lib/messages';
 export { FireRef, fireId, fireIdPrefix, formatFireId, isTimerId, parseFireId } from './lib/fire-ref';
 export { MESSAGE_PROPERTIES } from './lib/properties';

@@ -1,7 +1,7 @@
 export { ConfigError, loadConfig, unknownTimerVariables } from './lib/config/load-config';
 export { CALLBACK_TIMEOUT_MIN_MS, CallbackTimeoutMaxEnv, EnvBoolean, MysqlEnv, PulsarEnv, RedisEnv, RoleEnv, SliceLeaseEnv, WindowEnv, windowMsOf } from './lib/config/env.config';
 export { Dependency, RoleDefinition, RoleName, ROLES } from './lib/config/roles';
-export { KNOWN_VARIABLES, loadRoleConfig, RoleConfig } from './lib/config/role-config';
+export { KNOWN_VARIABLES, loadRoleConfig, RoleConfig, TracingSettings } from './lib/config/role-config';
 export { ConfigModule } from './lib/config/config.module';
 export { ROLE_SPECIFIC_VARIABLES } from './lib/config/role-variables';
 export { DEPENDENCY_CHECKS, DependencyCheck } from './lib/health/dependency-check';
@@ -17,3 +17,4 @@ export { maskUrlPassword, MYSQL_SSL_MODES, MysqlSslMode, MysqlTlsPolicy, MysqlUr
 export { createRoleLogger, installProcessLogging, RoleLogger } from './lib/logging/role-logger';
 export { redact, redactValue } from './lib/logging/redact';
 export { BucketHistogram, BucketHistogramOptions } from './lib/metrics/bucket-histogram';
+export { createTracing, FireSpan, FireSpanKind, NO_TRACING, Tracing, TracingModule } from './lib/tracing/tracing';

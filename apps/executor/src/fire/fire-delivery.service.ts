@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Clock, CLOCK } from '@timer/platform';
+import { Clock, CLOCK, FireSpan, FireSpanKind, NO_TRACING, Tracing } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
@@ -48,6 +48,7 @@ export class FireDelivery {
     private readonly calls: CallStarts,
     @Optional() private readonly sends: InstantSends = new InstantSends(clock),
     @Optional() private readonly diag?: InstantDiagnostics,
+    @Optional() private readonly tracing: Tracing = NO_TRACING,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -168,7 +169,8 @@ export class FireDelivery {
     if (gate.go) this.diag?.did('call-done');
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
-    const outcome = await this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
+    const recording = this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
+    const outcome = await (this.tracing.enabled ? this.traced('timer.fire.outcome', msg, 'internal', recording, (r) => ['timer.result', r]) : recording);
     if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
     else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
     return outcome;
@@ -189,7 +191,32 @@ export class FireDelivery {
     const fire: FireIdentity = { timerId: msg.timerId, runAt: msg.runAt, jitteredAt, attempt: msg.attempt };
     if (redelivery) fire.redelivery = true;
     if (msg.backfill) fire.backfill = true;
-    return this.callback.deliver({ url: parts.url, header: parts.header, body: parts.body, method, timeoutMs: this.timeoutOf(p.timeoutMs) }, fire, this.secretsOf(def));
+    const request = { url: parts.url, header: parts.header, body: parts.body, method, timeoutMs: this.timeoutOf(p.timeoutMs) };
+    if (!this.tracing.enabled) return this.callback.deliver(request, fire, this.secretsOf(def));
+    // The callback's `traceparent` names this span: the receiver's spans join the fire's trace.
+    const span = this.tracing.start('timer.fire.callback', msg.traceparent, 'client', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt, 'http.request.method': method });
+    fire.traceparent = span.traceparent;
+    return this.ended(span, this.callback.deliver(request, fire, this.secretsOf(def)), (r) => ['http.response.status_code', r.status ?? 0], (r) => (r.ok ? undefined : (r.error ?? `HTTP ${r.status}`)));
+  }
+
+  /** `work` as a span of the fire's trace, with one attribute of its result. */
+  private traced<T extends string>(name: string, msg: TaskMessage, kind: FireSpanKind, work: Promise<T>, attribute: (r: T) => [string, string | number]): Promise<T> {
+    return this.ended(this.tracing.start(name, msg.traceparent, kind, { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt }), work, attribute);
+  }
+
+  /** Ends `span` when `work` settles: with an attribute of its result (and an error when `failed` names one), or its error. */
+  private ended<T>(span: FireSpan, work: Promise<T>, attribute: (r: T) => [string, string | number], failed: (r: T) => string | undefined = () => undefined): Promise<T> {
+    return work.then(
+      (r) => {
+        span.setAttribute(...attribute(r));
+        span.end(failed(r));
+        return r;
+      },
+      (e: unknown) => {
+        span.end((e as Error).message);
+        throw e;
+      },
+    );
   }
 
   /** The app's signing secrets, the current first; the one a rotation replaced while its overlap lasts. */

@@ -124,7 +124,9 @@ export class FirePublisher {
     return this.send(TOPICS.retries, taskBatchOf(messages), messages[0].timerId, { ...taskBatchPropertiesOf(messages), ...deferrals }, at);
   }
 
+  /** One fire; its trace context (in its payload) is also its message's `traceparent` property, as the task publisher sends it. */
   private emit(topic: string, message: TaskMessage, properties: Record<string, string>, deliverAt?: number): Promise<void> {
+    if (message.traceparent) properties[MESSAGE_PROPERTIES.traceparent] = message.traceparent;
     return this.send(topic, message, message.timerId, properties, deliverAt);
   }
 

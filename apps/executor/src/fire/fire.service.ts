@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { parseTaskMessage, parseTaskPayload, TaskMessage } from '@timer/contracts';
-import { Clock, CLOCK } from '@timer/platform';
+import { MESSAGE_PROPERTIES, parseTaskMessage, parseTaskPayload, TaskMessage, TRACEPARENT_PATTERN } from '@timer/contracts';
+import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
 import { AppShareGate } from '../delivery-control/app-share.gate';
 import { ExecutorMetrics } from './executor.metrics';
@@ -38,6 +38,7 @@ export class FireService {
     private readonly config: ExecutorConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly diag?: InstantDiagnostics,
+    @Optional() private readonly tracing: Tracing = NO_TRACING,
   ) {
     this.waits = new InstantWaits(clock);
     this.leads = new SlotLeads(this.waits, clock);
@@ -51,6 +52,7 @@ export class FireService {
   async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
+    if (this.tracing.enabled && parsed.value.length === 1) traceOf(parsed.value[0], properties);
     this.diag?.did('message', parsed.value.length);
     const takingIn = lane.takeIn(parsed.value.length);
     if (takingIn) await takingIn;
@@ -90,6 +92,7 @@ export class FireService {
   async handle(raw: unknown, properties: Record<string, string> = {}): Promise<FireResult> {
     const parsed = parseTaskMessage(raw);
     if (!parsed.ok) return this.invalid(parsed.reason, raw);
+    if (this.tracing.enabled) traceOf(parsed.value, properties);
     const worked = await this.handleFire(parsed.value, properties);
     await worked.handedBack;
     return worked.result;
@@ -110,10 +113,24 @@ export class FireService {
       return { result: 'deferred-share', handedBack: share.handedBack };
     }
     try {
-      const admission = await this.admission.admit(msg, properties);
+      const admission = await (this.tracing.enabled ? this.admitTraced(msg, properties) : this.admission.admit(msg, properties));
       return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
     } finally {
       share.leave();
+    }
+  }
+
+  /** The admission (early deferral, duplicates, the claim) as the fire's `timer.fire.admit` span. */
+  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): ReturnType<FireAdmission['admit']> {
+    const span = this.tracing.start('timer.fire.admit', msg.traceparent, 'consumer', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
+    try {
+      const admission = await this.admission.admit(msg, properties);
+      span.setAttribute('timer.result', admission.admitted ? 'claimed' : admission.result);
+      span.end();
+      return admission;
+    } catch (e) {
+      span.end((e as Error).message);
+      throw e;
     }
   }
 
@@ -130,4 +147,10 @@ function safeJson(v: unknown): string {
   } catch {
     return String(v).slice(0, 300);
   }
+}
+
+/** A one-fire message whose payload has no trace context takes its `traceparent` property's (a tool's, or an older producer's). */
+function traceOf(msg: TaskMessage, properties: Record<string, string>): void {
+  const traceparent = properties[MESSAGE_PROPERTIES.traceparent];
+  if (msg.traceparent === undefined && traceparent !== undefined && TRACEPARENT_PATTERN.test(traceparent)) msg.traceparent = traceparent;
 }

@@ -41,3 +41,27 @@ describe('CallbackClient timeouts', () => {
     }
   });
 });
+
+describe('CallbackClient trace context', () => {
+  it('sends the fire\'s traceparent, replacing a timer header of that name', async () => {
+    let seen: string | string[] | undefined;
+    const server = createServer((req, res) => {
+      seen = req.headers.traceparent;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new CallbackClient({ timeoutMs: 2_000, allowPrivate: true });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      await client.deliver({ url, method: 'POST', header: { TraceParent: ['00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01'] } }, { timerId: '1', runAt: 1, attempt: 1, traceparent });
+      expect(seen).toBe(traceparent);
+      await client.deliver({ url, method: 'POST' }, { timerId: '1', runAt: 1, attempt: 1 });
+      expect(seen).toBeUndefined();
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

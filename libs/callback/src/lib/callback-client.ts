@@ -29,6 +29,8 @@ export interface FireIdentity extends FireRef {
   backfill?: boolean;
   /** The time the fire was due after its jitter (`jitterMs`), epoch ms: `X-Timer-Jittered-At`; default `runAt`. */
   jitteredAt?: number;
+  /** The W3C trace context of the call (tracing on): sent as `traceparent`, replacing any of the timer's headers of that name. */
+  traceparent?: string;
 }
 
 export interface CallbackResult {
@@ -98,6 +100,7 @@ export class CallbackClient {
     headers['x-timer-attempt'] = String(fire.attempt);
     if (fire.redelivery) headers['x-timer-redelivery'] = '1';
     if (fire.backfill) headers['x-timer-backfill'] = '1';
+    if (fire.traceparent !== undefined) traceparentOf(headers, fire.traceparent);
     const secrets = typeof signing === 'string' ? [signing] : signing;
     if (secrets && secrets.length > 0) {
       const now = Date.now();
@@ -311,4 +314,10 @@ function describeFailure(e: unknown, timeoutMs: number): { error: string; retrya
   if (e instanceof TypeError && /Invalid URL/i.test(e.message)) return { error: `invalid URL: ${e.message}`, retryable: false };
   const code = (e as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
   return { error: `${code ? `${code}: ` : ''}${(e as Error).message}`, retryable: true };
+}
+
+/** Sets `traceparent`, dropping a timer's header of that name in another case (the receiver would see two). */
+function traceparentOf(headers: Record<string, string | string[]>, traceparent: string): void {
+  for (const name of Object.keys(headers)) if (name !== 'traceparent' && name.toLowerCase() === 'traceparent') delete headers[name];
+  headers.traceparent = traceparent;
 }

@@ -91,6 +91,17 @@ describe('parseTaskMessage', () => {
     });
   });
 
+  it('keeps a valid trace context and drops a malformed one without rejecting the fire', () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    expect(parseTaskMessage({ timerId: '7', runAt: 1_000, attempt: 1, traceparent })).toEqual({ ok: true, value: { timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000', traceparent } });
+    for (const bad of ['01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', `00-${'0'.repeat(32)}-b7ad6b7169203331-01`, 'x', 7]) {
+      expect(parseTaskMessage({ timerId: '7', runAt: 1_000, attempt: 1, traceparent: bad })).toEqual({ ok: true, value: { timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000' } });
+    }
+    const batch = taskBatchOf([{ timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000', traceparent }]);
+    expect(batch).toEqual({ tasks: [{ timerId: '7', runAt: 1_000, attempt: 1, traceparent }] });
+    expect(parseTaskPayload(batch)).toEqual({ ok: true, value: [{ timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000', traceparent }] });
+  });
+
   it('keeps the backfill mark only when true', () => {
     expect(parseTaskMessage({ timerId: '7', runAt: 1_000, attempt: 1, backfill: true })).toEqual({ ok: true, value: { timerId: '7', runAt: 1_000, attempt: 1, fireId: '7-1000', backfill: true } });
   });

@@ -32,7 +32,16 @@ export interface TaskMessage extends FireRef {
    * retries, rechecks and replays, which re-send the payload, keep it.
    */
   backfill?: true;
+  /**
+   * The fire's W3C trace context (`00-<trace id>-<span id>-<flags>`), set when the role that published it
+   * traces: the executor's spans and the callback's `traceparent` continue that trace. In the payload,
+   * like `backfill`, so every attempt of the fire is one trace.
+   */
+  traceparent?: string;
 }
+
+/** A W3C `traceparent` of version 00 (https://www.w3.org/TR/trace-context/#traceparent-header). */
+export const TRACEPARENT_PATTERN = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** Most fires one task message may carry. */
 export const MAX_TASKS_PER_MESSAGE = 1_000;
@@ -102,12 +111,16 @@ export function parseSliceMessage(raw: unknown): Parsed<SliceMessage> {
 export function parseTaskMessage(raw: unknown): Parsed<TaskMessage> {
   const m = fields(raw);
   if (!m) return reject('not an object');
-  const { timerId, runAt, attempt, backfill } = m;
+  const { timerId, runAt, attempt, backfill, traceparent } = m;
   if (!isTimerId(timerId)) return reject(`bad timerId ${JSON.stringify(timerId)}`);
   if (!isInt(runAt)) return reject(`bad runAt ${String(runAt)}`);
   if (!isInt(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return reject(`bad attempt ${String(attempt)}`);
   if (backfill !== undefined && backfill !== true) return reject(`bad backfill ${JSON.stringify(backfill)}`);
-  return accept({ timerId, runAt, attempt, fireId: fireId(timerId, runAt), ...(backfill ? { backfill } : {}) });
+  const task: TaskMessage = { timerId, runAt, attempt, fireId: fireId(timerId, runAt) };
+  if (backfill) task.backfill = backfill;
+  // A malformed trace context only loses the trace (the executor starts none), never the fire.
+  if (typeof traceparent === 'string' && TRACEPARENT_PATTERN.test(traceparent)) task.traceparent = traceparent;
+  return accept(task);
 }
 
 /**
@@ -136,7 +149,9 @@ export function parseTaskPayload(raw: unknown): Parsed<TaskMessage[]> {
 
 /** The wire form of a batch. */
 export function taskBatchOf(tasks: readonly TaskMessage[]): TaskBatchMessage {
-  return { tasks: tasks.map((t) => ({ timerId: t.timerId, runAt: t.runAt, attempt: t.attempt, ...(t.backfill ? { backfill: true as const } : {}) })) };
+  return {
+    tasks: tasks.map((t) => ({ timerId: t.timerId, runAt: t.runAt, attempt: t.attempt, ...(t.backfill ? { backfill: true as const } : {}), ...(t.traceparent ? { traceparent: t.traceparent } : {}) })),
+  };
 }
 
 /** The properties a batch's message carries (read by logs and tools without parsing it): its first and last fire id and its count. */

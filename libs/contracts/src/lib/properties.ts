@@ -23,6 +23,12 @@ export const MESSAGE_PROPERTIES = {
    * handlers (fair delivery): sets the next hand-back's delay; absent on the first delivery.
    */
   deferrals: 'x-timer-deferrals',
+  /**
+   * The W3C trace context of a one-fire task message (tracing on: docs/operations.md, "Tracing"): the
+   * span that published the fire, which the executor's spans continue. A fire of a batch carries it in its
+   * payload entry instead (`TaskMessage.traceparent`), as every fire does, so retries keep their trace.
+   */
+  traceparent: 'traceparent',
   /** Set by `ops replay` to the dead-letter topic a message came from. */
   replayedFrom: 'replayed-from',
   /** Dead letters: the last error, HTTP status, attempts made and why no further attempt is made. */

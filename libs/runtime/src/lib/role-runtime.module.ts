@@ -1,7 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { BATCHED_TOPICS, TOPOLOGY } from '@timer/contracts';
 import { DalModule, MysqlHealthCheck } from '@timer/dal';
-import { ConfigModule, DependencyCheck, HealthModule, MetricsModule, RoleConfig } from '@timer/platform';
+import { ConfigModule, DependencyCheck, HealthModule, MetricsModule, RoleConfig, TracingModule } from '@timer/platform';
 import { PulsarHealthCheck, PulsarModule } from '@timer/pulsar-transport';
 import { RedisHealthCheck, RedisModule } from '@timer/redis';
 
@@ -14,7 +14,7 @@ const INFRA: Record<'mysql' | 'redis' | 'pulsar', { module: Type<unknown> | Dyna
 };
 
 /**
- * Everything a role process shares: validated config, metrics, and a client plus a readiness check
+ * Everything a role process shares: validated config, metrics, fire tracing, and a client plus a readiness check
  * for exactly the dependencies the role declares in `ROLES`.
  */
 @Module({})
@@ -26,6 +26,7 @@ export class RoleRuntimeModule {
       imports: [
         ConfigModule.forRoot(config),
         MetricsModule,
+        TracingModule.forRoot(config),
         ...deps.map((d) => d.module),
         HealthModule.register(deps.map((d) => d.check)),
       ],

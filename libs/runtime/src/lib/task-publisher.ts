@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, TaskMessage, taskBatchOf, taskBatchPropertiesOf, taskTopicOf, TOPICS } from '@timer/contracts';
-import { CLOCK, NowClock } from '@timer/platform';
+import { CLOCK, FireSpan, NO_TRACING, NowClock, Tracing } from '@timer/platform';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
 import { lastValueFrom } from 'rxjs';
 
@@ -9,6 +9,10 @@ import { lastValueFrom } from 'rxjs';
  * fires it walks, and every role that creates a fire already due (run now, enable, catch-up) for
  * those. A fire due now goes on `timer-tasks`; one already more than CATCH_UP_AFTER_MS late on the
  * catch-up lane `timer-tasks-catchup`. Resolves once the broker persisted the message.
+ *
+ * With tracing on, each fire published starts its trace here (`timer.fire.publish`, ended once the
+ * broker persisted it; a fire that carries a trace already continues it): the span's `traceparent` goes
+ * in the fire's payload and, on a one-fire message, in the message's `traceparent` property.
  */
 @Injectable()
 export class TaskPublisher implements OnApplicationBootstrap {
@@ -17,6 +21,7 @@ export class TaskPublisher implements OnApplicationBootstrap {
   constructor(
     private readonly client: ClientPulsar,
     @Inject(CLOCK) private readonly clock: NowClock,
+    @Optional() private readonly tracing: Tracing = NO_TRACING,
   ) {}
 
   /**
@@ -31,11 +36,32 @@ export class TaskPublisher implements OnApplicationBootstrap {
   }
 
   async publish(task: TaskMessage, properties: Record<string, string> = {}): Promise<void> {
-    const record = new PulsarRecordBuilder(task)
-      .setKey(task.timerId)
-      .setProperties({ ...properties, [MESSAGE_PROPERTIES.fireId]: task.fireId })
-      .build();
+    if (this.tracing.enabled) return this.traced([task], (traced) => this.emitOne(traced[0], properties));
+    await this.emitOne(task, properties);
+  }
+
+  private async emitOne(task: TaskMessage, properties: Record<string, string>): Promise<void> {
+    const props: Record<string, string> = { ...properties, [MESSAGE_PROPERTIES.fireId]: task.fireId };
+    if (task.traceparent) props[MESSAGE_PROPERTIES.traceparent] = task.traceparent;
+    const record = new PulsarRecordBuilder(task).setKey(task.timerId).setProperties(props).build();
     await lastValueFrom(this.client.emit(taskTopicOf(task.runAt, this.clock.now()), record), { defaultValue: undefined });
+  }
+
+  /** Publishes `tasks` each in a `timer.fire.publish` span (a new trace unless it has one), ended once `publish` settled. */
+  private async traced(tasks: readonly TaskMessage[], publish: (traced: TaskMessage[]) => Promise<void>): Promise<void> {
+    const spans: FireSpan[] = new Array(tasks.length);
+    const traced = tasks.map((t, i) => {
+      const span = this.tracing.start('timer.fire.publish', t.traceparent, 'producer', { 'timer.fire_id': t.fireId, 'timer.timer_id': t.timerId, 'timer.attempt': t.attempt });
+      spans[i] = span;
+      return { ...t, traceparent: span.traceparent };
+    });
+    try {
+      await publish(traced);
+      for (const s of spans) s.end();
+    } catch (e) {
+      for (const s of spans) s.end((e as Error).message);
+      throw e;
+    }
   }
 
   /**
@@ -45,6 +71,11 @@ export class TaskPublisher implements OnApplicationBootstrap {
    * them; callers chunk at MAX_TASKS_PER_MESSAGE.
    */
   async publishBatch(tasks: readonly TaskMessage[]): Promise<void> {
+    if (this.tracing.enabled) return this.traced(tasks, (traced) => this.emitLanes(traced));
+    await this.emitLanes(tasks);
+  }
+
+  private async emitLanes(tasks: readonly TaskMessage[]): Promise<void> {
     const now = this.clock.now();
     const lanes = new Map<string, TaskMessage[]>();
     for (const t of tasks) {
@@ -53,7 +84,7 @@ export class TaskPublisher implements OnApplicationBootstrap {
       if (lane) lane.push(t);
       else lanes.set(topic, [t]);
     }
-    await Promise.all([...lanes].map(([topic, fires]) => (fires.length === 1 ? this.publish(fires[0]) : this.emitBatch(topic, fires))));
+    await Promise.all([...lanes].map(([topic, fires]) => (fires.length === 1 ? this.emitOne(fires[0], {}) : this.emitBatch(topic, fires))));
   }
 
   private async emitBatch(topic: string, tasks: TaskMessage[]): Promise<void> {

@@ -15,6 +15,27 @@ export function EnvBoolean(): PropertyDecorator {
   });
 }
 
+/** `name=value[,name=value...]`, as OTEL_EXPORTER_OTLP_HEADERS. */
+const OTLP_HEADERS = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=[^,]*(,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=[^,]*)*$/;
+
+/** The pairs of a validated `TIMER_OTLP_HEADERS` (values URL-decoded). */
+export function otlpHeadersOf(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of raw ? raw.split(',') : []) {
+    const eq = pair.indexOf('=');
+    headers[pair.slice(0, eq).trim()] = decodeOr(pair.slice(eq + 1).trim());
+  }
+  return headers;
+}
+
+function decodeOr(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value; // a lone `%` is meant literally
+  }
+}
+
 // Every property carries an explicit type: class-transformer converts "20" to 20 by the design
 // type TypeScript emits, and emits none for a property whose type is only inferred.
 
@@ -43,6 +64,17 @@ export class RoleEnv extends LogEnv {
   /** Time a SIGTERM may spend draining in-flight work before the process exits anyway. */
   @IsInt() @Min(0) @Max(600_000)
   TIMER_SHUTDOWN_TIMEOUT_MS: number = 25_000;
+
+  /**
+   * OTLP/HTTP collector (base URL, e.g. `http://127.0.0.1:4318`; `/v1/traces` is appended) the role
+   * exports its fire traces to. Unset: tracing is off and nothing of OpenTelemetry is loaded.
+   */
+  @IsOptional() @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true })
+  TIMER_OTLP_ENDPOINT?: string = undefined;
+
+  /** Headers sent with every export (`name=value,name2=value2`, values URL-encoded), e.g. a collector's token. */
+  @IsOptional() @Matches(OTLP_HEADERS, { message: 'TIMER_OTLP_HEADERS must be name=value pairs separated by commas' })
+  TIMER_OTLP_HEADERS?: string = undefined;
 }
 
 export class MysqlEnv {

@@ -13,8 +13,8 @@ export class ConfigError extends Error {
   }
 }
 
-/** Variables whose value is never repeated in an error, whatever it is. */
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|KEY$/;
+/** Variables whose value is never repeated in an error, whatever it is (export headers carry tokens). */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|KEY$|HEADERS$/;
 
 /** A bad value as it may be printed: secrets hidden, a URL's password masked. */
 function shownValue(name: string, raw: unknown): string {

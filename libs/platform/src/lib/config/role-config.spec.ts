@@ -27,6 +27,24 @@ describe('loadRoleConfig', () => {
     }
   });
 
+  it('turns tracing on only with an OTLP endpoint, validated at boot, its headers never repeated', () => {
+    expect(loadRoleConfig('trigger', {}).tracing).toBeUndefined();
+    expect(loadRoleConfig('trigger', { TIMER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/', TIMER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-team = timers' }).tracing).toEqual({
+      url: 'http://127.0.0.1:4318/v1/traces',
+      headers: { authorization: 'Bearer abc', 'x-team': 'timers' },
+    });
+    expect(loadRoleConfig('executor', { TIMER_OTLP_ENDPOINT: 'https://otel.example:4318/v1/traces' }).tracing?.url).toBe('https://otel.example:4318/v1/traces');
+    expect(() => loadRoleConfig('executor', { TIMER_OTLP_ENDPOINT: 'grpc://127.0.0.1:4317' })).toThrow(/TIMER_OTLP_ENDPOINT/);
+    let error: unknown;
+    try {
+      loadRoleConfig('executor', { TIMER_OTLP_HEADERS: 'token s3cret' });
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).toMatch(/TIMER_OTLP_HEADERS: .*\(value hidden\)/);
+    expect(String(error)).not.toContain('s3cret');
+  });
+
   it('knows the documented variables', () => {
     expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining(['TIMER_MYSQL_URL', 'TIMER_REDIS_URL', 'TIMER_PULSAR_URL', 'TIMER_HTTP_PORT']));
   });

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './load-config';
-import { MysqlEnv, PulsarEnv, RedisEnv, RoleEnv } from './env.config';
+import { MysqlEnv, otlpHeadersOf, PulsarEnv, RedisEnv, RoleEnv } from './env.config';
 import { Dependency, RoleDefinition, RoleName, ROLES } from './roles';
 import { ROLE_SPECIFIC_VARIABLES } from './role-variables';
 
@@ -7,6 +7,12 @@ const ENV_CLASSES = [RoleEnv, MysqlEnv, RedisEnv, PulsarEnv] as const;
 
 /** Every `TIMER_*` name a role reads: the shared config classes' and every role's own. */
 export const KNOWN_VARIABLES: readonly string[] = [...ENV_CLASSES.flatMap((c) => Object.keys(new c())), ...ROLE_SPECIFIC_VARIABLES];
+
+/** OTLP/HTTP export of fire traces: the traces URL (`<TIMER_OTLP_ENDPOINT>/v1/traces`) and its headers. */
+export interface TracingSettings {
+  url: string;
+  headers: Record<string, string>;
+}
 
 /**
  * The validated configuration of one role process. Built once at boot, before Nest starts, so a bad
@@ -19,6 +25,8 @@ export class RoleConfig {
     readonly log: { level: RoleEnv['TIMER_LOG_LEVEL']; format: RoleEnv['TIMER_LOG_FORMAT'] },
     readonly shutdownTimeoutMs: number,
     private readonly deps: { mysql?: MysqlEnv; redis?: RedisEnv; pulsar?: PulsarEnv },
+    /** Where fire traces are exported (OTLP/HTTP); undefined: tracing is off. */
+    readonly tracing?: TracingSettings,
   ) {}
 
   uses(dep: Dependency): boolean {
@@ -70,5 +78,12 @@ export function loadRoleConfig(name: RoleName, env: NodeJS.ProcessEnv = process.
     { level: base.TIMER_LOG_LEVEL, format: base.TIMER_LOG_FORMAT },
     base.TIMER_SHUTDOWN_TIMEOUT_MS,
     deps,
+    base.TIMER_OTLP_ENDPOINT ? { url: tracesUrlOf(base.TIMER_OTLP_ENDPOINT), headers: otlpHeadersOf(base.TIMER_OTLP_HEADERS) } : undefined,
   );
+}
+
+/** The collector's traces URL: `/v1/traces` under the endpoint, unless it names that path already. */
+function tracesUrlOf(endpoint: string): string {
+  const base = endpoint.replace(/\/+$/, '');
+  return base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
 }
