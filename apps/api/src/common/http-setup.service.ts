@@ -4,11 +4,14 @@ import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
+import { propertiesTransformedBy } from './dto-metadata';
 import { ApiError, ErrorCode } from './errors';
 import { verifyJsonBody } from './json-depth';
+import { toTimerId, toTimerIds } from './validators';
 import { ApiConfig } from '../config/api.env';
 import { CONSOLE_PATH, consoleStatic } from '../console/console-static';
-import { serveOpenApi } from '../docs/openapi';
+import { controllersOf, serveOpenApi } from '../docs/openapi';
+import { RouteInputs, routeInputs } from '../docs/request-schema';
 import { ApiMetrics } from '../metrics/api.metrics';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -33,8 +36,9 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
  * - 415 for a body that is not declared JSON (`requireJson`);
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
- *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key or a lone surrogate
- *   before they are parsed (`verifyJsonBody`). Nest installs its own
+ *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key, a lone surrogate or an
+ *   id (a field the routes' DTOs read with `toTimerId`) not written in digits, before they are parsed
+ *   (`verifyJsonBody`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
  *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
  *   envelope right after it (`parserError`);
@@ -62,9 +66,15 @@ export class HttpSetupService implements OnApplicationBootstrap {
       adapter.getInstance().disable('x-powered-by');
       // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
       if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
+      // The routes are read on first use: the controllers are all registered by then.
+      let routes: RouteInputs[] | undefined;
+      const routesNow = () => (routes ??= routeInputs(controllersOf(modules)));
       adapter.use(metrics.middleware());
       adapter.use(requireJson);
-      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: verifyJsonBody });
+      let idFields: ReadonlySet<string> | undefined;
+      const ids = () => (idFields ??= propertiesTransformedBy(routesNow().flatMap((r) => (r.body ? [r.body] : [])), [toTimerId, toTimerIds]));
+      const verify = (req: unknown, res: unknown, body: Buffer, charset: string) => verifyJsonBody(req, res, body, charset, ids());
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });

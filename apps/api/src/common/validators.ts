@@ -105,11 +105,18 @@ export function IsCallbackUrl(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** A number or digit string that fits an unsigned BIGINT id, as a canonical string. */
+/**
+ * A number or digit string that fits an unsigned BIGINT id, as a canonical string. A body's number is
+ * known to be written in digits (the JSON guard refuses `1e3` and `1.0` for the fields read by this and
+ * `toTimerIds`), so both forms have the grammar of `TIMER_ID`.
+ */
 export function toTimerId({ value }: { value: unknown }): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return value;
 }
+
+/** {@link toTimerId} for each element of a list of ids. */
+export const toTimerIds = ({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value.map((v) => toTimerId({ value: v })) : value);
 
 /** The shape of an ISO 8601 instant with `Z` or an offset; no flags, so it is a JSON Schema `pattern` as is. */
 export const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;

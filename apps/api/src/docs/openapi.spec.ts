@@ -170,4 +170,9 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', schema: expect.objectContaining({ maxLength: 255 }) })]),
     );
   });
+
+  it('states the one grammar of ids', () => {
+    const enableBody = resolve(doc, (doc.paths['/api/timer/v1/enable'].post?.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/json'].schema);
+    expect((enableBody.properties?.id as SchemaObject).description).toMatch(/`1e3`, `1\.0`, `-1` or `"0x10"` is refused/);
+  });
 });

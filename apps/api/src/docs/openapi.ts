@@ -143,7 +143,7 @@ export function tellTheTruth(doc: OpenAPIObject, controllers: readonly Type<unkn
 }
 
 /** The controllers a module container holds (the routes the document describes). */
-function controllersOf(modules: ModulesContainer): Type<unknown>[] {
+export function controllersOf(modules: ModulesContainer): Type<unknown>[] {
   return [...modules.values()].flatMap((m) => [...m.controllers.values()].map((w) => w.metatype as Type<unknown>));
 }
 
