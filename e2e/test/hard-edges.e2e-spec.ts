@@ -1,9 +1,11 @@
+import { request as httpRequest } from 'node:http';
 import { slowClient } from '@timer/testing';
 import { Stack } from '../support';
 
 // Regression tests for the hard edges of the built api process (apps/api/README.md): failed
 // authentications never lock out a valid token, slow clients are cut off, input is refused rather
-// than rewritten, and each error names its real cause, ids have one grammar. Only the api role runs; it trusts
+// than rewritten, and each error names its real cause, ids have one grammar, a method a path does not
+// take answers 405. Only the api role runs; it trusts
 // X-Forwarded-For from loopback, so the tests can play clients behind one proxy. Needs
 // `npm run build` first.
 jest.setTimeout(120_000);
@@ -178,3 +180,22 @@ describe('one id grammar: digits, as a JSON number or a digit string', () => {
   });
 });
 
+describe('a method a known path does not take', () => {
+  it('answers TRACE and PUT on a known path with 405 and Allow, an unknown path with 404', async () => {
+    const raw = (method: string, path: string) =>
+      new Promise<{ status: number; allow?: string; body: { code?: number; msg?: string } }>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port: stack.port('api'), method, path, headers: { authorization: `Bearer ${ADMIN}` } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: text ? (JSON.parse(text) as { code?: number }) : {} }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const trace = await raw('TRACE', '/api/timer/v1/def');
+    expect(trace).toEqual({ status: 405, allow: expect.stringMatching(/^(?=.*\bPOST\b)(?=.*\bGET\b)(?=.*\bDELETE\b)(?=.*\bPUT\b)(?=.*\bPATCH\b)/), body: expect.objectContaining({ code: 40500, msg: expect.stringMatching(/^TRACE is not allowed on \/api\/timer\/v1\/def/) }) });
+    expect(await raw('PUT', '/api/timer/v1/defs')).toMatchObject({ status: 405, allow: 'GET, HEAD' });
+    expect((await raw('TRACE', '/health')).status).toBe(405);
+    expect((await raw('TRACE', '/api/timer/v1/nothing')).status).toBe(404);
+  });
+});

@@ -137,6 +137,12 @@ describe('HttpSetupService', () => {
     expect((await post('{"n":1e3}')).status).toBe(201);
   });
 
+  it('answers a method a known path does not take with 405 and Allow, an unknown path with 404', async () => {
+    expect(await post('', { 'content-length': '0' }, '/api/echo', 'TRACE')).toEqual({ status: 405, allow: 'POST', body: expect.objectContaining({ code: 40500, msg: 'TRACE is not allowed on /api/echo: use POST' }) });
+    expect(await post('', { 'content-length': '0' }, '/api/things/7', 'DELETE')).toMatchObject({ status: 404 });
+    expect((await post('{}', { 'content-type': 'text/plain' }, '/api/ids', 'PUT')).status).toBe(405);
+  });
+
   it('reads gzip, deflate and br bodies', async () => {
     const json = '{"a":[1,{"b":"c"}]}';
     for (const [encoding, packed] of [['gzip', gzipSync(json)], ['deflate', deflateSync(json)], ['br', brotliCompressSync(json)]] as const) {

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, MethodNotAllowedException, OnApplicationBootstrap } from '@nestjs/common';
 import type { Server } from 'http';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -30,10 +30,35 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
 }
 
 /**
+ * 405 with `Allow` for a method no route of a known path takes (TRACE, or PUT on a GET-only path), where
+ * Express would answer 404 as for an unknown path. HEAD (of a GET) and OPTIONS stay Express's.
+ */
+function methodNotAllowed(routes: () => readonly RouteInputs[]) {
+  let allowed: Map<string, string[]> | undefined;
+  const allowedOn = (path: string): string[] | undefined => {
+    if (!allowed) {
+      allowed = new Map();
+      for (const r of routes()) allowed.set(r.path, [...(allowed.get(r.path) ?? []), r.method.toUpperCase()]);
+      for (const methods of allowed.values()) if (methods.includes('GET')) methods.push('HEAD');
+    }
+    return allowed.get(path.length > 1 ? path.replace(/\/+$/, '') : path);
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const methods = allowedOn(req.path);
+    if (!methods || methods.includes(req.method) || req.method === 'OPTIONS') return next();
+    const allow = methods.join(', ');
+    res.setHeader('Allow', allow);
+    const msg = `${req.method} is not allowed on ${req.path}: use ${allow}`;
+    next(req.path.startsWith('/api/') ? new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, msg, { Allow: allow }) : new MethodNotAllowedException(msg));
+  };
+}
+
+/**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
  * - `trust proxy` from TIMER_TRUSTED_PROXIES, so `req.ip` is the client behind a trusted ingress;
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
+ * - 405 with `Allow` for a method a known path does not take (`methodNotAllowed`);
  * - 415 for a body that is not declared JSON (`requireJson`);
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
  *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key, a lone surrogate or an
@@ -70,6 +95,7 @@ export class HttpSetupService implements OnApplicationBootstrap {
       let routes: RouteInputs[] | undefined;
       const routesNow = () => (routes ??= routeInputs(controllersOf(modules)));
       adapter.use(metrics.middleware());
+      adapter.use(methodNotAllowed(routesNow));
       adapter.use(requireJson);
       let idFields: ReadonlySet<string> | undefined;
       const ids = () => (idFields ??= propertiesTransformedBy(routesNow().flatMap((r) => (r.body ? [r.body] : [])), [toTimerId, toTimerIds]));
