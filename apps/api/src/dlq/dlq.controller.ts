@@ -5,7 +5,7 @@ import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
 import { DeadLettersService } from './dlq.service';
 import { DeadLetterSelectionDto, DeadLettersQuery, DeadLettersResponse, FailureWebhookResponse, PurgeResponse, REPLAY_MAX, ReplayResponse, SetFailureWebhookDto } from './dto/dlq.dto';
-import { DEAD_LETTER_RULES, TimerRules } from '../docs/timer-rules';
+import { DEAD_LETTER_RULES, TimerRules, WEBHOOK_RULES } from '../docs/timer-rules';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
 const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
@@ -64,6 +64,7 @@ export class DeadLettersController {
   }
 
   @Put('failure-webhook')
+  @TimerRules(...WEBHOOK_RULES)
   @ApiOperation({
     summary: 'Set or remove the app\'s failure webhook (admin, or a token of the app)',
     description:

@@ -74,6 +74,8 @@ export function constraintKeywords(ms: readonly ValidationMetadata[]): { string:
       k.string.minLength = Number(c[0]);
       if (c[1] !== undefined) k.string.maxLength = Number(c[1]);
     } else if (rule === 'isInt') k.number.type = 'integer';
+    else if (rule === 'arrayMinSize') k.any.minItems = Number(c[0]);
+    else if (rule === 'arrayMaxSize') k.any.maxItems = Number(c[0]);
     else if (rule === 'isIn') k.any.enum = [...(c[0] as unknown[])];
     else if (rule === 'isCallbackUrl') k.string.format = 'uri';
   }
@@ -125,6 +127,7 @@ export function describeProperty(s: SchemaObject, ms: readonly ValidationMetadat
     if (form.type === 'number' || form.type === 'integer') Object.assign(form, k.number);
   }
   if (k.any.enum && !s.oneOf) s.enum = k.any.enum;
+  if (s.type === 'array') Object.assign(s, { ...(k.any.minItems !== undefined ? { minItems: k.any.minItems } : {}), ...(k.any.maxItems !== undefined ? { maxItems: k.any.maxItems } : {}) });
 }
 
 /**
@@ -168,6 +171,8 @@ export function describeQuery(op: OperationObject, cls: Type<unknown>): void {
     const ms = props.get(p.name);
     if (!ms) continue;
     p.required = !isOptional(ms);
+    // The pipe reads an empty value (`?status=`) of an optional parameter as not given: OpenAPI's word for it.
+    if (!p.required) p.allowEmptyValue = true;
     if (p.schema && !isRef(p.schema)) describeProperty(p.schema, ms);
   }
 }

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import { MAX_CRON_FIRES } from '@timer/schedule';
 
 /** The vendor extension of an operation listing its cross-field rules, for clients and a fuzzer's hooks. */
 export const TIMER_RULES = 'x-timer-rules';
@@ -22,6 +23,9 @@ export const TIMER_RULES = 'x-timer-rules';
  * - `distinct`: the items of the array `field` differ in `key`; `sameAs`: `field`, when given, equals `as`.
  * - `meaning`: the value of `field` must mean something (`kind`: a cron expression that fires, an IANA time
  *   zone, a callback URL the server may call): `text` says what.
+ * - `fireOf`: the fire id `field` (`<timerId>-<runAtMs>`), with `timer` given, is a fire of that timer.
+ * - `uniqueHeader`: the header `field`, once used in the app with one request, names that request only.
+ * - `maxWith`: when `with` is given, `field` is at most `max`.
  * - `note`: a rule between `fields` and the server's state or configuration, in words only.
  */
 export type TimerRule = { text: string } & (
@@ -36,7 +40,10 @@ export type TimerRule = { text: string } & (
   | { rule: 'each'; field: string; rules: TimerRule[] }
   | { rule: 'distinct'; field: string; key: string }
   | { rule: 'sameAs'; field: string; as: string }
-  | { rule: 'meaning'; field: string; kind: 'cron' | 'timeZone' | 'callbackUrl' }
+  | { rule: 'uniqueHeader'; field: string }
+  | { rule: 'fireOf'; field: string; timer: string }
+  | { rule: 'maxWith'; field: string; with: string; max: number }
+  | { rule: 'meaning'; field: string; kind: 'cron' | 'timeZone' | 'callbackUrl' | 'interval' | 'headerNames' }
   | { rule: 'note'; fields: string[] }
 );
 
@@ -57,6 +64,7 @@ const schedule = (one: 'exactlyOne' | 'atMostOne'): TimerRule[] => [
   { rule: 'requires', field: 'dstGap', unless: 'shift', fields: ['cron'], text: '`dstGap` other than `shift` needs `cron`.' },
   { rule: 'requires', field: 'dstOverlap', unless: 'first', fields: ['cron'], text: '`dstOverlap` other than `first` needs `cron`.' },
   { rule: 'before', field: 'startAt', than: 'endAt', text: '`endAt` must be after `startAt`.' },
+  { rule: 'meaning', field: 'every', kind: 'interval', text: '`every` is 1s to 366d.' },
   CRON,
   ZONE,
 ];
@@ -65,6 +73,14 @@ const schedule = (one: 'exactlyOne' | 'atMostOne'): TimerRule[] => [
 const definition: TimerRule[] = [
   { rule: 'future', field: 'runAt', text: '`runAt` must be in the future.' },
   { rule: 'future', field: 'endAt', text: '`endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`).' },
+  { rule: 'maxWith', field: 'maxFires', with: 'cron', max: MAX_CRON_FIRES, text: `\`maxFires\` is at most ${MAX_CRON_FIRES} with \`cron\`.` },
+  {
+    rule: 'meaning',
+    field: 'notifyHTTPParam.header',
+    kind: 'headerNames',
+    text: 'Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*.',
+  },
+  { rule: 'meaning', field: 'failureWebhook.headers', kind: 'headerNames', text: 'The same for `failureWebhook.headers`.' },
   { rule: 'requires', field: 'autoSpread', unless: false, fields: ['jitterMs'], text: '`autoSpread: true` needs `jitterMs` > 0.' },
   {
     rule: 'meaning',
@@ -74,7 +90,9 @@ const definition: TimerRule[] = [
   },
 ];
 
-export const CREATE_RULES: TimerRule[] = [...schedule('exactlyOne'), ...definition];
+const IDEMPOTENCY: TimerRule = { rule: 'uniqueHeader', field: 'Idempotency-Key', text: 'An `Idempotency-Key` already used in the app with another body answers 422.' };
+
+export const CREATE_RULES: TimerRule[] = [...schedule('exactlyOne'), ...definition, IDEMPOTENCY];
 export const PATCH_RULES: TimerRule[] = [
   ...schedule('atMostOne').map((r) => (r.rule === 'excludes' || r.rule === 'requires' || r.rule === 'before' ? { ...r, text: `${r.text} The stored fields count as given.` } : r)),
   ...definition,
@@ -84,6 +102,7 @@ export const BATCH_RULES: TimerRule[] = [
   { rule: 'sameAs', field: 'timers[].app', as: 'app', text: "An item's `app`, when given, is the batch's `app`." },
   { rule: 'distinct', field: 'timers', key: 'name', text: "The items' names are distinct." },
   { rule: 'note', fields: ['timers'], text: 'At most TIMER_API_BATCH_MAX (default 500) items.' },
+  IDEMPOTENCY,
 ];
 export const PREVIEW_RULES: TimerRule[] = schedule('exactlyOne');
 
@@ -99,7 +118,7 @@ export const BACKFILL_RULES: TimerRule[] = [
 ];
 export const RECORDS_RULES: TimerRule[] = [
   ...range(undefined, 'when both are given'),
-  { rule: 'note', fields: ['fireID', 'timerID'], text: '`fireID`, with `timerID`, must be a fire of that timer.' },
+  { rule: 'fireOf', field: 'fireID', timer: 'timerID', text: '`fireID`, with `timerID`, must be a fire of that timer.' },
 ];
 export const LOAD_RULES = (maxMs: number): TimerRule[] => range(maxMs, '`from` defaults to now, `to` to from + 60 s');
 export const ACCOUNTING_RULES = (maxMs: number): TimerRule[] => range(maxMs, '`to` defaults to the end of the current window, `from` to 24 hours before `to`');
@@ -114,3 +133,6 @@ export const MAINTENANCE_RULES: TimerRule[] = [
   { rule: 'meaning', field: 'cron', kind: 'cron', text: '`cron` must parse (5 or 6 fields, evaluated in UTC).' },
 ];
 export const DEAD_LETTER_RULES: TimerRule[] = [{ rule: 'exactlyOne', fields: ['fireIds', 'timerId', 'all'], text: 'Give exactly one of `fireIds`, `timerId` and `all`.' }];
+export const WEBHOOK_RULES: TimerRule[] = [
+  { rule: 'meaning', field: 'failureWebhook.headers', kind: 'headerNames', text: 'Header names are RFC 7230 tokens, not X-Timer-* nor the framing headers (Host, Content-Length, Transfer-Encoding, ...).' },
+];

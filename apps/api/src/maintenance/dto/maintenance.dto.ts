@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { MAINTENANCE_MAX_DURATION_MS, MAINTENANCE_MIN_DURATION_MS, MAINTENANCE_POLICIES, MaintenancePolicy, MAX_CRON_LENGTH } from '@timer/schedule';
 import { Envelope } from '../../common/envelope';
-import { APP_NAME, IsAppName, ISO_INSTANT, TIMER_ID, toTimerId, toTimerIds } from '../../common/validators';
+import { APP_NAME, IsAppName, ISO_INSTANT_PATTERN, TIMER_ID, toTimerId, toTimerIds } from '../../common/validators';
 import { instantMessage, isEpochMs, MAX_EPOCH_MS, parseRunAt } from '../../timers/dto/create-timer.dto';
 
 /** Most timers one window may name. */
@@ -11,7 +11,7 @@ export const MAINTENANCE_MAX_TIMER_IDS = 1_000;
 
 const INSTANT = [
   { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-  { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+  { type: 'string', format: 'date-time', pattern: ISO_INSTANT_PATTERN, example: '2026-01-01T00:00:00Z' },
 ];
 
 const allTimerIds = (v: unknown): boolean => Array.isArray(v) && v.every((id) => typeof id === 'string' && TIMER_ID.test(id));
