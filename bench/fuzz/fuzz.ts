@@ -18,6 +18,12 @@ import { markdownTable, ROOT_DIR, Stack, writeResults } from '../../e2e/support'
 const SCHEMATHESIS = 'schemathesis==4.32.5';
 const VENV = join(ROOT_DIR, '.local', 'fuzz-venv');
 const ST = join(VENV, 'bin', 'st');
+/**
+ * The started api: callbacks to any host the schema allows, and room for the auth probes (each request
+ * without a token is a failed authentication, which the default 20 a minute per address would turn into 429s),
+ * and the callback timeout at the largest the document allows (TIMER_CALLBACK_TIMEOUT_MAX_MS caps it per deployment).
+ */
+const FUZZ_ENV = { TIMER_CALLBACK_ALLOW_PRIVATE: 'true', TIMER_AUTH_FAILURES_PER_MIN: '1000000', TIMER_CALLBACK_TIMEOUT_MAX_MS: '120000' };
 
 function flags(argv: string[]): { url?: string; token: string; examples: number; seed: number } {
   const out: Record<string, string> = {};
@@ -56,7 +62,8 @@ async function requestsCounted(base: string): Promise<Record<string, number>> {
 function runSchemathesis(base: string, token: string, examples: number, seed: number): Promise<{ code: number; output: string }> {
   const args = ['run', `${base}/api/docs-json`, '--checks', 'all', '--header', `Authorization: Bearer ${token}`, '--max-examples', String(examples), '--seed', String(seed), '--no-color', '--workers', '2'];
   return new Promise((resolve, reject) => {
-    const child = spawn(ST, args, { env: { ...process.env, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: join(ROOT_DIR, 'bench', 'fuzz') }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Schemathesis keeps its example database in the working directory: .local/, which git ignores.
+    const child = spawn(ST, args, { cwd: join(ROOT_DIR, '.local'), env: { ...process.env, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: join(ROOT_DIR, 'bench', 'fuzz') }, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (c: Buffer) => {
       output += c.toString();
@@ -67,17 +74,18 @@ function runSchemathesis(base: string, token: string, examples: number, seed: nu
   });
 }
 
-/** Failures by check, from schemathesis's summary ("❌ Server error: 3"-like lines and its sections). */
-function failuresByCheck(output: string): Record<string, number> {
+/** Failures by check, from the "Failures:" block of schemathesis's summary ("❌ ST202 Schema-valid request rejected: 6"). */
+function failuresByCheck(summary: string): Record<string, number> {
+  const block = /^Failures:\n((?:[ \t]+\S.*\n?)*)/m.exec(summary)?.[1] ?? '';
   const out: Record<string, number> = {};
-  for (const m of output.matchAll(/^\s*[❌✗x]?\s*([A-Za-z][A-Za-z _-]+?):\s+(\d+)\s*$/gmu)) out[m[1].trim()] = Number(m[2]);
+  for (const m of block.matchAll(/^\s*\S+\s+(.+?):\s+(\d+)\s*$/gm)) out[m[1]] = Number(m[2]);
   return out;
 }
 
 async function main(): Promise<void> {
   const args = flags(process.argv.slice(2));
   installSchemathesis();
-  const stack = args.url ? undefined : await Stack.start({ roles: ['api'], adminToken: args.token, env: { TIMER_CALLBACK_ALLOW_PRIVATE: 'true' } });
+  const stack = args.url ? undefined : await Stack.start({ roles: ['api'], adminToken: args.token, env: FUZZ_ENV });
   const base = args.url ?? `http://127.0.0.1:${stack?.port('api')}`;
   try {
     const before = await requestsCounted(base);
@@ -87,6 +95,7 @@ async function main(): Promise<void> {
     const byStatus = Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
     const requests = Object.values(byStatus).reduce((a, b) => a + b, 0);
     const summary = output.slice(output.lastIndexOf('SUMMARY') >= 0 ? output.lastIndexOf('SUMMARY') : Math.max(0, output.length - 4000));
+    const failures = failuresByCheck(summary);
     const md = [
       `# fuzz: schemathesis (${SCHEMATHESIS}) against the api's OpenAPI document`,
       '',
@@ -97,7 +106,7 @@ async function main(): Promise<void> {
       '',
       '## Failures by check',
       '',
-      markdownTable(['check', 'count'], Object.entries(failuresByCheck(summary)).map(([c, n]) => [c, n])),
+      Object.keys(failures).length > 0 ? markdownTable(['check', 'failures'], Object.entries(failures).map(([c, n]) => [c, n])) : 'none: every check passed',
       '',
       '## Summary as schemathesis printed it',
       '',
@@ -105,7 +114,7 @@ async function main(): Promise<void> {
       summary.trim(),
       '```',
     ].join('\n');
-    const path = writeResults('fuzz', { seed: args.seed, examples: args.examples, exitCode: code, requests, byStatus }, md);
+    const path = writeResults('fuzz', { seed: args.seed, examples: args.examples, exitCode: code, requests, byStatus, failures }, md);
     process.stdout.write(`\nrequests: ${requests}; written ${path}.md\n`);
     process.exitCode = code;
   } finally {
