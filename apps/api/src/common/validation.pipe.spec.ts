@@ -48,4 +48,9 @@ describe('ApiValidationPipe', () => {
     expect(q).toMatchObject({ cron: '0 0 * * *' });
     expect(q.every).toBeUndefined();
   });
+
+  it('reads an integer query parameter written in digits only, as an id', async () => {
+    for (const v of ['1.0', '1e1', '0x10', ' 5']) expect(await problems({ app: 'alpha', pageSize: v }, ListTimersQuery, 'query')).toEqual(['pageSize must be an integer']);
+    expect(((await pipe.transform({ app: 'alpha', pageSize: '20' }, { type: 'query', metatype: ListTimersQuery })) as ListTimersQuery).pageSize).toBe(20);
+  });
 });

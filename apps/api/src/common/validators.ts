@@ -131,6 +131,15 @@ export function toTimerId({ value }: { value: unknown }): unknown {
   return value;
 }
 
+/**
+ * An integer query parameter as written: digits (an optional minus first) become a number; anything else
+ * (`1e3`, `0.0`, `0x10`, ` 1`) stays a string for the field's type rule to refuse, naming it. `Number()`
+ * would read them all, so a query would take spellings of a number that an id field refuses.
+ */
+export function toQueryInteger({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
 /** {@link toTimerId} for each element of a list of ids. */
 export const toTimerIds = ({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value.map((v) => toTimerId({ value: v })) : value);
 
