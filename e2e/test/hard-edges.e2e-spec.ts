@@ -1,9 +1,11 @@
+import { request as httpRequest } from 'node:http';
 import { slowClient } from '@timer/testing';
 import { Stack } from '../support';
 
 // Regression tests for the hard edges of the built api process (apps/api/README.md): failed
 // authentications never lock out a valid token, slow clients are cut off, input is refused rather
-// than rewritten, and each error names its real cause. Only the api role runs; it trusts
+// than rewritten, and each error names its real cause, ids have one grammar, a method a path does not
+// take answers 405. Only the api role runs; it trusts
 // X-Forwarded-For from loopback, so the tests can play clients behind one proxy. Needs
 // `npm run build` first.
 jest.setTimeout(120_000);
@@ -145,5 +147,55 @@ describe('errors name the real cause', () => {
       expect({ contentType, status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ contentType, status: 415, code: 41500, msg: expect.stringMatching(/send application\/json$/) });
     }
     expect(await timerCount()).toBe(before);
+  });
+});
+
+/** Rows of the tables a refused request might write to. */
+const written = async (): Promise<number[]> =>
+  Promise.all(['timers', 'tasks', 'maintenance_windows'].map(async (t) => Number((await stack.sql<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t}`))[0].n)));
+
+describe('one id grammar: digits, as a JSON number or a digit string', () => {
+  it('refuses 1e3, 1.0, -1 and "0x10" for an id in a body, a query and a list in a body, naming the field, and writes nothing', async () => {
+    const created = await send('POST', '/api/timer/v1/def', { token: ADMIN, body: createText('', 'grammar') });
+    const id = String(created.body.id);
+    const before = await written();
+    const cases: [string, string, string, string, RegExp][] = [
+      ['body 1e3', 'POST', '/api/timer/v1/enable', `{"id":1e3,"app":"${APP}"}`, /^id must be written in digits \(a JSON integer or a digit string\), not 1e3$/],
+      ['body 1.0', 'POST', '/api/timer/v1/enable', `{"id":${id}.0,"app":"${APP}"}`, new RegExp(`^id must be written in digits .*not ${id}\\.0$`)],
+      ['body -1', 'POST', '/api/timer/v1/enable', `{"id":-1,"app":"${APP}"}`, /^id must be a positive integer timer id$/],
+      ['body "0x10"', 'POST', '/api/timer/v1/enable', `{"id":"0x10","app":"${APP}"}`, /^id must be a positive integer timer id$/],
+      ['delete body 1e3', 'DELETE', '/api/timer/v1/def', `{"id":1e3,"app":"${APP}"}`, /^id must be written in digits/],
+      ['query 1e3', 'GET', `/api/timer/v1/def?app=${APP}&id=1e3`, '', /^id must be a positive integer timer id$/],
+      ['query 1.0', 'GET', `/api/timer/v1/def?app=${APP}&id=1.0`, '', /^id must be a positive integer timer id$/],
+      ['list in a body 1e3', 'POST', '/api/app/v1/maintenance', `{"app":"${APP}","timerIds":[${id},1e3],"cron":"0 0 * * *","durationMs":60000,"policy":"skip"}`, /^timerIds\[1\] must be written in digits/],
+    ];
+    for (const [what, method, path, body, msg] of cases) {
+      const res = await send(method, path, { token: ADMIN, ...(body ? { body } : {}) });
+      expect({ what, status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ what, status: 400, code: 40001, msg: expect.stringMatching(msg) });
+    }
+    expect(await written()).toEqual(before);
+    // The same id in digits, either form, is read as the timer.
+    expect((await send('GET', `/api/timer/v1/def?app=${APP}&id=${id}`, { token: ADMIN })).status).toBe(200);
+    expect((await send('POST', '/api/timer/v1/unable', { token: ADMIN, body: `{"id":${id},"app":"${APP}"}` })).status).toBe(200);
+  });
+});
+
+describe('a method a known path does not take', () => {
+  it('answers TRACE and PUT on a known path with 405 and Allow, an unknown path with 404', async () => {
+    const raw = (method: string, path: string) =>
+      new Promise<{ status: number; allow?: string; body: { code?: number; msg?: string } }>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port: stack.port('api'), method, path, headers: { authorization: `Bearer ${ADMIN}` } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: text ? (JSON.parse(text) as { code?: number }) : {} }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const trace = await raw('TRACE', '/api/timer/v1/def');
+    expect(trace).toEqual({ status: 405, allow: expect.stringMatching(/^(?=.*\bPOST\b)(?=.*\bGET\b)(?=.*\bDELETE\b)(?=.*\bPUT\b)(?=.*\bPATCH\b)/), body: expect.objectContaining({ code: 40500, msg: expect.stringMatching(/^TRACE is not allowed on \/api\/timer\/v1\/def/) }) });
+    expect(await raw('PUT', '/api/timer/v1/defs')).toMatchObject({ status: 405, allow: 'GET, HEAD' });
+    expect((await raw('TRACE', '/health')).status).toBe(405);
+    expect((await raw('TRACE', '/api/timer/v1/nothing')).status).toBe(404);
   });
 });

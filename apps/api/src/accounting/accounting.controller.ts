@@ -3,9 +3,10 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
-import { AccountingService } from './accounting.service';
+import { AccountingService, MAX_ACCOUNTING_RANGE_MS } from './accounting.service';
 import { AccountingQuery } from './dto/accounting.query';
 import { AccountingResponse } from './dto/accounting.view';
+import { ACCOUNTING_RULES, TimerRules } from '../docs/timer-rules';
 
 @ApiTags('apps')
 @ApiAuth()
@@ -14,6 +15,7 @@ export class AccountingController {
   constructor(private readonly accounting: AccountingService) {}
 
   @Get('accounting')
+  @TimerRules(...ACCOUNTING_RULES(MAX_ACCOUNTING_RANGE_MS))
   @ApiOperation({
     summary: 'Expected versus settled fires of an app, per window',
     description:

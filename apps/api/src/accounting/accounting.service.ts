@@ -10,7 +10,7 @@ import { AccountingData } from './dto/accounting.view';
 
 /** The longest range one request may account for: 31 days. */
 const MAX_RANGE_DAYS = 31;
-const MAX_ACCOUNTING_RANGE_MS = MAX_RANGE_DAYS * 86_400_000;
+export const MAX_ACCOUNTING_RANGE_MS = MAX_RANGE_DAYS * 86_400_000;
 const DEFAULT_RANGE_MS = 86_400_000;
 
 /**

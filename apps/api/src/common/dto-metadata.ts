@@ -62,3 +62,23 @@ export function nestedShapeProblems(cls: Type<unknown>, value: unknown, prefix =
   }
   return problems;
 }
+
+/**
+ * The names of the properties that `fn` converts (`@Transform(fn)`) in these DTOs and the DTOs nested
+ * in them: e.g. every id field of the API's bodies.
+ */
+export function propertiesTransformedBy(classes: readonly Type<unknown>[], fns: readonly ((...args: never[]) => unknown)[]): Set<string> {
+  const out = new Set<string>();
+  const seen = new Set<Type<unknown>>();
+  const walk = (cls: Type<unknown>): void => {
+    if (seen.has(cls)) return;
+    seen.add(cls);
+    for (const [property, ms] of validatedProperties(cls)) {
+      if (fns.some((fn) => transformedBy(cls, property, fn))) out.add(property);
+      const nested = singleNested(cls, property, ms);
+      if (nested) walk(nested);
+    }
+  };
+  classes.forEach(walk);
+  return out;
+}

@@ -12,9 +12,26 @@ import { slowClient } from '@timer/testing';
 import { ApiConfig, ApiEnv } from '../config/api.env';
 import { ApiMetrics, statusClass } from '../metrics/api.metrics';
 import { ApiExceptionFilter } from './api-exception.filter';
+import { Transform } from 'class-transformer';
+import { IsString } from 'class-validator';
 import { badRequest } from './errors';
 import { HttpSetupService } from './http-setup.service';
 import { MAX_JSON_DEPTH } from './json-depth';
+import { toTimerId } from './validators';
+
+class IdDto {
+  @Transform(toTimerId)
+  @IsString()
+  id!: string;
+}
+
+@Controller('api/ids')
+class IdsController {
+  @Post()
+  take(@Body() body: IdDto): { code: 0; body: unknown } {
+    return { code: 0, body };
+  }
+}
 
 @Controller('api/echo')
 class EchoController {
@@ -65,7 +82,7 @@ describe('HttpSetupService', () => {
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
-      controllers: [EchoController, ThingsController],
+      controllers: [EchoController, ThingsController, IdsController],
       providers: [
         { provide: ApiConfig, useValue: new ApiConfig(loadConfig(ApiEnv, {})) },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -80,15 +97,15 @@ describe('HttpSetupService', () => {
   });
   afterAll(() => app.close());
 
-  function post(body: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
+  function post(body: Buffer | string, headers: Record<string, string> = {}, path = '/api/echo', method = 'POST'): Promise<Answer & { allow?: string }> {
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, method: 'POST', path: '/api/echo', headers: { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers } },
+        { host: '127.0.0.1', port, method, path, headers: { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'] }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Answer['body'], ...(res.headers.allow ? { allow: res.headers.allow } : {}) }));
         },
       );
       req.on('error', reject);
@@ -111,6 +128,19 @@ describe('HttpSetupService', () => {
       retryAfter: '1',
       body: expect.objectContaining({ code: 50300, msg: 'concurrent changes to the same timers or app kept deadlocking (nothing was written): retry' }),
     });
+  });
+
+  it('refuses an id field whose number is not written in digits, naming it, and reads one that is', async () => {
+    expect(await post('{"id":1e3}', {}, '/api/ids')).toEqual({ status: 400, body: expect.objectContaining({ code: 40001, msg: 'id must be written in digits (a JSON integer or a digit string), not 1e3' }) });
+    expect(await post('{"id":1000}', {}, '/api/ids')).toEqual({ status: 201, body: { code: 0, body: { id: 1000 } } });
+    // Only the DTOs' id fields: another number keeps its JSON reading.
+    expect((await post('{"n":1e3}')).status).toBe(201);
+  });
+
+  it('answers a method a known path does not take with 405 and Allow, an unknown path with 404', async () => {
+    expect(await post('', { 'content-length': '0' }, '/api/echo', 'TRACE')).toEqual({ status: 405, allow: 'POST', body: expect.objectContaining({ code: 40500, msg: 'TRACE is not allowed on /api/echo: use POST' }) });
+    expect(await post('', { 'content-length': '0' }, '/api/things/7', 'DELETE')).toMatchObject({ status: 404 });
+    expect((await post('{}', { 'content-type': 'text/plain' }, '/api/ids', 'PUT')).status).toBe(405);
   });
 
   it('reads gzip, deflate and br bodies', async () => {

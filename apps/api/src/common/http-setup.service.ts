@@ -1,14 +1,17 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, MethodNotAllowedException, OnApplicationBootstrap } from '@nestjs/common';
 import type { Server } from 'http';
 import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { parserError } from './api-exception.filter';
+import { propertiesTransformedBy } from './dto-metadata';
 import { ApiError, ErrorCode } from './errors';
 import { verifyJsonBody } from './json-depth';
+import { toTimerId, toTimerIds } from './validators';
 import { ApiConfig } from '../config/api.env';
 import { CONSOLE_PATH, consoleStatic } from '../console/console-static';
-import { serveOpenApi } from '../docs/openapi';
+import { controllersOf, serveOpenApi } from '../docs/openapi';
+import { RouteInputs, routeInputs } from '../docs/request-schema';
 import { ApiMetrics } from '../metrics/api.metrics';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -27,14 +30,40 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
 }
 
 /**
+ * 405 with `Allow` for a method no route of a known path takes (TRACE, or PUT on a GET-only path), where
+ * Express would answer 404 as for an unknown path. HEAD (of a GET) and OPTIONS stay Express's.
+ */
+function methodNotAllowed(routes: () => readonly RouteInputs[]) {
+  let allowed: Map<string, string[]> | undefined;
+  const allowedOn = (path: string): string[] | undefined => {
+    if (!allowed) {
+      allowed = new Map();
+      for (const r of routes()) allowed.set(r.path, [...(allowed.get(r.path) ?? []), r.method.toUpperCase()]);
+      for (const methods of allowed.values()) if (methods.includes('GET')) methods.push('HEAD');
+    }
+    return allowed.get(path.length > 1 ? path.replace(/\/+$/, '') : path);
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const methods = allowedOn(req.path);
+    if (!methods || methods.includes(req.method) || req.method === 'OPTIONS') return next();
+    const allow = methods.join(', ');
+    res.setHeader('Allow', allow);
+    const msg = `${req.method} is not allowed on ${req.path}: use ${allow}`;
+    next(req.path.startsWith('/api/') ? new ApiError(405, ErrorCode.METHOD_NOT_ALLOWED, msg, { Allow: allow }) : new MethodNotAllowedException(msg));
+  };
+}
+
+/**
  * Configures the HTTP server from inside the module, so the role's `main.ts` (which only calls
  * `bootstrapRole`) and the tests (Nest's testing module) get the same server:
  * - `trust proxy` from TIMER_TRUSTED_PROXIES, so `req.ip` is the client behind a trusted ingress;
  * - the request metrics (`ApiMetrics`), first, so they also time requests the body parser refuses;
+ * - 405 with `Allow` for a method a known path does not take (`methodNotAllowed`);
  * - 415 for a body that is not declared JSON (`requireJson`);
  * - the JSON body parser with an explicit limit (TIMER_BODY_LIMIT_BYTES), refusing bodies nested
- *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key or a lone surrogate
- *   before they are parsed (`verifyJsonBody`). Nest installs its own
+ *   deeper than MAX_JSON_DEPTH, not UTF-8, with a duplicate or prototype key, a lone surrogate or an
+ *   id (a field the routes' DTOs read with `toTimerId`) not written in digits, before they are parsed
+ *   (`verifyJsonBody`). Nest installs its own
  *   100 kB parser at `init()` unless one named `jsonParser` is already there, so ours must be in place
  *   before `init()`. Its failures (including a body that does not decompress) become the API's 4xx
  *   envelope right after it (`parserError`);
@@ -62,9 +91,16 @@ export class HttpSetupService implements OnApplicationBootstrap {
       adapter.getInstance().disable('x-powered-by');
       // X-Forwarded-For is believed only from these hops (req.ip is the first address they did not add).
       if (config.trustedProxies.length > 0) adapter.getInstance().set('trust proxy', config.trustedProxies);
+      // The routes are read on first use: the controllers are all registered by then.
+      let routes: RouteInputs[] | undefined;
+      const routesNow = () => (routes ??= routeInputs(controllersOf(modules)));
       adapter.use(metrics.middleware());
+      adapter.use(methodNotAllowed(routesNow));
       adapter.use(requireJson);
-      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify: verifyJsonBody });
+      let idFields: ReadonlySet<string> | undefined;
+      const ids = () => (idFields ??= propertiesTransformedBy(routesNow().flatMap((r) => (r.body ? [r.body] : [])), [toTimerId, toTimerIds]));
+      const verify = (req: unknown, res: unknown, body: Buffer, charset: string) => verifyJsonBody(req, res, body, charset, ids());
+      adapter.useBodyParser('json', false, { limit: config.bodyLimitBytes, strict: true, verify });
       adapter.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
         next((req.path.startsWith('/api/') && parserError(err, req)) || err);
       });

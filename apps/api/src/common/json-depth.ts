@@ -54,9 +54,10 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
  * `verify` hook of the JSON body parser: it sees the raw bytes (decompressed, not yet decoded) before
  * `JSON.parse`. Refuses with 400 a body nested deeper than MAX_JSON_DEPTH (`entity.too.deep`), bytes
  * that are not UTF-8 (the decoder would turn them into U+FFFD), and what `jsonTextProblem` finds
- * (`entity.refused`): input the parser would silently rewrite is refused instead.
+ * (`entity.refused`): input the parser would silently rewrite is refused instead. `digitKeys` are the
+ * id fields of the API's bodies, whose numbers must be written in digits.
  */
-export function verifyJsonBody(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
+export function verifyJsonBody(_req: unknown, _res: unknown, body: Buffer, charset: string, digitKeys?: ReadonlySet<string>): void {
   const utf8 = utf8Of(body, charset);
   if (jsonNestsDeeperThan(utf8, MAX_JSON_DEPTH)) {
     throw parserFailure(400, 'entity.too.deep', `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -67,6 +68,6 @@ export function verifyJsonBody(_req: unknown, _res: unknown, body: Buffer, chars
   } catch {
     throw parserFailure(400, 'entity.refused', 'request body is not valid UTF-8');
   }
-  const problem = jsonTextProblem(text);
+  const problem = jsonTextProblem(text, digitKeys);
   if (problem) throw parserFailure(400, 'entity.refused', problem);
 }

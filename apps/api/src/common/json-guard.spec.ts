@@ -15,6 +15,18 @@ describe('jsonTextProblem', () => {
     ['"\\ud800"', 'the body holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which cannot be stored'],
   ])('refuses %s', (text, problem) => expect(jsonTextProblem(text)).toBe(problem));
 
+  const ids = new Set(['id', 'timerIds']);
+  it.each([
+    ['{"id":1e3}', 'id must be written in digits (a JSON integer or a digit string), not 1e3'],
+    ['{"app":"a","id":1.0}', 'id must be written in digits (a JSON integer or a digit string), not 1.0'],
+    ['{"id":1E+3}', 'id must be written in digits (a JSON integer or a digit string), not 1E+3'],
+    ['{"timerIds":[1,-2.5e1]}', 'timerIds[1] must be written in digits (a JSON integer or a digit string), not -2.5e1'],
+  ])('refuses the id number %s', (text, problem) => expect(jsonTextProblem(text, ids)).toBe(problem));
+
+  it.each(['{"id":1000,"maxFires":1e3,"n":{"x":1.5}}', '{"id":"1e3"}', '{"id":-1}', '{"timerIds":[1,22]}', '[1e3]', '{"a":[1e3],"ids":"id"}'])('leaves the numbers of %s to the DTO', (text) =>
+    expect(jsonTextProblem(text, ids)).toBeUndefined(),
+  );
+
   it.each([
     '{"app":"a","name":"b","n":{"app":"a"}}',
     '[{"a":1},{"a":1}]',

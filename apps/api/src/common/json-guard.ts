@@ -15,13 +15,27 @@ interface Frame {
 const pathOf = (frames: readonly Frame[]): string =>
   frames.reduce((p, f) => (typeof f.at === 'number' ? `${p}[${f.at}]` : p ? `${p}.${f.at}` : f.at), '');
 
+/** A JSON number token, as written. */
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** The key a value stands under: its object's key, or for an array element the array's key. */
+function keyOf(frames: readonly Frame[]): string | undefined {
+  const top = frames[frames.length - 1];
+  if (top?.object) return top.at as string;
+  const parent = frames[frames.length - 2];
+  return top && parent?.object ? (parent.at as string) : undefined;
+}
+
 /**
  * Why a JSON text must be refused although `JSON.parse` would read it, or undefined: a key given twice
  * in one object (JSON.parse keeps the last silently), a `__proto__`, `constructor` or `prototype` key
- * (dropped or dangerous downstream), a string or key holding a lone surrogate. Each message names the
- * path. One pass over the text; malformed text is left to `JSON.parse` to refuse.
+ * (dropped or dangerous downstream), a string or key holding a lone surrogate, a number under one of
+ * `digitKeys` (ids, alone or in an array) written with a fraction or an exponent: `JSON.parse` reads
+ * `1e3` and `1.0` as the integers 1000 and 1, which the query string (`?id=1e3`) refuses, so an id has
+ * one grammar, digits. Each message names the path. One pass over the text; malformed text is left to
+ * `JSON.parse` to refuse.
  */
-export function jsonTextProblem(text: string): string | undefined {
+export function jsonTextProblem(text: string, digitKeys: ReadonlySet<string> = new Set()): string | undefined {
   const frames: Frame[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -48,6 +62,12 @@ export function jsonTextProblem(text: string): string | undefined {
       } else if (escaped && LONE_SURROGATE.test(value)) {
         return `${pathOf(frames) || 'the body'} holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which cannot be stored`;
       }
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      NUMBER.lastIndex = i;
+      const token = NUMBER.exec(text)?.[0] ?? c;
+      i += token.length - 1;
+      const key = keyOf(frames);
+      if (key !== undefined && digitKeys.has(key) && !/^-?\d+$/.test(token)) return `${pathOf(frames)} must be written in digits (a JSON integer or a digit string), not ${token}`;
     } else if (c === '{' || c === '[') {
       frames.push({ object: c === '{', keys: new Set(), at: c === '{' ? '' : 0, expectKey: c === '{' });
     } else if (c === '}' || c === ']') {

@@ -2,6 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import { CreateTimerDto } from '../timers/dto/create-timer.dto';
 import { PatchTimerDto } from '../timers/dto/edit-timer.dto';
 import { ListTimersQuery } from '../timers/dto/list-timers.query';
+import { PreviewQuery } from '../timers/dto/preview.query';
 import { ApiValidationPipe } from './validation.pipe';
 
 const pipe = new ApiValidationPipe();
@@ -40,5 +41,16 @@ describe('ApiValidationPipe', () => {
     const missing = await problems({ app: '' }, ListTimersQuery, 'query');
     expect(missing.length).toBeGreaterThan(0);
     expect(missing.every((m) => m.startsWith('app must be'))).toBe(true);
+  });
+
+  it('counts an empty query value as not given for the schedule shape too', async () => {
+    const q = (await pipe.transform({ cron: '0 0 * * *', every: '', runAt: '' }, { type: 'query', metatype: PreviewQuery })) as PreviewQuery;
+    expect(q).toMatchObject({ cron: '0 0 * * *' });
+    expect(q.every).toBeUndefined();
+  });
+
+  it('reads an integer query parameter written in digits only, as an id', async () => {
+    for (const v of ['1.0', '1e1', '0x10', ' 5']) expect(await problems({ app: 'alpha', pageSize: v }, ListTimersQuery, 'query')).toEqual(['pageSize must be an integer']);
+    expect(((await pipe.transform({ app: 'alpha', pageSize: '20' }, { type: 'query', metatype: ListTimersQuery })) as ListTimersQuery).pageSize).toBe(20);
   });
 });

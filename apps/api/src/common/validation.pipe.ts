@@ -43,14 +43,15 @@ export class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const type = metadata.metatype;
     if (typeof type === 'function' && value instanceof type && type !== Object) return value;
+    // First: an empty query value is not given, for the shape check as for the fields.
+    if (metadata.type === 'query' && typeof value === 'object' && value !== null) {
+      value = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== ''));
+    }
     if (typeof type === 'function' && type !== Object) {
       const shape = scheduleShapeProblem(type as Type<unknown>, value);
       if (shape) throw new BadRequestException([shape]);
       const problems = nestedShapeProblems(type, value);
       if (problems.length > 0) throw new BadRequestException(problems);
-    }
-    if (metadata.type === 'query' && typeof value === 'object' && value !== null) {
-      value = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== ''));
     }
     return super.transform(value, metadata);
   }

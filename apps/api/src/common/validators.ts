@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IsString, Matches, ValidateBy, ValidationOptions } from 'class-validator';
 
 /** RFC 7230 `token`: the characters a header field name may use. */
@@ -24,6 +25,21 @@ export const MAX_URL_LENGTH = 2048;
  * `X-Timer-*` are the delivery headers (fire id, attempt, signature) and must not be spoofed.
  */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'expect']);
+
+/**
+ * The JSON Schema of a header map's values ({@link headerMapProblem}; OpenAPI 3.0 has no keyword for the
+ * names, which its descriptions state): what the document says of `header` and `headers`.
+ */
+export const HEADER_MAP_SCHEMA: { type: 'object'; maxProperties: number; additionalProperties: SchemaObject } = {
+  type: 'object',
+  maxProperties: MAX_HEADERS,
+  additionalProperties: {
+    oneOf: [
+      { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH, pattern: HEADER_VALUE.source },
+      { type: 'array', minItems: 1, maxItems: MAX_HEADER_VALUES, items: { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH, pattern: HEADER_VALUE.source } },
+    ],
+  },
+};
 
 /** Why a `notifyHTTPParam.header` value is not a `map[string][]string` we can send, or undefined. */
 export function headerMapProblem(value: unknown): string | undefined {
@@ -105,14 +121,32 @@ export function IsCallbackUrl(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** A number or digit string that fits an unsigned BIGINT id, as a canonical string. */
+/**
+ * A number or digit string that fits an unsigned BIGINT id, as a canonical string. A body's number is
+ * known to be written in digits (the JSON guard refuses `1e3` and `1.0` for the fields read by this and
+ * `toTimerIds`), so both forms have the grammar of `TIMER_ID`.
+ */
 export function toTimerId({ value }: { value: unknown }): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return value;
 }
 
+/**
+ * An integer query parameter as written: digits (an optional minus first) become a number; anything else
+ * (`1e3`, `0.0`, `0x10`, ` 1`) stays a string for the field's type rule to refuse, naming it. `Number()`
+ * would read them all, so a query would take spellings of a number that an id field refuses.
+ */
+export function toQueryInteger({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+/** {@link toTimerId} for each element of a list of ids. */
+export const toTimerIds = ({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value.map((v) => toTimerId({ value: v })) : value);
+
 /** The shape of an ISO 8601 instant with `Z` or an offset; no flags, so it is a JSON Schema `pattern` as is. */
 export const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+/** {@link ISO_INSTANT} as the document states it: an instant field takes epoch ms >= 0, so years from 1970. */
+export const ISO_INSTANT_PATTERN = ISO_INSTANT.source.replace('^(\\d{4})', '^(19[7-9]\\d|[2-9]\\d{3})');
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function daysInMonth(year: number, month: number): number {

@@ -5,6 +5,7 @@ import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
 import { DeadLettersService } from './dlq.service';
 import { DeadLetterSelectionDto, DeadLettersQuery, DeadLettersResponse, FailureWebhookResponse, PurgeResponse, REPLAY_MAX, ReplayResponse, SetFailureWebhookDto } from './dto/dlq.dto';
+import { DEAD_LETTER_RULES, TimerRules, WEBHOOK_RULES } from '../docs/timer-rules';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
 const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
@@ -30,6 +31,7 @@ export class DeadLettersController {
   }
 
   @Post('dlq/replay')
+  @TimerRules(...DEAD_LETTER_RULES)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Re-deliver dead letters (admin, or a token of the app)',
@@ -47,6 +49,7 @@ export class DeadLettersController {
   }
 
   @Post('dlq/purge')
+  @TimerRules(...DEAD_LETTER_RULES)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Remove dead letters from the list (admin, or a token of the app)',
@@ -61,6 +64,7 @@ export class DeadLettersController {
   }
 
   @Put('failure-webhook')
+  @TimerRules(...WEBHOOK_RULES)
   @ApiOperation({
     summary: 'Set or remove the app\'s failure webhook (admin, or a token of the app)',
     description:

@@ -113,8 +113,9 @@ export function selectorOf(dto: DeadLetterSelectionDto): DeadLetterSelector {
   const given = (['fireIds', 'timerId', 'all'] as const).filter((k) => dto[k] !== undefined && dto[k] !== null);
   if (given.length === 0) throw badRequest('one of fireIds, timerId or all is required');
   if (given.length > 1) throw badRequest(`${given.join(' and ')} were given: give exactly one of fireIds, timerId or all`);
-  if (dto.fireIds !== undefined) return { fireIds: dto.fireIds.map((id) => parseFireId(id)).filter((f) => f !== null) };
-  if (dto.timerId !== undefined) return { timerId: dto.timerId };
+  // A selector given as null counts as not given (as in the count above), never as the one chosen.
+  if (dto.fireIds != null) return { fireIds: dto.fireIds.map((id) => parseFireId(id)).filter((f) => f !== null) };
+  if (dto.timerId != null) return { timerId: dto.timerId };
   return { all: true };
 }
 

@@ -170,4 +170,19 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', schema: expect.objectContaining({ maxLength: 255 }) })]),
     );
   });
+
+  it('states every cross-field rule in x-timer-rules and in words in the description, and the one grammar of ids', () => {
+    const rulesOf = (op: OperationObject | undefined) => (op as (OperationObject & { 'x-timer-rules'?: { rule: string; text: string }[] }) | undefined)?.['x-timer-rules'] ?? [];
+    const create = doc.paths['/api/timer/v1/def'].post;
+    expect(rulesOf(create)).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'exactlyOne', fields: ['cron', 'runAt', 'every'] })]));
+    for (const op of operations(doc).filter((o) => rulesOf(o).length > 0)) {
+      for (const r of rulesOf(op)) expect([op.operationId, op.description]).toEqual([op.operationId, expect.stringContaining(r.text)]);
+    }
+    const withRules = operations(doc).filter((o) => rulesOf(o).length > 0).map((o) => o.operationId);
+    expect(withRules).toEqual(
+      expect.arrayContaining(['createTimer', 'createTimers', 'updateTimer', 'patchTimer', 'previewFireTimes', 'backfillTimer', 'listRecords', 'replayDeadLetters', 'purgeDeadLetters', 'createMaintenanceWindow', 'getProjectedLoad', 'getAppAccounting']),
+    );
+    const enableBody = resolve(doc, (doc.paths['/api/timer/v1/enable'].post?.requestBody as { content: Record<string, { schema: SchemaObject }> }).content['application/json'].schema);
+    expect((enableBody.properties?.id as SchemaObject).description).toMatch(/`1e3`, `1\.0`, `-1` or `"0x10"` is refused/);
+  });
 });

@@ -5,6 +5,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { HeaderObject, OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN } from '../timers/idempotency-key';
 import { describeBody, describeQuery, routeInputs } from './request-schema';
+import { TIMER_RULES, TimerRule } from './timer-rules';
 
 export const DOCS_PATH = 'api/docs';
 
@@ -104,7 +105,8 @@ const operationsOf = (doc: OpenAPIObject) =>
  * What the decorators cannot say, added to the generated document: the validators' keywords and
  * `additionalProperties: false` on every request body and query (from the DTO classes the routes
  * validate against, so a field added later is covered without touching this file), the responses
- * the HTTP layer adds (413, 415, the headers), tags for untagged routes and a token that is not a JWT.
+ * the HTTP layer adds (413, 415, the headers), tags for untagged routes, a token that is not a JWT, and
+ * the cross-field rules of `x-timer-rules` in words in the operation's description.
  */
 export function tellTheTruth(doc: OpenAPIObject, controllers: readonly Type<unknown>[]): OpenAPIObject {
   delete (doc.components?.securitySchemes?.bearer as { bearerFormat?: string } | undefined)?.bearerFormat;
@@ -117,6 +119,8 @@ export function tellTheTruth(doc: OpenAPIObject, controllers: readonly Type<unkn
   }
   for (const { path, op } of operationsOf(doc)) {
     if (!op.tags?.length) op.tags = ['operations'];
+    const rules = (op as OperationObject & { [TIMER_RULES]?: TimerRule[] })[TIMER_RULES];
+    if (rules?.length) op.description = `${op.description ? `${op.description}\n\n` : ''}Rules between fields (also in \`${TIMER_RULES}\`): ${rules.map((r) => r.text).join(' ')}`;
     if (!path.startsWith('/api/')) continue;
     if (op.requestBody) op.responses = { ...BODY_ERRORS, ...op.responses };
     for (const param of op.parameters ?? []) {
@@ -143,7 +147,7 @@ export function tellTheTruth(doc: OpenAPIObject, controllers: readonly Type<unkn
 }
 
 /** The controllers a module container holds (the routes the document describes). */
-function controllersOf(modules: ModulesContainer): Type<unknown>[] {
+export function controllersOf(modules: ModulesContainer): Type<unknown>[] {
   return [...modules.values()].flatMap((m) => [...m.controllers.values()].map((w) => w.metatype as Type<unknown>));
 }
 

@@ -74,6 +74,8 @@ export function constraintKeywords(ms: readonly ValidationMetadata[]): { string:
       k.string.minLength = Number(c[0]);
       if (c[1] !== undefined) k.string.maxLength = Number(c[1]);
     } else if (rule === 'isInt') k.number.type = 'integer';
+    else if (rule === 'arrayMinSize') k.any.minItems = Number(c[0]);
+    else if (rule === 'arrayMaxSize') k.any.maxItems = Number(c[0]);
     else if (rule === 'isIn') k.any.enum = [...(c[0] as unknown[])];
     else if (rule === 'isCallbackUrl') k.string.format = 'uri';
   }
@@ -101,15 +103,20 @@ function forms(s: SchemaObject): SchemaObject[] {
   return s.oneOf.filter((b): b is SchemaObject => !isRef(b));
 }
 
+/** The one grammar of ids, which JSON Schema cannot say of a number (it sees `1e3` as the integer 1000). */
+const ID_DIGITS = 'Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.';
+
 /**
  * An id read by `toTimerId` is validated as a digit string but also accepted as a JSON integer (up to
- * 2^53 - 1, what a JSON number holds exactly): both forms go in the document.
+ * 2^53 - 1, what a JSON number holds exactly) written in digits: both forms go in the document.
  */
 function numericIdForms(s: SchemaObject): void {
-  if (s.oneOf) return;
-  const { description, example, ...string } = s;
-  for (const k of Object.keys(s)) delete (s as Record<string, unknown>)[k];
-  Object.assign(s, { description, example, oneOf: [{ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { ...string, type: 'string' }] });
+  if (!s.oneOf) {
+    const { description, example, ...string } = s;
+    for (const k of Object.keys(s)) delete (s as Record<string, unknown>)[k];
+    Object.assign(s, { description, example, oneOf: [{ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { ...string, type: 'string' }] });
+  }
+  if (!s.description?.includes(ID_DIGITS)) s.description = [s.description, ID_DIGITS].filter(Boolean).join(' ');
 }
 
 /** Writes the keywords of one property's validators into its schema (the validators are the contract). */
@@ -120,6 +127,7 @@ export function describeProperty(s: SchemaObject, ms: readonly ValidationMetadat
     if (form.type === 'number' || form.type === 'integer') Object.assign(form, k.number);
   }
   if (k.any.enum && !s.oneOf) s.enum = k.any.enum;
+  if (s.type === 'array') Object.assign(s, { ...(k.any.minItems !== undefined ? { minItems: k.any.minItems } : {}), ...(k.any.maxItems !== undefined ? { maxItems: k.any.maxItems } : {}) });
 }
 
 /**
@@ -163,6 +171,8 @@ export function describeQuery(op: OperationObject, cls: Type<unknown>): void {
     const ms = props.get(p.name);
     if (!ms) continue;
     p.required = !isOptional(ms);
+    // The pipe reads an empty value (`?status=`) of an optional parameter as not given: OpenAPI's word for it.
+    if (!p.required) p.allowEmptyValue = true;
     if (p.schema && !isRef(p.schema)) describeProperty(p.schema, ms);
   }
 }

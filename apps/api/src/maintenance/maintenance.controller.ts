@@ -5,6 +5,7 @@ import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
 import { CreateMaintenanceDto, DeleteMaintenanceQuery, MaintenanceListResponse, MaintenanceQuery, MaintenanceWindowResponse } from './dto/maintenance.dto';
 import { MaintenanceService } from './maintenance.service';
+import { MAINTENANCE_RULES, TimerRules } from '../docs/timer-rules';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
 
@@ -15,6 +16,7 @@ export class MaintenanceController {
   constructor(private readonly maintenance: MaintenanceService) {}
 
   @Post('maintenance')
+  @TimerRules(...MAINTENANCE_RULES)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create a maintenance window (admin, or a token of the app)',

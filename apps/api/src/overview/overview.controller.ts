@@ -5,7 +5,8 @@ import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
 import { OverviewQuery } from './dto/overview.query';
 import { OverviewResponse } from './dto/overview.view';
-import { OverviewService } from './overview.service';
+import { OVERVIEW_MAX_BUCKETS, OVERVIEW_MAX_RANGE_MS, OverviewService } from './overview.service';
+import { OVERVIEW_RULES, TimerRules } from '../docs/timer-rules';
 
 @ApiTags('apps')
 @ApiAuth()
@@ -14,6 +15,7 @@ export class OverviewController {
   constructor(private readonly overview: OverviewService) {}
 
   @Get('overview')
+  @TimerRules(...OVERVIEW_RULES(OVERVIEW_MAX_RANGE_MS, OVERVIEW_MAX_BUCKETS))
   @ApiOperation({
     operationId: 'getOverview',
     summary: 'Fires per second, outcomes, lateness p50/p99 and backlog (an app token: its app; the admin: all apps, or one with `app`)',

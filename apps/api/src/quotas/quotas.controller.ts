@@ -4,7 +4,8 @@ import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
 import { LoadQuery, LoadResponse, PutQuotaDto, QuotaQuery, QuotaResponse } from './dto/quota.dto';
-import { QuotaService } from './quota.service';
+import { LOAD_MAX_SPAN_MS, QuotaService } from './quota.service';
+import { LOAD_RULES, TimerRules } from '../docs/timer-rules';
 
 const NO_APP = { type: ErrorEnvelope, description: 'no such app (code 40400)' };
 
@@ -38,6 +39,7 @@ export class QuotasController {
   }
 
   @Get('load')
+  @TimerRules(...LOAD_RULES(LOAD_MAX_SPAN_MS))
   @ApiOperation({
     summary: 'Projected fires per second (an app token: its app; the admin: all apps, or one with `app`)',
     description:

@@ -6,6 +6,7 @@ import { ErrorEnvelope, ok } from '../common/envelope';
 import { RecordsQuery } from './dto/records.query';
 import { RecordsResponse } from './dto/task.view';
 import { TasksService } from './tasks.service';
+import { RECORDS_RULES, TimerRules } from '../docs/timer-rules';
 
 @ApiTags('tasks')
 @ApiAuth()
@@ -14,6 +15,7 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get('records')
+  @TimerRules(...RECORDS_RULES)
   @ApiOperation({
     summary: 'Fire records of an app, a timer or a fire (extension)',
     description:

@@ -5,6 +5,7 @@ import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ErrorEnvelope, ok } from '../common/envelope';
 import { BackfillService } from './backfill.service';
 import { BackfillDto, BackfillResponse } from './dto/backfill.dto';
+import { BACKFILL_RULES, TimerRules } from '../docs/timer-rules';
 
 @ApiTags('timers')
 @ApiAuth()
@@ -13,6 +14,7 @@ export class BackfillController {
   constructor(private readonly backfills: BackfillService) {}
 
   @Post('backfill')
+  @TimerRules(...BACKFILL_RULES)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Backfill a past range of an enabled timer (extension)',

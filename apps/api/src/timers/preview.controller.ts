@@ -4,6 +4,7 @@ import { ApiAuth } from '../auth/api-auth.decorator';
 import { ok } from '../common/envelope';
 import { PreviewQuery, PreviewResponse } from './dto/preview.query';
 import { PreviewService } from './preview.service';
+import { PREVIEW_RULES, TimerRules } from '../docs/timer-rules';
 
 /** `GET /api/timer/v1/preview`: fire times of a schedule without creating anything. */
 @ApiTags('timers')
@@ -13,6 +14,7 @@ export class PreviewController {
   constructor(private readonly previews: PreviewService) {}
 
   @Get('preview')
+  @TimerRules(...PREVIEW_RULES)
   @ApiOperation({
     summary: 'Preview the fire times of a schedule (extension)',
     description:

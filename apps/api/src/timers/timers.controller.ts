@@ -35,6 +35,7 @@ import {
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IdempotencyKey } from './idempotency-key';
 import { TimerEditService } from './timer-edit.service';
 import { TimersService } from './timers.service';
+import { CREATE_RULES, TimerRules, BATCH_RULES, PATCH_RULES } from '../docs/timer-rules';
 
 const NOT_FOUND = { type: ErrorEnvelope, description: 'no such live timer in this app (also for another app\'s timer)' };
 const STALE = { type: StaleVersionEnvelope, description: '`version` is not the current one (code 40901; `data.version` is), or the new name is taken (code 40900)' };
@@ -54,6 +55,7 @@ export class TimersController {
   ) {}
 
   @Post('def')
+  @TimerRules(...CREATE_RULES)
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a timer (seed 4.6.1)', description: 'Created disabled; enable it to start firing. The admin token creates the app on first use.' })
   @ApiHeader({
@@ -79,6 +81,7 @@ export class TimersController {
   }
 
   @Post('def/batch')
+  @TimerRules(...BATCH_RULES)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Create (and enable) many timers of one app (extension)',
@@ -111,6 +114,7 @@ export class TimersController {
   }
 
   @Put('def')
+  @TimerRules(...CREATE_RULES)
   @ApiOperation({ summary: 'Replace a timer\'s definition (extension)', description: `Every field as in create (the same rules and defaults), plus \`id\` and the current \`version\`. ${EDIT_NOTE}` })
   @ApiOkResponse({ type: EditResponse })
   @ApiNotFoundResponse(NOT_FOUND)
@@ -120,6 +124,7 @@ export class TimersController {
   }
 
   @Patch('def')
+  @TimerRules(...PATCH_RULES)
   @ApiOperation({
     summary: 'Change some fields of a timer (extension)',
     description:

@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { IsAppName } from '../../common/validators';
+import { IsAppName, toQueryInteger } from '../../common/validators';
 import { MAX_EPOCH_MS } from '../../timers/dto/create-timer.dto';
 
 
@@ -11,7 +11,7 @@ export function OptionalEpochMs(field: string, description: string): PropertyDec
   return applyDecorators(
     ApiPropertyOptional({ description }),
     IsOptional(),
-    Type(() => Number),
+    Transform(toQueryInteger),
     IsInt({ message: `${field} must be epoch milliseconds (an integer)` }),
     Min(0, { message: `${field} must be epoch milliseconds (an integer >= 0)` }),
     Max(MAX_EPOCH_MS, { message: `${field} must be before the year 10000` }),

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsOptional, IsString, M
 import { parseFireId } from '@timer/contracts';
 import { AppNameDto } from '../../apps/dto/app.dto';
 import { Envelope } from '../../common/envelope';
-import { IsAppName, IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH, TIMER_ID, toTimerId } from '../../common/validators';
+import { HEADER_MAP_SCHEMA, IsAppName, IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH, TIMER_ID, toTimerId } from '../../common/validators';
 import { PageQuery } from '../../timers/dto/list-timers.query';
 
 /** Most dead letters one replay request re-delivers (`fireIds` longer than this: 400); `timerId`/`all` go on with `remaining`. */
@@ -69,8 +69,7 @@ export class FailureWebhookDto {
 
   @ApiPropertyOptional({
     description: 'Request headers (`{name: value}` or `{name: [values]}`), e.g. an Authorization; X-Timer-* are reserved.',
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    ...HEADER_MAP_SCHEMA,
     example: { Authorization: 'Bearer abc' },
   })
   @IsOptional()

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { MAINTENANCE_MAX_DURATION_MS, MAINTENANCE_MIN_DURATION_MS, MAINTENANCE_POLICIES, MaintenancePolicy, MAX_CRON_LENGTH } from '@timer/schedule';
 import { Envelope } from '../../common/envelope';
-import { APP_NAME, IsAppName, ISO_INSTANT, TIMER_ID, toTimerId } from '../../common/validators';
+import { APP_NAME, IsAppName, ISO_INSTANT_PATTERN, TIMER_ID, toTimerId, toTimerIds } from '../../common/validators';
 import { instantMessage, isEpochMs, MAX_EPOCH_MS, parseRunAt } from '../../timers/dto/create-timer.dto';
 
 /** Most timers one window may name. */
@@ -11,11 +11,10 @@ export const MAINTENANCE_MAX_TIMER_IDS = 1_000;
 
 const INSTANT = [
   { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-  { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+  { type: 'string', format: 'date-time', pattern: ISO_INSTANT_PATTERN, example: '2026-01-01T00:00:00Z' },
 ];
 
 const allTimerIds = (v: unknown): boolean => Array.isArray(v) && v.every((id) => typeof id === 'string' && TIMER_ID.test(id));
-const toIds = ({ value }: { value: unknown }): unknown => (Array.isArray(value) ? value.map((v) => toTimerId({ value: v })) : value);
 
 /** `POST /api/app/v1/maintenance`: a fixed window (`from`, `to`) or a recurring one (`cron`, `durationMs`). */
 export class CreateMaintenanceDto {
@@ -32,7 +31,7 @@ export class CreateMaintenanceDto {
     description: 'live timers of the app the window covers (404 for any other); left out: every timer of the app',
   })
   @IsOptional()
-  @Transform(toIds)
+  @Transform(toTimerIds)
   @IsArray({ message: 'timerIds must be an array of timer ids' })
   @ArrayMinSize(1, { message: 'timerIds must name at least 1 timer (leave it out to cover every timer of the app)' })
   @ArrayMaxSize(MAINTENANCE_MAX_TIMER_IDS, { message: `timerIds must name at most ${MAINTENANCE_MAX_TIMER_IDS} timers` })

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { OptionalEpochMs } from '../../accounting/dto/accounting.query';
-import { IsAppName } from '../../common/validators';
+import { IsAppName, toQueryInteger } from '../../common/validators';
 
 /** Smallest and largest bucket (1 s, 1 h), and the default (1 min). */
 export const OVERVIEW_BUCKET_MIN_MS = 1_000;
@@ -24,7 +24,7 @@ export class OverviewQuery {
 
   @ApiPropertyOptional({ type: 'integer', example: OVERVIEW_BUCKET_DEFAULT_MS, description: `Bucket length (ms); default ${OVERVIEW_BUCKET_DEFAULT_MS}. At most 3600 buckets.` })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsInt({ message: 'bucketMs must be an integer (milliseconds)' })
   @Min(OVERVIEW_BUCKET_MIN_MS, { message: `bucketMs must be at least ${OVERVIEW_BUCKET_MIN_MS}` })
   @Max(OVERVIEW_BUCKET_MAX_MS, { message: `bucketMs must be at most ${OVERVIEW_BUCKET_MAX_MS}` })

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { parseFireId } from '@timer/contracts';
-import { IsAppName, parseIsoInstant, TIMER_ID, toTimerId } from '../../common/validators';
+import { IsAppName, parseIsoInstant, TIMER_ID, toQueryInteger, toTimerId } from '../../common/validators';
 import { isEpochMs, parseRunAt } from '../../timers/dto/create-timer.dto';
 import { PageQuery } from '../../timers/dto/list-timers.query';
 
@@ -67,7 +67,7 @@ export class RecordsQuery extends PageQuery {
 
   @ApiPropertyOptional({ enum: TASK_STATUSES, description: '0 pending, 1 running, 2 succeeded, 3 failed, 4 missed.' })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsIn(TASK_STATUSES, { message: 'status must be one of 0 (pending), 1 (running), 2 (succeeded), 3 (failed), 4 (missed)' })
   status?: number;
 

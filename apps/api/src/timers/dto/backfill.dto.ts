@@ -2,13 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 import { Envelope } from '../../common/envelope';
-import { ISO_INSTANT } from '../../common/validators';
+import { ISO_INSTANT_PATTERN } from '../../common/validators';
 import { instantMessage, isEpochMs, MAX_EPOCH_MS, parseRunAt } from './create-timer.dto';
 import { TimerRefDto } from './timer-ref.dto';
 
 const INSTANT = [
   { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-  { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+  { type: 'string', format: 'date-time', pattern: ISO_INSTANT_PATTERN, example: '2026-01-01T00:00:00Z' },
 ];
 
 /** `POST /api/timer/v1/backfill`: the timer and the past range [from, to) whose fires to create and deliver. */

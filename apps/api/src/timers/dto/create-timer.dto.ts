@@ -4,7 +4,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
-import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
+import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT_PATTERN, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
 import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
@@ -70,7 +70,7 @@ export function InstantBound(field: 'startAt' | 'endAt' | 'from', description: s
       description: `${description} Epoch ms or ISO 8601 with \`Z\`/offset.`,
       oneOf: [
         { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-        { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+        { type: 'string', format: 'date-time', pattern: ISO_INSTANT_PATTERN, example: '2026-01-01T00:00:00Z' },
       ],
     }),
     Transform(parseRunAt),
@@ -88,7 +88,8 @@ export class CreateTimerDto {
     description: 'Unique among the live timers of the app (reusable once deleted). Not blank; no control or bidirectional control characters.',
     example: 'daily-report',
     maxLength: 255,
-    pattern: '\\S',
+    // Not blank, no control or bidirectional control characters (`IsCleanName`).
+    pattern: '^(?=.*\\S)[^\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$',
   })
   @IsString()
   @MaxLength(255)
@@ -111,7 +112,7 @@ export class CreateTimerDto {
     description: 'Extension: one-shot fire time instead of `cron`, epoch ms or ISO 8601 with `Z`/offset. Must be in the future.',
     oneOf: [
       { type: 'integer', minimum: 0, maximum: MAX_EPOCH_MS, example: 1767225600000 },
-      { type: 'string', format: 'date-time', pattern: ISO_INSTANT.source, example: '2026-01-01T00:00:00Z' },
+      { type: 'string', format: 'date-time', pattern: ISO_INSTANT_PATTERN, example: '2026-01-01T00:00:00Z' },
     ],
   })
   @IsOptional()
@@ -129,6 +130,7 @@ export class CreateTimerDto {
       'GET shows it canonical ("90s" as "1m30s").',
     example: '1h30m',
     pattern: INTERVAL_PATTERN,
+    minLength: 2,
     maxLength: 64,
   })
   @IsOptional()

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { IsAppName } from '../../common/validators';
+import { IsAppName, toQueryInteger } from '../../common/validators';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -9,7 +9,7 @@ export const MAX_PAGE_SIZE = 100;
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
   @Max(1_000_000)
@@ -17,7 +17,7 @@ export class PageQuery {
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 10 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
@@ -38,7 +38,7 @@ export class ListTimersQuery extends PageQuery {
 
   @ApiPropertyOptional({ enum: [1, 2, 3], description: '1 = disabled, 2 = enabled, 3 = completed.' })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsIn([1, 2, 3], { message: 'status must be 1 (disabled), 2 (enabled) or 3 (completed)' })
   status?: 1 | 2 | 3;
 }

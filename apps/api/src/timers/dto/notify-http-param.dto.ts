@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { CALLBACK_TIMEOUT_MIN_MS } from '@timer/platform';
-import { IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH } from '../../common/validators';
+import { HEADER_MAP_SCHEMA, IsCallbackUrl, IsHeaderMap, MAX_URL_LENGTH } from '../../common/validators';
 
 export const CALLBACK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
@@ -34,8 +34,7 @@ export class NotifyHttpParamDto {
       'map[string][]string of request headers (a single string is accepted and stored as a one-element array). Names are ' +
       'RFC 7230 tokens; values may not contain CR/LF/control characters; Host, Content-Length, Transfer-Encoding, ' +
       'Connection and X-Timer-* are reserved. A User-Agent given here replaces the service\'s own.',
-    type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    ...HEADER_MAP_SCHEMA,
     example: { 'Content-Type': ['application/json'] },
   })
   @IsOptional()

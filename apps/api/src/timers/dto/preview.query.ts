@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_PREVIEW_COUNT } from '@timer/schedule';
 import { Envelope } from '../../common/envelope';
 import { CreateTimerDto, InstantBound } from './create-timer.dto';
+import { toQueryInteger } from '../../common/validators';
 
 /**
  * `GET /api/timer/v1/preview`: a schedule as create takes it (the same fields and rules), and where
@@ -16,7 +17,7 @@ export class PreviewQuery extends PickType(CreateTimerDto, ['cron', 'runAt', 'ev
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 10, description: 'How many fires (entries flagged `skipped` do not count).' })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toQueryInteger)
   @IsInt()
   @Min(1)
   @Max(MAX_PREVIEW_COUNT)

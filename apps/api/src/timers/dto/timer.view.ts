@@ -268,7 +268,8 @@ export class StaleVersion {
 }
 
 export class StaleVersionEnvelope extends ErrorEnvelope {
-  @ApiProperty({ type: StaleVersion })
+  // Only a stale version (40901) carries it; a taken name (40900) answers the same status without.
+  @ApiPropertyOptional({ type: StaleVersion, description: 'with code 40901 (stale version) only' })
   data!: StaleVersion;
 }
 
