@@ -17,11 +17,15 @@ export interface paths {
         /**
          * Replace a timer's definition (extension)
          * @description Every field as in create (the same rules and defaults), plus `id` and the current `version`. Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         put: operations["updateTimer"];
         /**
          * Create a timer (seed 4.6.1)
          * @description Created disabled; enable it to start firing. The admin token creates the app on first use.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         post: operations["createTimer"];
         /**
@@ -34,6 +38,8 @@ export interface paths {
         /**
          * Change some fields of a timer (extension)
          * @description `id`, `app`, the current `version` and only the fields to change, each with the rules of create; `cron` or `runAt` replaces the schedule; `notifyHTTPParam` and `retryPolicy` are patched field by field (`header` or `body` null removes it). Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give at most one of `cron`, `runAt` and `every` (one replaces the stored schedule). `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. The stored fields count as given. `dstGap` other than `shift` needs `cron`. The stored fields count as given. `dstOverlap` other than `first` needs `cron`. The stored fields count as given. `endAt` must be after `startAt`. The stored fields count as given. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.
          */
         patch: operations["patchTimer"];
         trace?: never;
@@ -50,6 +56,8 @@ export interface paths {
         /**
          * Create (and enable) many timers of one app (extension)
          * @description One request and one transaction, all or nothing: each item is checked as its own create (a refusal names it, `timers[3].cron: ...`; a name taken by a live timer 409 naming `timers[i].name`), maxTimers counts the batch, maxFiresPerMinute and admission count the batch's fires together. With `enable: true` each timer is as after a create then an enable (versions 1 and 2, fires pre-created). For creating many timers at a high rate: the per-request and per-transaction costs are shared by the batch.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Each item of `timers` follows the rules of a create. An item's `app`, when given, is the batch's `app`. The items' names are distinct. At most TIMER_API_BATCH_MAX (default 500) items. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         post: operations["createTimers"];
         delete?: never;
@@ -168,6 +176,8 @@ export interface paths {
         /**
          * Preview the fire times of a schedule (extension)
          * @description Up to 1,000 fire times from `from` of `cron`, `runAt` or `every` with the fields and rules of create (400 naming the field), each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. Any valid token; nothing is read or written.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name.
          */
         get: operations["previewFireTimes"];
         put?: never;
@@ -190,6 +200,8 @@ export interface paths {
         /**
          * Backfill a past range of an enabled timer (extension)
          * @description Creates the timer's fires in [from, to) (its schedule within its bounds; to <= now) that do not exist yet, marked `backfill: true` in the records, and delivers them however late (no misfire or catch-up check), under the overlap policy, with `X-Timer-Backfill: 1`, on the catch-up lane so on-time fires come first. Fires that exist already are left as they are (counted in `existing`). At most TIMER_BACKFILL_MAX_FIRES (default 10,000) fires per call.
+         *
+         *     Rules between fields (also in `x-timer-rules`): `from` must be before `to` (both required). `to` must be at most now: a backfill covers past fires only. [from, to) holds at most TIMER_BACKFILL_MAX_FIRES (default 10,000) fires of the timer.
          */
         post: operations["backfillTimer"];
         delete?: never;
@@ -208,6 +220,8 @@ export interface paths {
         /**
          * Fire records of an app, a timer or a fire (extension)
          * @description Latest run time first; `total` counts all pages. `timerID` (a deleted timer's too) or `fireID` narrow it to a timer or a fire; without either, the whole app's. `from`/`to` bound `runAt`; future pending fires only with `includePending=true`. Each record carries its `attempts`.
+         *
+         *     Rules between fields (also in `x-timer-rules`): `from` must be before `to` (when both are given). `fireID`, with `timerID`, must be a fire of that timer.
          */
         get: operations["listRecords"];
         put?: never;
@@ -326,6 +340,8 @@ export interface paths {
         /**
          * Expected versus settled fires of an app, per window
          * @description For each window (TIMER_WINDOW_MINUTES) in [from, to): the fires that exist, how many were delivered, failed or recorded missed, and how many are still open. A finished window with open fires is what the `timer_unsettled_fires_finished_windows` metric counts.
+         *
+         *     Rules between fields (also in `x-timer-rules`): `from` must be before `to` (`to` defaults to the end of the current window, `from` to 24 hours before `to`). [from, to) spans at most 2678400 s.
          */
         get: operations["getAppAccounting"];
         put?: never;
@@ -367,6 +383,8 @@ export interface paths {
         /**
          * Projected fires per second (an app token: its app; the admin: all apps, or one with `app`)
          * @description Pending fires of each second of [from, to) (at most 3600 s), each counted where it is delivered (run_at plus its timer's spreadOffsetMs under autoSpread), and the capacity admission control checks against (TIMER_CAPACITY_FIRES_PER_SEC).
+         *
+         *     Rules between fields (also in `x-timer-rules`): `from` must be before `to` (`from` defaults to now, `to` to from + 60 s). [from, to) spans at most 3600 s.
          */
         get: operations["getProjectedLoad"];
         put?: never;
@@ -390,6 +408,8 @@ export interface paths {
         /**
          * Create a maintenance window (admin, or a token of the app)
          * @description A fixed window [from, to) or a recurring one (each start of `cron`, in UTC, for `durationMs`), over `timerIds` or every timer of the app. Scheduled fires whose time falls inside are recorded missed: `skipped: maintenance` (`skip`), or `deferred: maintenance, to <end>` with one fire per timer at the window's end (`defer`). Run now, replays and backfills are exempt. In force on every executor within about 1 s.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give a fixed window (`from` and `to`) or a recurring one (`cron` and `durationMs`), not both. `to` must be after `from`. `to` must be in the future. `cron` must parse (5 or 6 fields, evaluated in UTC).
          */
         post: operations["createMaintenanceWindow"];
         /**
@@ -434,6 +454,8 @@ export interface paths {
         /**
          * Re-deliver dead letters (admin, or a token of the app)
          * @description Exactly one of `fireIds`, `timerId`, `all`. Each selected fire is delivered once more, as a first attempt under its retry policy, however late (a replay that fails again becomes a dead letter again). At most 500 a request: `remaining` says how many the selector still holds.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `fireIds`, `timerId` and `all`.
          */
         post: operations["replayDeadLetters"];
         delete?: never;
@@ -454,6 +476,8 @@ export interface paths {
         /**
          * Remove dead letters from the list (admin, or a token of the app)
          * @description Exactly one of `fireIds`, `timerId`, `all`. The fires' failed records stay (records, accounting); they are no longer listed nor replayable here.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `fireIds`, `timerId` and `all`.
          */
         post: operations["purgeDeadLetters"];
         delete?: never;
@@ -473,6 +497,8 @@ export interface paths {
         /**
          * Set or remove the app's failure webhook (admin, or a token of the app)
          * @description Every dead-lettered fire of the app is POSTed there (batched: up to 100 a POST), signed with the app's signing secret like callbacks (`X-Timer-Signature`), retried with backoff. `failureWebhook: null` removes it.
+         *
+         *     Rules between fields (also in `x-timer-rules`): Header names are RFC 7230 tokens, not X-Timer-* nor the framing headers (Host, Content-Length, Transfer-Encoding, ...).
          */
         put: operations["setFailureWebhook"];
         post?: never;
@@ -492,6 +518,8 @@ export interface paths {
         /**
          * Fires per second, outcomes, lateness p50/p99 and backlog (an app token: its app; the admin: all apps, or one with `app`)
          * @description Read from the task rows (the ledger), no metrics store: for each bucket of run_at in [from, to) (default the last hour in minutes) the fires and what became of them, the lateness percentiles of the delivered ones (lateness as the executor records it: the delivering attempt's start minus the fire's run_at plus its jitter), and the backlog: pending fires whose run_at has passed.
+         *
+         *     Rules between fields (also in `x-timer-rules`): `from` must be before `to` (`to` defaults to now, `from` to 1 hour before `to`). [from, to) spans at most 86400 s. `bucketMs` cuts [from, to) into at most 3600 buckets.
          */
         get: operations["getOverview"];
         put?: never;
@@ -590,7 +618,7 @@ export interface components {
              *     }
              */
             header?: {
-                [key: string]: string[];
+                [key: string]: string | string[];
             } | null;
             /**
              * @description Request body, sent verbatim (not re-encoded). At most TIMER_CALLBACK_BODY_MAX_BYTES (default 65536) UTF-8 bytes.
@@ -873,7 +901,7 @@ export interface components {
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
-             * @description Timer id (a JSON number or a digit string).
+             * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
             id: number | string;
@@ -928,7 +956,8 @@ export interface components {
              * @example b3c1e0a2f4d54c3e
              */
             requestId: string;
-            data: components["schemas"]["StaleVersion"];
+            /** @description with code 40901 (stale version) only */
+            data?: components["schemas"]["StaleVersion"];
         };
         PatchNotifyHttpParamDto: {
             /**
@@ -952,7 +981,7 @@ export interface components {
              *     }
              */
             header?: {
-                [key: string]: string[];
+                [key: string]: string | string[];
             } | null;
             /**
              * @description Request body, sent verbatim (not re-encoded). At most TIMER_CALLBACK_BODY_MAX_BYTES (default 65536) UTF-8 bytes.
@@ -1049,7 +1078,7 @@ export interface components {
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
-             * @description Timer id (a JSON number or a digit string).
+             * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
             id: number | string;
@@ -1297,7 +1326,7 @@ export interface components {
         };
         TimerRefDto: {
             /**
-             * @description Timer id (a JSON number or a digit string).
+             * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
             id: number | string;
@@ -1436,7 +1465,7 @@ export interface components {
         };
         BackfillDto: {
             /**
-             * @description Timer id (a JSON number or a digit string).
+             * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
             id: number | string;
@@ -1589,7 +1618,7 @@ export interface components {
             /** @example billing */
             app: string;
             /**
-             * @description id returned when the token was issued
+             * @description id returned when the token was issued Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 7
              */
             tokenId: number | string;
@@ -1924,7 +1953,7 @@ export interface components {
              */
             fireIds?: string[] | null;
             /**
-             * @description Every dead letter of this timer (a deleted timer's too).
+             * @description Every dead letter of this timer (a deleted timer's too). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
             timerId?: (number | (string | null)) | null;
