@@ -388,6 +388,8 @@ describe('MigratorService (fakes, fixed clock)', () => {
     const outcomes = await s.service.tick();
     expect(outcomes.map((o) => o.status)).toEqual(['busy', 'completed', 'completed']);
     expect(s.windows.done.has(T0)).toBe(false);
+    // No top-up beside a window another replica works: it reads the same timers.
+    expect(s.locks.acquired).not.toContain('migrate:topup');
   });
 
   it('a failure mid-window leaves it incomplete; the next tick completes it without duplicates', async () => {

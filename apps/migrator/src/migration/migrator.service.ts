@@ -113,7 +113,9 @@ export class MigratorService {
       if (this.stopping) break;
       outcomes.push(await this.migrateWindow(w));
     }
-    if (!this.stopping) await this.topUp();
+    // Only once every window is completed: a window still being worked (here or by another replica)
+    // reads the same timers, and a top-up beside it would write its fires twice over.
+    if (!this.stopping && outcomes.every((o) => o.status === 'completed' || o.status === 'already-completed')) await this.topUp();
     return outcomes;
   }
 
