@@ -5,7 +5,7 @@ import { HeldLock, LedgerPause, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { ReconcilerMetrics } from './reconciler.metrics';
-import { Backlog, Ledger, Locks, Marks, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_HOLD_MAX_MS, RESCUE_MAX_BACKLOG_LAG_MS, RESCUE_MESSAGE_FIRES, rescueMessage } from './reconciler.service';
+import { Backlog, Ledger, Locks, Marks, OUTAGE_GRACE_MS, OUTAGE_RECOVERY_MS, PAUSE_HORIZON_MS, PAUSE_SETTLE_BATCH, PAUSE_SETTLE_LAG_MS, PauseMirror, Pauses, Publisher, ReconcilerService, RESCUE_HOLD_MAX_MS, RESCUE_MAX_BACKLOG_LAG_MS, RESCUE_MESSAGE_FIRES, rescueMessage } from './reconciler.service';
 
 const T0 = Date.UTC(2030, 0, 1, 10, 30);
 
@@ -185,6 +185,22 @@ describe('ReconcilerService', () => {
     s.ledger.rows = [pending('1', T0 - 900_000)];
     s.backlog.lag = RESCUE_HOLD_MAX_MS + 1;
     expect(await s.service.pass()).toMatchObject({ rescued: { pending: 1 } });
+  });
+
+  it('after a broker outage rescues fires 5 s past their time (not the 30 s grace) for a minute, once the backlog is fresh', async () => {
+    const clock = { at: T0 };
+    const s = setup();
+    const service = new ReconcilerService(s.ledger, s.publisher, s.marks, new FakeLocks(), { now: () => clock.at }, new MigratorConfig(new MigratorEnv()), new ReconcilerMetrics(new Registry()), s.pauses, s.pauses, s.backlog);
+    s.backlog.lag = new Error('broker down (injected)');
+    await service.pass();
+    expect(s.ledger.asked.at(-1)?.dueBefore).toBe(T0 - 30_000); // still down: the usual grace
+    s.backlog.lag = 0;
+    clock.at = T0 + 5_000;
+    await service.pass();
+    expect(s.ledger.asked.at(-1)?.dueBefore).toBe(T0 + 5_000 - OUTAGE_GRACE_MS);
+    clock.at = T0 + 5_000 + OUTAGE_RECOVERY_MS;
+    await service.pass();
+    expect(s.ledger.asked.at(-1)?.dueBefore).toBe(T0 + 5_000 + OUTAGE_RECOVERY_MS - 30_000);
   });
 
   it('rescues pending fires as usual when the broker does not say how far behind the executors are', async () => {

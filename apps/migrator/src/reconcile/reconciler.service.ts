@@ -19,6 +19,15 @@ export type Backlog = Pick<ExecutorBacklog, 'lagMs'>;
 /** A fire is published again at most this often while it stays overdue. */
 export const RESCUE_EVERY_MS = 60_000;
 /**
+ * The grace after a broker outage (the executors' backlog could not be read), for the passes within
+ * {@link OUTAGE_RECOVERY_MS} of its end: a fire still pending this long past its time once the broker is
+ * back and the executors' backlog is fresh is stranded by the outage (a publish lost as the broker
+ * went down), not queued, so it does not wait out TIMER_RECONCILER_GRACE_MS, which is sized for load.
+ */
+export const OUTAGE_GRACE_MS = 5_000;
+/** How long after the broker is back the passes use {@link OUTAGE_GRACE_MS}. */
+export const OUTAGE_RECOVERY_MS = 60_000;
+/**
  * Pending fires are published again only while the executors' oldest unacknowledged task message is
  * younger than this. When they are further behind, a pending fire is most likely waiting in that
  * backlog: at 5,000 fires/s the reconciler re-sent the stack's first fires again and again while the
@@ -70,6 +79,10 @@ export type PassResult = { ran: false } | { ran: true; overdue: number; rescued:
 @Injectable()
 export class ReconcilerService {
   private readonly logger = new Logger(ReconcilerService.name);
+  /** The broker did not answer the last backlog read. */
+  private brokerAway = false;
+  /** When a backlog read last succeeded after one failed: the end of a broker outage. */
+  private brokerBackAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     @Inject(LedgerRepository) private readonly ledger: Ledger,
@@ -89,10 +102,11 @@ export class ReconcilerService {
     if (!lock) return { ran: false };
     try {
       const now = this.clock.now();
-      const dueBefore = now - this.config.reconcileGraceMs;
       const pauseEndedSince = now - PAUSE_HORIZON_MS;
       const pausedMissed = await this.settlePauses(now, pauseEndedSince);
-      const holdPending = await this.backlogTooOld();
+      const holdPending = await this.backlogTooOld(now);
+      const grace = now - this.brokerBackAt < OUTAGE_RECOVERY_MS ? Math.min(OUTAGE_GRACE_MS, this.config.reconcileGraceMs) : this.config.reconcileGraceMs;
+      const dueBefore = now - grace;
       const found = await this.ledger.overdue(dueBefore, now, this.config.reconcileBatch, pauseEndedSince);
       const rows = holdPending ? found.filter((r) => r.status !== TaskStatus.Pending) : await this.withoutHandedBack(found);
       const fresh = await this.marks.mark(
@@ -134,10 +148,18 @@ export class ReconcilerService {
     }
   }
 
-  /** True when pending fires should wait for the executors' backlog ({@link RESCUE_MAX_BACKLOG_LAG_MS}); false when unknown. */
-  private async backlogTooOld(): Promise<boolean> {
+  /**
+   * True when pending fires should wait for the executors' backlog ({@link RESCUE_MAX_BACKLOG_LAG_MS});
+   * false when unknown. Notes a broker outage's end (a read that succeeds after one that failed).
+   */
+  private async backlogTooOld(now: number): Promise<boolean> {
     try {
       const lag = await this.backlog.lagMs();
+      if (this.brokerAway) {
+        this.brokerAway = false;
+        this.brokerBackAt = now;
+        this.logger.log(`the broker is back: for ${OUTAGE_RECOVERY_MS / 1_000} s fires ${OUTAGE_GRACE_MS / 1_000} s past their time are rescued once the executors' backlog is fresh`);
+      }
       this.metrics.executorBacklogLag.set(lag / 1_000);
       if (lag <= RESCUE_MAX_BACKLOG_LAG_MS) return false;
       if (lag > RESCUE_HOLD_MAX_MS) {
@@ -147,6 +169,7 @@ export class ReconcilerService {
       this.logger.log(`the executors' oldest task message waits for ${Math.round(lag / 1_000)} s: pending overdue fires are held back this pass (most likely in that backlog)`);
       return true;
     } catch (e) {
+      this.brokerAway = true;
       // Without the broker's answer the reconciler does what it did before it asked.
       this.logger.warn(`reading the executors' backlog failed (pending fires rescued as usual): ${(e as Error).message}`);
       return false;
