@@ -123,8 +123,9 @@ export class ApiEnv extends WindowEnv {
   TIMER_QUOTA_MIN_INTERVAL_MS: number = 1_000;
 
   /**
-   * Fires per second the service delivers (the benchmark: 3,000 on 2 cores); a create, edit or enable
-   * that would put any coming second over it answers 429. 0 = no admission control.
+   * Fires per second the service delivers; a create, edit or enable that would put any coming second
+   * over it answers 429. 0 = no admission control. The default is about the steady rate of a 2-core
+   * machine (docs/scaling.md, "Cost per fire, per role").
    */
   @IsInt() @Min(0) @Max(100_000_000)
   TIMER_CAPACITY_FIRES_PER_SEC: number = 3_000;

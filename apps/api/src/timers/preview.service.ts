@@ -11,7 +11,7 @@ const DEFAULT_PREVIEW_COUNT = 10;
 export class PreviewService implements OnApplicationBootstrap {
   constructor(@Inject(CLOCK) private readonly clock: NowClock) {}
 
-  /** The first preview of a process would otherwise pay the schedule code's compilation (~27 ms). */
+  /** The first preview of a process would otherwise pay the schedule code's compilation (warmUpSchedules). */
   onApplicationBootstrap(): void {
     warmUpSchedules(this.clock.now());
   }

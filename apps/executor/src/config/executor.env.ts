@@ -10,8 +10,9 @@ import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@tim
 export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /**
    * Fires worked on at the same time per lane (due fires, retries; catch-up a tenth: FireLanes), and
-   * task messages handled at once per topic. A fire holds its slot while it waits for run_at, so this bounds how many fires of one instant go out together: at 256 a burst
-   * of 1,000 fires due on the same second left in four rounds (p99 lateness 437 ms in the benchmark).
+   * task messages handled at once per topic. A fire holds its slot while it waits for run_at, so this
+   * bounds how many fires of one instant go out together: more fires due at once leave in rounds, each
+   * later than the last (docs/benchmarks.md, "Measurements behind the code").
    */
   @IsInt() @Min(1) @Max(10_000)
   TIMER_EXECUTOR_CONCURRENCY: number = 1_000;

@@ -43,9 +43,9 @@ export class AppFairShare {
 
   /**
    * Whether `app` holds more than half its share: its fires due at an instant start after the other
-   * apps' fires due at the same instant (FireDelivery). Measured by `npm run bench:fairness`: the 500
-   * fires a slow app took at its start, all due in one second, ran their pre-call work in the same
-   * event-loop turn as the other app's 100 and delayed every one of those by 70-85 ms.
+   * apps' fires due at the same instant (FireDelivery): run in the same event-loop turn, a slow app's
+   * hundreds of fires of one second put their pre-call work ahead of every other app's call
+   * (docs/benchmarks.md, "Measurements behind the code").
    */
   heavy(app: string, now: number): boolean {
     return this.held(app) * 2 > this.shareOf(app, now);

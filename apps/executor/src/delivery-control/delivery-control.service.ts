@@ -11,8 +11,9 @@ import { OriginLimiter, RampSettings } from './origin-limiter';
 export const ORIGIN_IDLE_MS = 10 * 60_000;
 /**
  * A new origin's concurrency: 16 calls, doubled every 100 ms (TIMER_ORIGIN_CONCURRENCY 256 after
- * 400 ms): the fairness bench's slow app opened 256 connections in the instant the other app's fires
- * were due; the limit of an origin already in use is never ramped.
+ * 400 ms), so a new origin with many fires due does not open all its connections in the instant
+ * other apps' fires are due (docs/benchmarks.md, "Measurements behind the code"); the limit of an
+ * origin already in use is never ramped.
  */
 export const ORIGIN_RAMP: RampSettings = { start: 16, stepMs: 100 };
 

@@ -108,8 +108,8 @@ export class AttemptOutcomes {
     const { msg } = claimed;
     const now = this.clock.now();
     // Back in the quiet part of a second: a busy origin's refusals of one instant come back together
-    // 1 s later, at another instant, where they ran beside the other apps' calls (fairness bench: 245
-    // of A's origin_busy retries at +6 s, B's p50 61-89 ms in that second).
+    // 1 s later, at another instant, where they would run beside the other apps' calls
+    // (docs/benchmarks.md, "Measurements behind the code").
     const retryAt = offInstants(Math.max(now, notBefore));
     const deadline = unsentDeadline(timer, msg.runAt, msg.attempt, this.config.misfireWindowMs, this.config.callbackTimeoutMaxMs);
     if (retryAt > deadline) {

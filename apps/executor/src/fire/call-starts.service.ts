@@ -16,7 +16,7 @@ interface Waiter {
 /**
  * Which of this process's claims have started their callback, so that a fire taken over from a dead
  * executor is flagged `X-Timer-Redelivery: 1` and counted only when the dead one's call may have
- * reached the receiver (docs/architecture.md, "Duplicates on an executor death"). Claim tokens are
+ * reached the receiver (docs/architecture.md, "Failover bounds"). Claim tokens are
  * `<processId>:<seq>`; `seq` picks a bit of a chunk in {@link CallMarks}. The mark is written, and
  * acknowledged by Redis, before the call goes out: the marks of one event-loop turn share one script
  * call, so a fire pays one Redis round trip and no MySQL write. When a mark cannot be written the call

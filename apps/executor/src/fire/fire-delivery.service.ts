@@ -26,7 +26,7 @@ const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELE
 export const EARLY_CALL_MARK_MS = 250;
 
 /**
- * The second half of a task message (docs/behaviour.md, "executor"): one claimed attempt waits for
+ * The second half of a task message (docs/architecture.md, "executor"): one claimed attempt waits for
  * run_at, is checked against its timer's definition (missing, deleted, disabled) and the misfire
  * policy, is called back with the definition it was claimed with, and ends in its recorded outcome.
  */
@@ -64,9 +64,9 @@ export class FireDelivery {
     const wait = target - this.clock.now();
     // The call mark's Redis round trip (see below) is taken during the short wait for the fire's time
     // when its origin has a free slot now, rather than at the due instant, when every fire of that
-    // second marks its call (fairness bench: the mark took 20-50 ms there, the whole of the other
-    // app's lateness in its worst seconds). Should this process die between the mark and the call
-    // (at most this wait), a taker-over counts the call as possibly made: flagged, never lost.
+    // second marks its call and the round trip is slowest, adding to every call's lateness
+    // (docs/benchmarks.md, "Measurements behind the code"). Should this process die between the
+    // mark and the call (at most this wait), a taker-over counts the call as possibly made: flagged, never lost.
     const url = claimed?.timer.notifyHttpParam?.url;
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     let sent: (() => void) | undefined;

@@ -4,10 +4,11 @@ import { ExecutorConfig } from '../config/executor.env';
 /**
  * How many fires a lane takes in from its messages per slot, counted from the message's parse to each
  * fire's end (waiting for its time or a slot included); further messages wait before their fires become
- * work. The transport's 1,000 handlers of messages of up to 100 fires took a whole 150,000-fire spike
- * into the heap at once: 2.7 s of the executor's CPU in the spike's first 3 s, 1.06 s of it GC, while
- * the deliveries waited (issue 11, docs/scaling.md "The spike's first seconds"). A waiting message holds
- * its handler, so the transport takes no further message and the rest of the spike stays in the broker.
+ * work. Without it the transport's handlers, each holding a message of up to 100 fires, took a whole
+ * spike into the heap at once and spent the spike's first seconds on parsing and GC while the
+ * deliveries waited (issue 11, docs/benchmarks.md, "Measurements behind the code"). A waiting message
+ * holds its handler, so the transport takes no further message and the rest of the spike stays in the
+ * broker.
  * 4 slots' worth keeps 3 slots' worth queued behind the busy slots, and the fires that wait for their time count.
  */
 export const INTAKE_FIRES_PER_SLOT = 4;
@@ -131,8 +132,8 @@ export class FireLane {
  * (`timer-tasks`) and retries and rechecks (`timer-task-retries`) get TIMER_EXECUTOR_CONCURRENCY each,
  * the catch-up lane a tenth of it, and a catch-up fire starts only when no fire due now waits for a
  * slot. Slots alone did not keep catch-up work off fires due now: a local callback takes a few ms, so
- * a tenth of the slots still took most of the CPU and the database while a backlog drained (at
- * 5,000 fires/s the fires of the window queued behind the stack's first minutes, 27 s late).
+ * a tenth of the slots still took most of the CPU and the database while a backlog drained, and the
+ * fires due now queued behind it (docs/benchmarks.md, "Measurements behind the code").
  */
 @Injectable()
 export class FireLanes {

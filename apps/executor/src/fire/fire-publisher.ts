@@ -62,8 +62,8 @@ export class FirePublisher {
    * {@link HAND_BACK_BUCKET_MS} later), counting the hand-backs. The hand-backs of one event-loop turn
    * go out together, one message per count and span of return (`{tasks: [...]}`): an app over its share
    * hands back hundreds of fires at the instant they are due, which is when the other apps' fires make
-   * their claims and calls, and a publish per fire held those up (fairness bench: B's claims 90-200 ms
-   * behind 500 of A's hand-backs).
+   * their claims and calls, and a publish per fire would hold those up
+   * (docs/benchmarks.md, "Measurements behind the code").
    */
   handBack(message: TaskMessage, at: number, deferrals: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {

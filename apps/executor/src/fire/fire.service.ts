@@ -19,7 +19,7 @@ interface Worked {
 }
 
 /**
- * One task message, start to finish (docs/behaviour.md, "executor"): parsed, admitted (early deferral,
+ * One task message, start to finish (docs/architecture.md, "executor"): parsed, admitted (early deferral,
  * settled duplicates, the claim: {@link FireAdmission}), then delivered (definition, misfire, callback,
  * recorded outcome, retry or dead letter: {@link FireDelivery}). Resolves once the outcome is durable,
  * so the transport's ack follows invariant 4; throws (the message is nacked) when it is not.
@@ -64,8 +64,9 @@ export class FireService {
 
   /**
    * A fire due soon waits for its time before it takes a slot, so slots go to fires being claimed,
-   * called and recorded rather than to fires waiting: at 5,000 fires/s a step's fires arrive ~0.7 s
-   * early, and 1,000 slots held that long let only ~1,300 fires/s through. Far-ahead fires take their
+   * called and recorded rather than to fires waiting: a step's fires arrive well ahead of their time, and
+   * slots held for that long cap the rate far below the lanes' size
+   * (docs/benchmarks.md, "Measurements behind the code"). Far-ahead fires take their
    * slot at once: the admission hands them back to the broker. The fire is given back to the lane's
    * intake when it ended, whatever the outcome.
    */
@@ -73,10 +74,10 @@ export class FireService {
     try {
       const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
       // A fire its app's share will not take is handed back in the quiet part of the second, not at its
-      // instant (nor, come back late, at another one): there the slow app's 500 hand-backs a second ran
-      // beside the other apps' claims and calls (fairness bench: event-loop stalls of 15-95 ms from
-      // x.900 to x.200, B's claims ending after the due instant), and their garbage filled the young
-      // generation just then. Else grouped by app: several apps' fires of one instant are released in turns.
+      // instant (nor, come back late, at another one): there a slow app's hundreds of hand-backs a second
+      // would stall the event loop beside the other apps' claims and calls, and their garbage fill the
+      // young generation just then (docs/benchmarks.md, "Measurements behind the code").
+      // Else grouped by app: several apps' fires of one instant are released in turns.
       if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
         await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
       } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
@@ -102,8 +103,8 @@ export class FireService {
    * Fair delivery: the app's share of the handlers is taken first and held until the outcome. A fire
    * over its app's share is handed back, and the caller waits for the broker to store it after giving
    * its lane slot back: a slot held for that publish kept another app's fires due at the same instant
-   * out of the lane (fairness bench: the slow app's 500 hand-backs of a second and its 500 fires held
-   * filled the 1,000 slots, and 17 of the other app's fires waited 90 ms for a slot).
+   * out of the lane: a slow app's hand-backs and its fires held filled the slots while the other
+   * apps' fires waited for one (docs/benchmarks.md, "Measurements behind the code").
    */
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);

@@ -34,10 +34,10 @@ function exposedScavenge(): Scavenge {
 /**
  * Fires of whole-second schedules make the executor's work come in bursts at the instants (claims
  * from x.900, calls at x.000, then completions and outcomes), and so does its allocation: the young
- * generation filled during a burst and its scavenge (25-60 ms under the fairness bench's load, one
- * every 1.5-3 s) paused the event loop right when a whole second's calls were going out, every one
- * of them late by the pause. Scavenging once a second in the quiet middle of the second empties it
- * before each burst, so the bursts' garbage fits and the pauses fall where no fire waits.
+ * generation filled during a burst and its scavenge paused the event loop right when a whole second's
+ * calls were going out, every one of them late by the pause
+ * (docs/benchmarks.md, "Measurements behind the code"). Scavenging once a second in the quiet middle
+ * of the second empties it before each burst, so the bursts' garbage fits and the pauses fall where no fire waits.
  * TIMER_EXECUTOR_IDLE_SCAVENGE=false turns it off.
  */
 @Injectable()

@@ -25,7 +25,7 @@ interface Instant {
  * TIMER_EXECUTOR_DIAG_INSTANTS=true: one log line per due instant (whole second) saying when its fires
  * were claimed, woke and called, the GC pauses and the other work (messages, claim batches of other
  * instants, outcome writes, call-mark flushes) around it, and the event loop's delay. A diagnostic for
- * the burst benchmark's lateness; off by default, then every method returns at once.
+ * lateness under bursts; off by default, then every method returns at once.
  */
 @Injectable()
 export class InstantDiagnostics implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -33,9 +33,9 @@ type Instant = Map<string, (() => void)[]>;
  *
  * Waiters given a group (the fire's app) are released group by group in turns when several groups
  * wait for one instant: {@link RELEASE_CHUNK} per event-loop turn, one of each group in rotation,
- * the group with the fewest waiting first. Released all in one turn, a heavy app's 500 fires of
- * its first second ran their pre-claim work (~90 ms) ahead of a light app's 100 fires due at the
- * same instant, whose claims then finished at the due instant (fairness bench, issue 15).
+ * the group with the fewest waiting first. Released all in one turn, a heavy app's fires ran their
+ * pre-claim work ahead of a light app's fires due at the same instant, whose claims then finished only
+ * at the due instant (issue 15, docs/benchmarks.md, "Measurements behind the code").
  */
 export class InstantWaits {
   private readonly waits = new Map<number, Promise<void>>();

@@ -8,9 +8,8 @@ export const LIGHT_FIRST_MAX_MS = 50;
  * The calls of light apps' fires due at one instant, from their wake-up to their answer, which the
  * fires of a heavy app (AppFairShare.heavy) due at the same instant wait for before their own calls.
  * A turn's head start was not enough: the receivers and the executor then worked on both apps' requests
- * together, and the light app's calls were received 10-25 ms later than alone in the seconds where the
- * heavy app's fires were due with them (fairness bench: its first second, and the second after its
- * first calls' 5-s answers, when 112 of its fires went out at the instant with the other app's 100).
+ * together, and the light app's calls were received later than alone in the seconds where the heavy
+ * app's fires were due with them (docs/benchmarks.md, "Measurements behind the code").
  */
 export class LightFirst {
   /** Light calls out by instant, and who waits for them to be answered. */

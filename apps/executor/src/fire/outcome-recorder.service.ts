@@ -74,8 +74,8 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
   /**
    * Writes what is queued, unless a due instant's calls are still going on (InstantSends) and no fire
    * waits for a slot of the due fires' lane: then once they are answered, at most OUTCOME_HOLD_MAX_MS
-   * later. At 1,000 fires/s two or three outcome writes (the executor's SQL and MariaDB's work) ran
-   * while a second's last calls waited for the CPU; a fire waiting for a slot needs the writes to free one.
+   * later. Outcome writes (the executor's SQL and MariaDB's work) compete with a second's last calls for
+   * the CPU; a fire waiting for a slot needs the writes to free one.
    */
   private flushSoon(): void {
     if (this.held) return;

@@ -8,7 +8,7 @@ export function isSettled(s: FireState): boolean {
 
 /**
  * Whether a fire is settled, from its task row. Not asked on the way to a claim: the claim itself
- * refuses a settled fire and returns its state (docs/architecture.md, "Duplicates"); only a message that
+ * refuses a settled fire and returns its state (docs/architecture.md, "executor"); only a message that
  * keeps being handed back for its app's share asks, so a duplicate does not circulate for long.
  */
 @Injectable()

@@ -5,9 +5,9 @@ import { InstantWaits } from './instant-waits';
 /** A fire takes its lane slot this long before run_at: time for its claim (a batched UPDATE) before its call. */
 export const SLOT_LEAD_MS = 100;
 /**
- * ... and this long before it when its lane has a slot for every fire due at that instant. At 1,000
- * fires/s the bloom look-up, the claims (two 500-row UPDATEs) and the call marks of an instant took
- * most of 100 ms on a busy machine, so some ended after the instant and the call waited for them;
+ * ... and this long before it when its lane has a slot for every fire due at that instant. The
+ * look-ups, claims and call marks of a busy instant can take most of SLOT_LEAD_MS, so some would end
+ * after the instant and the call wait for them (docs/benchmarks.md, "Measurements behind the code");
  * the trigger publishes 500 ms ahead, so the fires are here by then. At most EARLY_CALL_MARK_MS, so a
  * claimed fire still marks its call during its wait rather than at the instant.
  */
@@ -16,7 +16,7 @@ export const ROOMY_SLOT_LEAD_MS = 250;
 /**
  * When a fire due soon takes its lane slot: {@link ROOMY_SLOT_LEAD_MS} before run_at when the lane
  * has room then for every fire waiting for that instant, else {@link SLOT_LEAD_MS} before it, so that
- * when more fires are due at once than the lane has slots (5,000 fires/s) no slot sits idle while
+ * when more fires are due at once than the lane has slots no slot sits idle while
  * its fire waits for its time. The first fire released at the early point decides for its instant.
  */
 export class SlotLeads {

@@ -9,9 +9,9 @@ export type KeyPurger = Pick<IdempotencyKeyRepository, 'purgeOlderThan'>;
 /** Rows one DELETE removes: short statements, no long lock on a large range. */
 export const PURGE_BATCH = 5_000;
 /**
- * Most DELETEs one tick runs: the purge shares the migrator's loop and must not hold up expansion.
- * 100 x 5,000 rows took 5.6 s on the 2-core test machine, and 500,000 rows a minute outpaces the
- * 300,000 a minute that expire at 5,000 fires/s.
+ * Most DELETEs one tick runs: the purge shares the migrator's loop and must not hold up expansion,
+ * yet must remove rows faster than a high fire rate finishes them (docs/scaling.md, "Partitioning:
+ * the `tasks` table at a billion rows").
  */
 export const PURGE_MAX_BATCHES = 100;
 /** Retention runs at most this often (the migrator ticks every minute), unless a backlog is left. */

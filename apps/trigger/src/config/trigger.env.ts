@@ -24,7 +24,7 @@ export class TriggerEnv extends SliceLeaseEnv {
   /**
    * Most fires per task message: a step's fires of a slice go out in messages of up to this many (1: one
    * message per fire). Each message costs the broker, its WebSocket proxy and both clients about the same
-   * whatever it carries, so at 5,000 fires/s this is most of the transport's CPU (docs/architecture.md, "trigger").
+   * whatever it carries, so at thousands of fires a second this is most of the transport's CPU (docs/architecture.md, "trigger").
    */
   @IsInt() @Min(1) @Max(MAX_TASKS_PER_MESSAGE)
   TIMER_TRIGGER_BATCH_MAX: number = 100;

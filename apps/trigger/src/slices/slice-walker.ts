@@ -128,7 +128,8 @@ class SliceRun {
   /**
    * Fires read from MySQL by reconciling, by step number (relative to runStart) and fire id, not yet walked.
    * Keyed once here, ahead of the step, so the step's index read is matched against it by id instead of
-   * merged with it: at a 150,000-fire instant that merge was ~0.5 s of the trigger's core at the instant.
+   * merged with it: at a large instant that merge took the trigger's core for a good part of a second
+   * (docs/benchmarks.md, "Measurements behind the code").
    * Nothing is kept of the fires already published: steps do not overlap, and both reads skip what is
    * behind the walk.
    */
@@ -184,8 +185,8 @@ class SliceRun {
    * Where the step that starts at `t` ends: one step, or, when the walk is behind (it started or resumed
    * late: after downtime, or in the current minute after a restart), every step already due at once, up to
    * reconcileMs of them. One read and its messages in parallel instead of a round trip per 200 ms step:
-   * a trigger started 50 s into a minute walked 250 steps of it, one after the other, before the steps due
-   * now (the catch-up bench's fire due 2-3 s after the start went out 1.3-1.5 s late).
+   * a trigger started late in a minute would walk all its past steps one after the other before the
+   * steps due now, which then went out late (docs/benchmarks.md, "Measurements behind the code").
    */
   private stepEnd(t: number): number {
     const { stepMs, leadMs, reconcileMs } = this.options;
@@ -200,9 +201,8 @@ class SliceRun {
    * that starts on a whole second (unless overdue by a second or the next step needs it), so the read
    * runs ~500 ms before that second, after its messages went out and before the executors claim and
    * call its fires. Cron fires are due on whole seconds: a reconcile before a step's publish held that
-   * step's messages back, and all the slices of a minute reconcile together (1,000 fires/s: 10 slices
-   * read 10,000 rows every 10 s), which slowed the executor's claims of the instant next to it from
-   * ~45 ms to 100-200 ms.
+   * step's messages back, and all the slices of a minute reconcile together, which slowed the
+   * executor's claims of the instant next to it (docs/benchmarks.md, "Measurements behind the code").
    */
   private reconcileNow(t: number, next: number): boolean {
     const overdue = this.now - this.nextReconcileAt;
@@ -279,8 +279,9 @@ class SliceRun {
    * reconciles again every reconcileMs and before it passes that range, so each reconcile reads about
    * reconcileMs of fires, not the rest of the minute. A minute already over is read to its end at once:
    * a late walk (the scheduler's lookback after downtime or on a fresh start: 60 minutes, mostly empty)
-   * read each minute and bucket in 6 queries, 96 % of them finding nothing (a quarter of MariaDB's
-   * query time in a 2,000 fires/s bench run). A failure is logged and retried soon.
+   * read each minute and bucket in 6 queries, nearly all of them finding nothing, a large share of
+   * MariaDB's query time (docs/benchmarks.md, "Measurements behind the code"). A failure is logged
+   * and retried soon.
    */
   private async reconcile(fromMs: number): Promise<void> {
     const { bucket, buckets } = this.slice;
@@ -311,9 +312,9 @@ class SliceRun {
    * Publishes the fires of [t, end) and resolves, with their number, once the broker acked every message.
    * The plan's fires (MySQL rows the reconcile read ahead) go out at once, in messages of up to batchMax,
    * while the index is read; then the index's fires that the plan did not hold. A fire in both goes out
-   * once. At a 150,000-fire instant the plan holds the whole step: sending only after the index's 150,000
-   * had been read and merged with it held the first messages to ~1 s after the instant (issue 11,
-   * docs/scaling.md "The spike's first seconds").
+   * once. At a large instant the plan holds the whole step: sending only after the whole index had been
+   * read and merged with it held the first messages well past the instant (issue 11,
+   * docs/benchmarks.md, "Measurements behind the code").
    */
   private async publishStep(t: number, end: number): Promise<number> {
     const planned = new Map<number, Map<string, Fire>>();

@@ -146,7 +146,7 @@ export class CallbackClient {
    */
   private headersOf(given: Record<string, string[]> | undefined): Record<string, string | string[]> {
     // No headers of its own (the common timer): no fresh `{}` remembered in the WeakMap per call, whose
-    // entries (one per fire) were this function's main cost (1.1 % of the executor's busy time).
+    // entries (one per fire) were this function's main cost.
     if (given === undefined) return { 'user-agent': this.userAgent };
     const headers: Record<string, string | string[]> = { ...given };
     let named = this.names.get(given);
@@ -208,7 +208,8 @@ interface Answer {
 
 /**
  * One call on undici's dispatcher API: no response stream, no AbortSignal and no async iterator per
- * call (undici's `request` builds all three; profiled at ~20 % of the executor's CPU at 3,000 fires/s).
+ * call (undici's `request` builds all three, a large share of the executor's CPU per fire:
+ * docs/benchmarks.md, "Measurements behind the code").
  * One deadline for the whole call (connect, headers, body): a request still queued for a connection
  * when it passes is aborted as it gets one, as an aborted signal does.
  */

@@ -65,9 +65,9 @@ export const SUBSCRIPTION_INITIAL_POSITION = 'Earliest' as const;
 export type TopicKey = keyof typeof TOPICS;
 
 /**
- * Topics whose producers let the broker batch messages into one entry: about half the broker CPU
- * per fire at 5,000 fires/s. Only `timer-tasks`: its consumer (the executor, Shared) fences every
- * fire with its claim, so a redelivered batch costs duplicate claims, never a duplicate callback.
+ * Topics whose producers let the broker batch messages into one entry, which saves much of the
+ * broker's CPU per fire (docs/benchmarks.md, "Measurements behind the code"). Only `timer-tasks`:
+ * its consumer (the executor, Shared) fences every fire with its claim, so a redelivered batch costs duplicate claims, never a duplicate callback.
  * Retries carry deliverAt and are never batched.
  */
 export const BATCHED_TOPICS: readonly string[] = [TOPICS.tasks, TOPICS.catchUp];

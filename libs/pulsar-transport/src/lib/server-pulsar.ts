@@ -295,8 +295,8 @@ export class ServerPulsar
       return;
     }
     // The registered pattern itself is the common case: a direct lookup, because Nest's
-    // getHandlerByPattern first tries JSON.parse on it, which throws for every topic name (~3% of
-    // the executor's CPU at 5,000 messages/s).
+    // getHandlerByPattern first tries JSON.parse on it, which throws for every topic name
+    // (docs/benchmarks.md, "Measurements behind the code").
     const handler = this.messageHandlers.get(pattern) ?? this.getHandlerByPattern(pattern);
     if (!handler) {
       const policy = this.options.onMissingHandler ?? 'nack';

@@ -8,11 +8,12 @@
  *   ride out a broker that is restarting (retry transient failures for a bounded time), and a
  *   half-open TCP connection is only noticed by pinging.
  * - `ProducerOptions.connections`: the proxy handles each WebSocket session on its own; spreading
- *   sends over N sessions lets a producer use more of the broker's threads. On the 2-core dev box
- *   the gain is within run-to-run noise (the consumer side is the tighter limit), so default 1.
+ *   sends over N sessions lets a producer use more of the broker's threads. The gain was within noise
+ *   (the consumer side is the tighter limit), so default 1
+ *   (docs/benchmarks.md, "Measurements behind the code").
  * - `ProducerOptions.sendTimeoutMs`: per-producer override of the client default.
- * - `ProducerOptions.batchingEnabled`: proxy-side batching raised throughput 1.3-2x in
- *   bench/transport runs but has caveats (see its doc), so it is opt-in.
+ * - `ProducerOptions.batchingEnabled`: proxy-side batching raises throughput but has caveats (see its
+ *   doc), so it is opt-in (docs/benchmarks.md, "Measurements behind the code").
  * - `ConsumerOptions.listener`: `MessageListener` was declared but not reachable; it is the cheap
  *   way to consume at high rates (no promise per message).
  * - `Consumer.receive(timeoutMs?)`: racing `receive()` against a timer leaves a waiter behind that

@@ -26,8 +26,9 @@ export class TaskPublisher implements OnApplicationBootstrap {
 
   /**
    * Both lanes' producers are opened at start-up (after the topology is provisioned), not by their first
-   * fire, which would wait for the open: 348 ms for the migrator's catch-up producer in the catch-up
-   * bench, while the broker took the backlog. Not awaited: a slow broker must not hold the role's start.
+   * fire, which would wait for the open, slowest while the broker takes a backlog
+   * (docs/benchmarks.md, "Measurements behind the code"). Not awaited: a slow broker must not hold the
+   * role's start.
    */
   onApplicationBootstrap(): void {
     this.client.prepare([TOPICS.tasks, TOPICS.catchUp]).catch((e: unknown) => {

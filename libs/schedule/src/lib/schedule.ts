@@ -596,8 +596,8 @@ export function nthFireTime(spec: ScheduleSpec, fromMs: number, n: number): numb
 
 /**
  * Runs the schedule code once on a rare and a dense expression, so that the first real request of a
- * process does not pay V8's compilation of it (measured: ~27 ms for the first preview of a process,
- * 2-8 ms for the first of each later zone). Call at boot; costs a few milliseconds.
+ * process does not pay V8's compilation of it (docs/benchmarks.md, "Measurements behind the code").
+ * Call at boot; costs a few milliseconds.
  */
 export function warmUpSchedules(now = Date.now()): void {
   for (const cron of ['0 0 29 2 *', '*/5 * * * * *']) previewFireTimes({ cron, timeZone: 'UTC' }, now, 100);

@@ -14,7 +14,7 @@ export const SAMPLE_STEP_MS = 86_400_000;
 export const CHUNK_SAMPLE_MS = 6 * SAMPLE_STEP_MS;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-/** The zone's canonical name, per name asked: `resolvedOptions()` builds a fresh object each call (2 % of the api's CPU when a clock was made per evaluation). */
+/** The zone's canonical name, per name asked: `resolvedOptions()` builds a fresh object each call (docs/benchmarks.md, "Measurements behind the code"). */
 const resolvedZones = new Map<string, string>();
 
 function formatter(zone: string): Intl.DateTimeFormat {

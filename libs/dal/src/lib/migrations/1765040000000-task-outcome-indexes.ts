@@ -7,15 +7,14 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `tasks.outcome`: a stored generated column, 0 while the fire is open (pending or running), else its
  *   final status; the claim (pending -> running) leaves it, so no index entry moves on a claim. STORED,
  *   not VIRTUAL: MariaDB pushes no condition down to an index holding a virtual column, so the trigger's
- *   bucket test read every row of the range (bench:db: its pending read 27.6 us a fire virtual, 6.6
- *   stored). Adding a stored column rebuilds the table (ALGORITHM=COPY, LOCK=SHARED: reads go on,
- *   writes wait for the copy); the index changes are then in place, without a lock.
+ *   bucket test read every row of the range (docs/scaling.md, "MySQL"). Adding a stored column
+ *   rebuilds the table (ALGORITHM=COPY, LOCK=SHARED: reads go on, writes wait for the copy); the index changes are then in place, without a lock.
  * - `idx_outcome_run_at (outcome, run_at, timer_id)` replaces `idx_run_at_status_timer`: the trigger's
  *   pending read (bucket on timer_id in the index), the executor's prefetch, retention's finished rows
  *   and the all-apps counts are each a bounded range of it.
  * - `idx_status_run_at` stays, the one index a claim moves: the reconciler finds running fires with an
- *   expired claim there without reading the overdue pending ones (a pipeline run without it spent 1-2 s
- *   a pass reading a backlog's rows).
+ *   expired claim there without reading the overdue pending ones (without it a pass read every row of
+ *   a backlog).
  * - `idx_app_run_at_outcome (app, run_at, outcome)` replaces `idx_app_run_at`: an app's accounting,
  *   overview and records, index-only as before (open = outcome 0).
  * Pending and running differ in the row alone: the few reads that need pending exactly check the row.

@@ -4,9 +4,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `tasks.started_at` (issue 11, MariaDB CPU per fire): when a first-attempt success's callback started
  * (epoch ms), 0 when not written that way. Such a success no longer appends its attempt to the
  * `attempts` JSON, which stays NULL: the readers rebuild the one entry from the row's columns
- * (`attemptsOf`). Appending the JSON was a third of an outcome's cost (bench:db:outcomes), mostly
- * the row growing past its page. NOT NULL DEFAULT 0, so a row is inserted at its full width and the
- * outcome changes its size by nothing for this column. Every other outcome appends as before, so rows
+ * (`attemptsOf`). Appending the JSON was a large share of an outcome's cost, mostly the row growing
+ * past its page (docs/benchmarks.md, "Measurements behind the code"). NOT NULL DEFAULT 0, so a row
+ * is inserted at its full width and the outcome changes its size by nothing for this column. Every other outcome appends as before, so rows
  * written before this migration read as they did.
  * No ALGORITHM clause: MySQL 8 adds the column INSTANT (metadata only); MariaDB refuses INSTANT on
  * `tasks` (ER_ALTER_OPERATION_NOT_SUPPORTED, 10.11) and rebuilds it online (INPLACE, LOCK=NONE: writes

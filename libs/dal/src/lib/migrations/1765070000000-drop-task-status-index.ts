@@ -6,7 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * walk the open range of `idx_outcome_run_at (outcome, run_at, timer_id)` instead and check the status
  * in the row: the reconciler's overdue fires in one walk oldest first (pending, or running with an
  * expired claim) that stops at its limit, so a backlog of overdue pending rows is read no further than
- * the limit (two separate ranges read the whole backlog for the expired claims: 1-2 s a pass);
+ * the limit (two separate ranges read the whole backlog for the expired claims on every pass);
  * `missPaused`, the overdue counts and the overview's backlog are bounded ranges of open rows.
  */
 export class DropTaskStatusIndex1765070000000 implements MigrationInterface {

@@ -146,7 +146,8 @@ export class TimerRepository {
     if (ts.length === 0) return [];
     if (ts.some((t) => t.app !== app)) throw new RangeError('insertMany: every timer must be of the app given');
     try {
-      // Plain SQL: the query builder cost the api ~0.1 ms of CPU per row (its parameter bookkeeping).
+      // Plain SQL: the query builder's parameter bookkeeping cost the api CPU on every row
+      // (docs/benchmarks.md, "Measurements behind the code").
       const rows = ts.map(rowValues);
       await manager.query(
         `INSERT INTO timers (${INSERT_COLUMNS.join(', ')}) VALUES ${rows.map((r) => `(${r.map((v) => (v === undefined ? 'DEFAULT' : '?')).join(', ')})`).join(', ')}`,

@@ -19,9 +19,9 @@ export interface BucketHistogramOptions {
 /**
  * An unlabelled histogram for values observed once or more per fire, exported exactly as prom-client's
  * `Histogram` (same series, order and aggregator). prom-client's `observe` builds a closure and a
- * labels object, hashes them, and looks its bucket up by the bound's decimal text (~0.4 us a call in
- * a tight loop, 20 times this one's); the executor's two per-fire histograms were 1.8 % of its busy
- * time in a CPU profile at 2,000 fires/s. Here: a bucket index.
+ * labels object, hashes them, and looks its bucket up by the bound's decimal text, many times this
+ * one's cost, paid twice per fire by the executor (docs/benchmarks.md, "Measurements behind the code").
+ * Here: a bucket index.
  */
 export class BucketHistogram {
   readonly name: string;
