@@ -1,0 +1,99 @@
+import { BusinessCalendar, CalendarError, CalendarRules, validateCalendar } from './calendar';
+
+const weekend: CalendarRules = { name: 'weekend', timeZone: null, exclude: { weekdays: [6, 7] } };
+const bavaria: CalendarRules = { name: 'by', timeZone: 'Europe/Berlin', exclude: { holidays: [{ country: 'DE', region: 'BY' }] } };
+const at = (iso: string) => Date.parse(iso);
+const iso = (t: number) => new Date(t).toISOString();
+
+describe('validateCalendar', () => {
+  const fieldOf = (zone: unknown, exclude: unknown) => {
+    try {
+      validateCalendar(zone, exclude);
+      return 'ok';
+    } catch (e) {
+      expect(e).toBeInstanceOf(CalendarError);
+      return (e as CalendarError).field;
+    }
+  };
+
+  it('accepts dates, ranges, holidays with a region and weekdays', () => {
+    expect(fieldOf('Europe/Berlin', { dates: ['2026-12-24', { from: '2026-12-27', to: '2026-12-31' }], holidays: [{ country: 'DE', region: 'BY' }, { country: 'US' }], weekdays: [6, 7] })).toBe('ok');
+  });
+
+  it('names the field of each mistake', () => {
+    expect(fieldOf('Mars/Base', {})).toBe('timeZone');
+    expect(fieldOf(undefined, { dates: ['2026-02-30'] })).toBe('exclude.dates[0]');
+    expect(fieldOf(undefined, { dates: ['x', { from: '2026-01-02', to: '2026-01-01' }] })).toBe('exclude.dates[0]');
+    expect(fieldOf(undefined, { dates: [{ from: '2026-01-02', to: '2026-01-01' }] })).toBe('exclude.dates[0].from');
+    expect(fieldOf(undefined, { dates: [{ from: '2026-01-01', to: '2028-01-01' }] })).toBe('exclude.dates[0].to');
+    expect(fieldOf(undefined, { holidays: [{ country: 'XX' }] })).toBe('exclude.holidays[0].country');
+    expect(fieldOf(undefined, { holidays: [{ country: 'DE', region: 'ZZ' }] })).toBe('exclude.holidays[0].region');
+    expect(fieldOf(undefined, { weekdays: [0] })).toBe('exclude.weekdays[0]');
+    expect(fieldOf(undefined, { weekends: [6] })).toBe('exclude.weekends');
+    expect(fieldOf(undefined, [])).toBe('exclude');
+  });
+});
+
+describe('BusinessCalendar', () => {
+  const daily9 = { cron: '0 9 * * *', timeZone: 'Europe/Berlin' };
+
+  it('excludes a weekend fire with skip, recorded under the calendar name', () => {
+    const c = new BusinessCalendar([weekend], 'skip', 'Europe/Berlin');
+    const fires = c.firesBetween(daily9, at('2026-11-27T00:00:00Z'), at('2026-12-01T00:00:00Z'));
+    expect(fires.map((f) => [iso(f.at), f.excluded ?? null])).toEqual([
+      ['2026-11-27T08:00:00.000Z', null],
+      ['2026-11-28T08:00:00.000Z', 'weekend'],
+      ['2026-11-29T08:00:00.000Z', 'weekend'],
+      ['2026-11-30T08:00:00.000Z', null],
+    ]);
+  });
+
+  it('excludes the public holidays of a country region, read in the calendar zone', () => {
+    const c = new BusinessCalendar([bavaria], 'skip', 'UTC');
+    // 2026-01-06 (Epiphany) is public in Bavaria; 23:30 UTC on the 5th is already the 6th in Berlin.
+    expect(c.excludedBy(at('2026-01-05T23:30:00Z'))).toBe('by');
+    expect(c.excludedBy(at('2026-01-05T22:30:00Z'))).toBeUndefined();
+    expect(new BusinessCalendar([{ ...bavaria, exclude: { holidays: [{ country: 'DE', region: 'BE' }] } }], 'skip', 'UTC').excludedBy(at('2026-01-06T12:00:00Z'))).toBeUndefined();
+  });
+
+  it('moves a month-end fire on a weekend to the next business day at the same wall time, once', () => {
+    // 2026-10-31 is a Saturday: the fire goes out on Monday 2 November, 09:00 Berlin (after the DST change).
+    const c = new BusinessCalendar([weekend], 'nextBusinessDay', 'Europe/Berlin');
+    const monthEnd = { cron: '0 9 L * *', timeZone: 'Europe/Berlin' };
+    const fires = c.firesBetween(monthEnd, at('2026-10-01T00:00:00Z'), at('2026-11-05T00:00:00Z'));
+    expect(fires).toEqual([{ at: at('2026-11-02T08:00:00Z'), movedFrom: at('2026-10-31T08:00:00Z'), calendar: 'weekend' }]);
+    // A window of minutes around the moved fire finds it too: windows agree.
+    expect(c.firesBetween(monthEnd, at('2026-11-02T07:59:00Z'), at('2026-11-02T08:01:00Z')).map((f) => f.at)).toEqual([at('2026-11-02T08:00:00Z')]);
+    expect(c.nextFireAt(monthEnd, at('2026-10-01T00:00:00Z'))).toBe(at('2026-11-02T08:00:00Z'));
+  });
+
+  it('merges moved fires with the fires already on the business day', () => {
+    const c = new BusinessCalendar([weekend], 'nextBusinessDay', 'Europe/Berlin');
+    const fires = c.firesBetween(daily9, at('2026-11-27T00:00:00Z'), at('2026-12-01T00:00:00Z'));
+    expect(fires.map((f) => [iso(f.at), f.movedFrom === undefined])).toEqual([
+      ['2026-11-27T08:00:00.000Z', true],
+      ['2026-11-30T08:00:00.000Z', true],
+    ]);
+  });
+
+  it('moves to the previous business day, found from a later window', () => {
+    const c = new BusinessCalendar([{ name: 'xmas', timeZone: null, exclude: { dates: [{ from: '2026-12-24', to: '2026-12-26' }] } }, weekend], 'previousBusinessDay', 'UTC');
+    const fires = c.firesBetween({ cron: '0 12 25 12 *', timeZone: 'UTC' }, at('2026-12-23T11:00:00Z'), at('2026-12-23T13:00:00Z'));
+    expect(fires).toEqual([{ at: at('2026-12-23T12:00:00Z'), movedFrom: at('2026-12-25T12:00:00Z'), calendar: 'xmas' }]);
+  });
+
+  it('records a fire missed when no business day is within the search', () => {
+    const c = new BusinessCalendar([{ name: 'never', timeZone: null, exclude: { weekdays: [1, 2, 3, 4, 5, 6, 7] } }], 'nextBusinessDay', 'UTC');
+    expect(c.apply(at('2026-06-01T00:00:00Z'))).toEqual({ at: at('2026-06-01T00:00:00Z'), excluded: 'never', calendar: 'never' });
+  });
+
+  it('previews the next fires with the excluded ones among them', () => {
+    const c = new BusinessCalendar([weekend], 'skip', 'UTC');
+    const fires = c.nextFires({ cron: '0 0 * * *', timeZone: 'UTC' }, at('2026-11-27T12:00:00Z'), 3);
+    expect(fires.map((f) => [iso(f.at), f.excluded ?? null])).toEqual([
+      ['2026-11-28T00:00:00.000Z', 'weekend'],
+      ['2026-11-29T00:00:00.000Z', 'weekend'],
+      ['2026-11-30T00:00:00.000Z', null],
+    ]);
+  });
+});

@@ -1,0 +1,333 @@
+import Holidays from 'date-holidays';
+import { fireTimesBetween, PREVIEW_HORIZON_MS, ScheduleSpec } from './schedule';
+import { isKnownTimeZone, ZoneClock } from './zone-clock';
+
+/** What a timer does with a fire on a day one of its calendars excludes. */
+export const ON_EXCLUDED = ['skip', 'nextBusinessDay', 'previousBusinessDay'] as const;
+export type OnExcluded = (typeof ON_EXCLUDED)[number];
+
+/** A range of excluded dates, both inclusive (`YYYY-MM-DD`). */
+export interface DateRange {
+  from: string;
+  to: string;
+}
+
+/** A country's (and optionally one of its regions') public holidays, as `date-holidays` knows them. */
+export interface HolidayRule {
+  country: string;
+  region?: string;
+}
+
+/** The days a calendar excludes (the API's `exclude`; field names are the public contract). */
+export interface CalendarExclude {
+  dates?: (string | DateRange)[];
+  holidays?: HolidayRule[];
+  /** ISO weekday numbers: 1 = Monday .. 7 = Sunday. */
+  weekdays?: number[];
+}
+
+/** A calendar as fires are evaluated against it. */
+export interface CalendarRules {
+  name: string;
+  /** The zone its days are read in; null: the timer's. */
+  timeZone: string | null;
+  exclude: CalendarExclude;
+}
+
+/** How far a moved fire is looked for a business day (days). */
+export const MAX_BUSINESS_DAY_SEARCH = 366;
+/** Most dates (single days and ranges together) one calendar may list. */
+export const MAX_CALENDAR_DATES_ENTRIES = 1_000;
+/** Most holiday rules one calendar may list. */
+export const MAX_CALENDAR_HOLIDAYS = 50;
+/** Longest date range: a year and a day. */
+export const MAX_DATE_RANGE_DAYS = 366;
+
+const DAY_MS = 86_400_000;
+/** More than any zone's DST change: a wall time shifted by whole days is within this of k days' ms. */
+const DST_MARGIN_MS = 3 * 3_600_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar that cannot be used; `field` names the offending input (`exclude.holidays[0].country`). */
+export class CalendarError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CalendarError';
+  }
+}
+
+/** Epoch day of a `YYYY-MM-DD` date, or undefined when it is not a real date. */
+function epochDay(text: unknown): number | undefined {
+  const m = typeof text === 'string' ? DATE.exec(text) : null;
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const ms = Date.UTC(y, mo - 1, d);
+  const back = new Date(ms);
+  if (y < 1970 || back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
+  return ms / DAY_MS;
+}
+
+let registry: Holidays | undefined;
+const countriesOf = () => (registry ??= new Holidays()).getCountries('en') ?? {};
+
+/**
+ * Checks a calendar's `timeZone` and `exclude`. Throws {@link CalendarError} naming the field: dates
+ * are real `YYYY-MM-DD` days or `{from, to}` ranges with from <= to (at most a year long); holidays name a
+ * country (ISO 3166-1 alpha-2) and optionally a region that `date-holidays` knows; weekdays are 1..7.
+ */
+export function validateCalendar(timeZone: unknown, exclude: unknown): void {
+  if (timeZone !== undefined && timeZone !== null && (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone))) {
+    throw new CalendarError('timeZone', `unknown time zone ${JSON.stringify(timeZone)}: expected an IANA zone such as "Europe/Berlin"`);
+  }
+  if (exclude === null || typeof exclude !== 'object' || Array.isArray(exclude)) throw new CalendarError('exclude', 'exclude must be an object with dates, holidays or weekdays');
+  const e = exclude as Record<string, unknown>;
+  for (const key of Object.keys(e)) if (!['dates', 'holidays', 'weekdays'].includes(key)) throw new CalendarError(`exclude.${key}`, `exclude.${key} is not a field: use dates, holidays or weekdays`);
+  checkDates(e.dates);
+  checkHolidays(e.holidays);
+  checkWeekdays(e.weekdays);
+}
+
+function arrayOf(field: string, v: unknown, max: number): unknown[] {
+  if (!Array.isArray(v)) throw new CalendarError(field, `${field} must be an array`);
+  if (v.length > max) throw new CalendarError(field, `${field} may have at most ${max} entries; got ${v.length}`);
+  return v;
+}
+
+function checkDates(v: unknown): void {
+  if (v === undefined) return;
+  arrayOf('exclude.dates', v, MAX_CALENDAR_DATES_ENTRIES).forEach((d, i) => {
+    const field = `exclude.dates[${i}]`;
+    if (typeof d === 'string') {
+      if (epochDay(d) === undefined) throw new CalendarError(field, `${field} must be a date such as "2026-12-24"; got ${JSON.stringify(d)}`);
+      return;
+    }
+    if (d === null || typeof d !== 'object' || Array.isArray(d)) throw new CalendarError(field, `${field} must be a date "YYYY-MM-DD" or {from, to}`);
+    const r = d as Record<string, unknown>;
+    for (const key of Object.keys(r)) if (key !== 'from' && key !== 'to') throw new CalendarError(`${field}.${key}`, `${field}.${key} is not a field: a range has from and to`);
+    const from = epochDay(r.from);
+    const to = epochDay(r.to);
+    if (from === undefined) throw new CalendarError(`${field}.from`, `${field}.from must be a date such as "2026-12-24"; got ${JSON.stringify(r.from)}`);
+    if (to === undefined) throw new CalendarError(`${field}.to`, `${field}.to must be a date such as "2026-12-31"; got ${JSON.stringify(r.to)}`);
+    if (from > to) throw new CalendarError(`${field}.from`, `${field}.from ${String(r.from)} is after ${field}.to ${String(r.to)}`);
+    if (to - from + 1 > MAX_DATE_RANGE_DAYS) throw new CalendarError(`${field}.to`, `${field} spans ${to - from + 1} days; at most ${MAX_DATE_RANGE_DAYS}`);
+  });
+}
+
+function checkHolidays(v: unknown): void {
+  if (v === undefined) return;
+  const countries = countriesOf();
+  arrayOf('exclude.holidays', v, MAX_CALENDAR_HOLIDAYS).forEach((h, i) => {
+    const field = `exclude.holidays[${i}]`;
+    if (h === null || typeof h !== 'object' || Array.isArray(h)) throw new CalendarError(field, `${field} must be {country, region?}`);
+    const r = h as Record<string, unknown>;
+    for (const key of Object.keys(r)) if (key !== 'country' && key !== 'region') throw new CalendarError(`${field}.${key}`, `${field}.${key} is not a field: a holiday rule has country and region`);
+    if (typeof r.country !== 'string' || !Object.prototype.hasOwnProperty.call(countries, r.country)) {
+      throw new CalendarError(`${field}.country`, `${field}.country: unknown country ${JSON.stringify(r.country)} (an ISO 3166-1 alpha-2 code such as "DE")`);
+    }
+    if (r.region === undefined) return;
+    const regions = (registry as Holidays).getStates(r.country, 'en') ?? {};
+    if (typeof r.region !== 'string' || !Object.prototype.hasOwnProperty.call(regions, r.region)) {
+      throw new CalendarError(`${field}.region`, `${field}.region: unknown region ${JSON.stringify(r.region)} of ${r.country}${Object.keys(regions).length > 0 ? ` (one of ${Object.keys(regions).join(', ')})` : ' (it has none)'}`);
+    }
+  });
+}
+
+function checkWeekdays(v: unknown): void {
+  if (v === undefined) return;
+  arrayOf('exclude.weekdays', v, 7).forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > 7) throw new CalendarError(`exclude.weekdays[${i}]`, `exclude.weekdays[${i}] must be an ISO weekday number 1 (Monday) to 7 (Sunday); got ${JSON.stringify(d)}`);
+  });
+}
+
+/** Public holidays by `country/region/year`: `date-holidays` computes a year in about a millisecond. */
+const holidayDays = new Map<string, Set<number>>();
+const MAX_HOLIDAY_YEARS = 5_000;
+const engines = new Map<string, Holidays>();
+
+function publicHolidays(rule: HolidayRule, year: number): Set<number> {
+  const key = `${rule.country}/${rule.region ?? ''}/${year}`;
+  let days = holidayDays.get(key);
+  if (days) return days;
+  const engineKey = `${rule.country}/${rule.region ?? ''}`;
+  let engine = engines.get(engineKey);
+  if (!engine) {
+    engine = rule.region ? new Holidays(rule.country, rule.region) : new Holidays(rule.country);
+    engines.set(engineKey, engine);
+  }
+  days = new Set(
+    engine
+      .getHolidays(year)
+      .filter((h) => h.type === 'public')
+      .map((h) => epochDay(h.date.slice(0, 10)))
+      .filter((d): d is number => d !== undefined),
+  );
+  if (holidayDays.size >= MAX_HOLIDAY_YEARS) holidayDays.clear();
+  holidayDays.set(key, days);
+  return days;
+}
+
+/** One calendar, compiled: whether it excludes an epoch day of its zone. */
+class CompiledCalendar {
+  private readonly days = new Set<number>();
+  private readonly ranges: [number, number][] = [];
+  private readonly weekdays: Set<number>;
+  readonly clock: ZoneClock;
+
+  constructor(
+    readonly rules: CalendarRules,
+    timerZone: string,
+  ) {
+    this.clock = new ZoneClock(rules.timeZone ?? timerZone);
+    for (const d of rules.exclude.dates ?? []) {
+      if (typeof d === 'string') this.days.add(epochDay(d) as number);
+      else this.ranges.push([epochDay(d.from) as number, epochDay(d.to) as number]);
+    }
+    this.weekdays = new Set(rules.exclude.weekdays ?? []);
+  }
+
+  /** The epoch day (of this calendar's zone) instant `t` falls on. */
+  dayOf(t: number): number {
+    return Math.floor((t + this.clock.offsetAt(t)) / DAY_MS);
+  }
+
+  excludes(day: number): boolean {
+    if (this.days.has(day)) return true;
+    if (this.ranges.some(([a, b]) => a <= day && day <= b)) return true;
+    // Epoch day 0 was a Thursday (ISO 4).
+    if (this.weekdays.has(((day + 3) % 7) + 1)) return true;
+    const holidays = this.rules.exclude.holidays ?? [];
+    if (holidays.length === 0) return false;
+    const year = new Date(day * DAY_MS).getUTCFullYear();
+    return holidays.some((h) => publicHolidays(h, year).has(day));
+  }
+}
+
+/** A fire once the calendars are applied. */
+export interface CalendarFire {
+  /** When it goes out (for an excluded fire: its own time, recorded missed). */
+  at: number;
+  /** The calendar that excluded it: the fire is not delivered, it is recorded missed as `calendar <name>`. */
+  excluded?: string;
+  /** A moved fire: the time the schedule gave, on a day `calendar` excludes. */
+  movedFrom?: number;
+  /** The calendar that excluded the day of a moved or excluded fire. */
+  calendar?: string;
+}
+
+/**
+ * The calendars a timer refers to, with its `onExcluded`: a business day is one no calendar excludes
+ * (each read in its own zone, else the timer's). A fire on another day is excluded (`skip`) or moved to
+ * the same wall time (in the timer's zone) of the next or previous business day, looked for over at most
+ * {@link MAX_BUSINESS_DAY_SEARCH} days; one that finds none is excluded.
+ */
+export class BusinessCalendar {
+  private readonly calendars: CompiledCalendar[];
+  private readonly timerClock: ZoneClock;
+
+  constructor(
+    calendars: readonly CalendarRules[],
+    readonly onExcluded: OnExcluded,
+    timerZone: string,
+  ) {
+    const zone = timerZone || 'UTC';
+    this.calendars = calendars.map((c) => new CompiledCalendar(c, zone));
+    this.timerClock = new ZoneClock(zone);
+  }
+
+  /** The calendar that excludes the day of instant `t`, if one does. */
+  excludedBy(t: number): string | undefined {
+    return this.calendars.find((c) => c.excludes(c.dayOf(t)))?.rules.name;
+  }
+
+  /** Instant `t` shifted by `days` whole days of wall time in the timer's zone. */
+  private shifted(t: number, days: number): number {
+    const wall = t + this.timerClock.offsetAt(t) + days * DAY_MS;
+    const first = wall - this.timerClock.offsetAt(wall);
+    return wall - this.timerClock.offsetAt(first);
+  }
+
+  /** The fire the schedule gives at `t`, after the calendars. */
+  apply(t: number): CalendarFire {
+    const name = this.excludedBy(t);
+    if (name === undefined) return { at: t };
+    if (this.onExcluded === 'skip') return { at: t, excluded: name, calendar: name };
+    const step = this.onExcluded === 'nextBusinessDay' ? 1 : -1;
+    for (let k = 1; k <= MAX_BUSINESS_DAY_SEARCH; k++) {
+      const moved = this.shifted(t, k * step);
+      if (this.excludedBy(moved) === undefined) return { at: moved, movedFrom: t, calendar: name };
+    }
+    return { at: t, excluded: name, calendar: name };
+  }
+
+  /**
+   * The stretches of time whose fires can land in [from, to): the window itself and, when fires move,
+   * the window shifted by each day of the run of excluded days next to it (a moved fire keeps its wall
+   * time), widened for a DST change. For a window of minutes they are minutes, not the whole run.
+   */
+  private sources(from: number, to: number): [number, number][] {
+    if (this.onExcluded === 'skip') return [[from, to]];
+    const step = this.onExcluded === 'nextBusinessDay' ? -1 : 1;
+    const edge = step < 0 ? from : to;
+    let run = 0;
+    while (run < MAX_BUSINESS_DAY_SEARCH && this.excludedBy(edge + step * (run + 1) * DAY_MS) !== undefined) run++;
+    const out: [number, number][] = [[from, to]];
+    for (let k = 1; k <= run + 1; k++) out.push([from + step * k * DAY_MS - DST_MARGIN_MS, to + step * k * DAY_MS + DST_MARGIN_MS]);
+    out.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const s of out) {
+      const last = merged[merged.length - 1];
+      if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+      else merged.push([...s]);
+    }
+    return merged;
+  }
+
+  /**
+   * The fires in [fromMs, toMs) after the calendars, ascending and each instant once (a moved fire that
+   * meets another fire is one fire; an undelivered excluded one gives way to a delivered one). Every
+   * window gives its share of the same fires, so windows evaluated apart agree. Throws like
+   * {@link fireTimesBetween} (`limit` bounds the schedule's own fires read per stretch).
+   */
+  firesBetween(spec: ScheduleSpec, fromMs: number, toMs: number, limit?: number): CalendarFire[] {
+    const byAt = new Map<number, CalendarFire>();
+    for (const [a, b] of this.sources(fromMs, toMs)) {
+      for (const t of fireTimesBetween(spec, a, b, limit)) {
+        const f = this.apply(t);
+        if (f.at < fromMs || f.at >= toMs) continue;
+        const seen = byAt.get(f.at);
+        if (!seen || rank(f) < rank(seen)) byAt.set(f.at, f);
+      }
+    }
+    return [...byAt.values()].sort((a, b) => a.at - b.at);
+  }
+
+  /**
+   * The first `count` fires strictly after `afterMs` (within {@link PREVIEW_HORIZON_MS}), excluded ones
+   * included: windows that double from an hour, so a dense schedule reads little and a rare one few windows.
+   */
+  nextFires(spec: ScheduleSpec, afterMs: number, count: number): CalendarFire[] {
+    const from = Math.floor(afterMs) + 1;
+    const out: CalendarFire[] = [];
+    let start = from;
+    for (let width = 3_600_000; out.length < count && start < from + PREVIEW_HORIZON_MS; width *= 2) {
+      const end = Math.min(start + width, from + PREVIEW_HORIZON_MS);
+      for (const f of this.firesBetween(spec, start, end)) {
+        out.push(f);
+        if (out.length === count) break;
+      }
+      start = end;
+    }
+    return out;
+  }
+
+  /** The first fire at or after `fromMs` that is delivered or recorded (its `next_fire_at`), or null. */
+  nextFireAt(spec: ScheduleSpec, fromMs: number): number | null {
+    return this.nextFires(spec, fromMs - 1, 1)[0]?.at ?? null;
+  }
+}
+
+/** A fire as it is (0) over a moved one (1) over one recorded missed (2). */
+const rank = (f: CalendarFire) => (f.excluded !== undefined ? 2 : f.movedFrom !== undefined ? 1 : 0);
