@@ -109,4 +109,11 @@ export class TimerVersionEntity {
   /** Where this timer's failure notifications go; null = the app's (`AppEntity.failureWebhook`). */
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
+
+  /** The calendars the version refers to (names); null: none. */
+  @Column({ type: 'json', nullable: true })
+  calendars!: string[] | null;
+
+  @Column({ name: 'on_excluded', type: 'varchar', length: 24 })
+  onExcluded!: string;
 }
