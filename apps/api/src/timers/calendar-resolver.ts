@@ -1,11 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { CalendarRepository } from '@timer/dal';
 import { CalendarRules } from '@timer/schedule';
+import { ValidateBy } from 'class-validator';
 import { EntityManager } from 'typeorm';
 import { badRequest } from '../common/errors';
 
 /** Most calendars one timer may refer to. */
 export const MAX_TIMER_CALENDARS = 10;
+/** A calendar's name: as an app's. */
+export const CALENDAR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Every element a calendar name (`calendars` of a timer or a preview). */
+export const IsCalendarNames = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isCalendarNames',
+    validator: {
+      validate: (v: unknown) => Array.isArray(v) && v.every((n) => typeof n === 'string' && CALENDAR_NAME.test(n)),
+      defaultMessage: () => 'calendars must hold calendar names: 1 to 64 characters, letters, digits, _ . - (not first)',
+    },
+  });
 
 /** The calendars a timer definition names, as their definitions (docs/calendars.md). */
 @Injectable()

@@ -3,9 +3,8 @@ import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-valida
 import { MAX_CALENDAR_DATES_ENTRIES, MAX_CALENDAR_HOLIDAYS } from '@timer/schedule';
 import { AppNameDto } from '../../apps/dto/app.dto';
 import { Envelope } from '../../common/envelope';
+import { CALENDAR_NAME } from '../../timers/calendar-resolver';
 
-/** A calendar's name: as an app's. */
-export const CALENDAR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const NAME_MESSAGE = `name must be 1 to 64 characters: letters, digits, _ . - (not first); got a value that is not`;
 
 export class DateRangeView {

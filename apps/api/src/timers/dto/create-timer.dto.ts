@@ -1,14 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, ON_EXCLUDED, OnExcluded, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT_PATTERN, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
 import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
-import { MAX_TIMER_CALENDARS } from '../calendar-resolver';
+import { IsCalendarNames, MAX_TIMER_CALENDARS } from '../calendar-resolver';
 
 export const MISFIRE_POLICIES = ['fire_late', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
@@ -297,7 +297,8 @@ export class CreateTimerDto {
   failureWebhook?: FailureWebhookDto | null;
 
   @ApiPropertyOptional({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' },
     maxItems: MAX_TIMER_CALENDARS,
     example: ['de-holidays'],
     description:
@@ -307,8 +308,7 @@ export class CreateTimerDto {
   @IsOptional()
   @IsArray({ message: 'calendars must be an array of calendar names' })
   @ArrayMaxSize(MAX_TIMER_CALENDARS, { message: `calendars: at most ${MAX_TIMER_CALENDARS} calendars per timer` })
-  @IsString({ each: true, message: 'calendars must hold calendar names (strings)' })
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, { each: true, message: 'calendars must hold calendar names: 1 to 64 characters, letters, digits, _ . - (not first)' })
+  @IsCalendarNames()
   calendars?: string[] | null;
 
   @ApiPropertyOptional({

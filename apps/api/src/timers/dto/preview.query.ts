@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { MAX_PREVIEW_COUNT } from '@timer/schedule';
 import { Envelope } from '../../common/envelope';
 import { CreateTimerDto, InstantBound } from './create-timer.dto';
 import { APP_NAME, IsAppName, toQueryInteger } from '../../common/validators';
-import { CALENDAR_NAME } from '../../calendars/dto/calendar.dto';
-import { MAX_TIMER_CALENDARS } from '../calendar-resolver';
+import { IsCalendarNames, MAX_TIMER_CALENDARS } from '../calendar-resolver';
 
 /**
  * `GET /api/timer/v1/preview`: a schedule as create takes it (the same fields and rules), and where
@@ -27,7 +26,7 @@ export class PreviewQuery extends PickType(CreateTimerDto, ['cron', 'runAt', 'ev
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.split(',').filter((n) => n !== '') : value))
   @IsArray({ message: 'calendars must be comma-separated calendar names' })
   @ArrayMaxSize(MAX_TIMER_CALENDARS, { message: `calendars: at most ${MAX_TIMER_CALENDARS} calendars` })
-  @Matches(CALENDAR_NAME, { each: true, message: 'calendars must be comma-separated calendar names: 1 to 64 characters, letters, digits, _ . - (not first)' })
+  @IsCalendarNames()
   calendars?: string[];
 
   @IsOptional()
