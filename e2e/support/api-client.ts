@@ -34,6 +34,9 @@ export interface NewTimer {
   autoSpread?: boolean;
   /** The timer's own failure webhook (else the app's). */
   failureWebhook?: { url: string; headers?: Record<string, string | string[]> };
+  /** Calendars of the app whose excluded days the timer avoids, and what a fire on one does. */
+  calendars?: string[];
+  onExcluded?: 'skip' | 'nextBusinessDay' | 'previousBusinessDay';
 }
 
 /** The answer of PUT and PATCH /api/timer/v1/def. */
