@@ -58,7 +58,8 @@ describe('calendars', () => {
       const ds = receiver.forTimer(id).filter((d) => d.scheduledAt >= edited);
       return ds.length >= 2 ? ds : undefined;
     }, 15_000);
-    expect(delivered.every((d) => d.scheduledAt % 2_000 === 0)).toBe(true);
+    expect(delivered?.length).toBeGreaterThanOrEqual(2);
+    expect((delivered ?? []).every((d) => d.scheduledAt % 2_000 === 0)).toBe(true);
     await stack.api.unable(APP, id);
     // In use: the calendar cannot be deleted, and the answer names the timer.
     const res = await fetch(`${stack.api.baseUrl}/api/app/v1/calendars/de-today?app=${APP}`, { method: 'DELETE' });
@@ -93,8 +94,8 @@ describe('calendars', () => {
     const early = await stack.api.createEnabled({ app: APP, name: 'early', cron, calendars: ['tomorrow'], onExcluded: 'previousBusinessDay', notifyHTTPParam: hook('/early') });
     const marks = (await stack.api.getTimer(APP, early)).calendar as { at: number; movedFrom: number }[];
     expect(marks[0]).toEqual({ at, movedFrom: at + DAY_MS, calendar: 'tomorrow' });
-    const [delivery] = await pollUntil(() => (receiver.forTimer(early).length > 0 ? receiver.forTimer(early) : undefined), 40_000);
-    expect(delivery.scheduledAt).toBe(at);
-    expect(delivery.receivedAt - at).toBeLessThan(3_000);
+    const deliveries = await pollUntil(() => (receiver.forTimer(early).length > 0 ? receiver.forTimer(early) : undefined), 40_000);
+    expect(deliveries?.map((d) => d.scheduledAt)).toEqual([at]);
+    expect((deliveries?.[0].receivedAt ?? Infinity) - at).toBeLessThan(3_000);
   });
 });
