@@ -103,6 +103,9 @@ describe('api calendars (real MariaDB, Redis, Pulsar)', () => {
       [7_200_000, 0, null],
     ]);
     expect((await h.indexEntries()).filter((e) => e.member.startsWith(`${id}-`)).length).toBe(2);
+    // Each timer that uses it has a new version, made by the calendar's edit.
+    const versions = (await h.as().get(`/api/timer/v1/def/versions?id=${id}&app=alpha`)).body.data as { version: number; change: string; calendars: string[] }[];
+    expect(versions[0]).toMatchObject({ version: 3, change: 'calendar', calendars: ['today'] });
     expect((await h.as(betaToken).put('/api/app/v1/calendars/today?app=alpha', { exclude: {} })).status).toBe(403);
     expect((await h.as().put('/api/app/v1/calendars/today?app=alpha', { exclude: { holidays: [{ country: 'ZZ' }] } })).body.msg).toMatch(/^exclude\.holidays\[0\]\.country/);
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { preparedWindows } from '@timer/contracts';
-import { AppRepository, CalendarRepository, DuplicateCalendarError, runInTransaction, StoredCalendar, TimerStatus } from '@timer/dal';
+import { AppRepository, CalendarRepository, DuplicateCalendarError, runInTransaction, StoredCalendar, TimerStatus, TimerVersionRepository } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { FireRegenerator, Regeneration } from '@timer/runtime';
 import { CalendarError, CalendarExclude, CalendarRules, MAX_CALENDAR_DATES_ENTRIES, validateCalendar } from '@timer/schedule';
@@ -29,6 +29,7 @@ export class CalendarsService {
     private readonly apps: AppRepository,
     private readonly timers: TimersService,
     private readonly regenerator: FireRegenerator,
+    private readonly versions: TimerVersionRepository,
   ) {}
 
   async create(p: Principal, dto: CreateCalendarDto): Promise<CalendarView> {
@@ -64,8 +65,8 @@ export class CalendarsService {
   }
 
   /**
-   * Replaces the calendar's zone and exclusions, rewrites the copy of every timer that uses it and
-   * regenerates their open fires: in the near future at once, later ones dropped for the migrator to
+   * Replaces the calendar's zone and exclusions, rewrites the copy of every timer that uses it (a new
+   * version of the timer, change `calendar`) and regenerates their open fires: in the near future at once, later ones dropped for the migrator to
    * write again (as a timer edit does). One transaction: calendar row, then each timer's row.
    */
   async put(p: Principal, app: string, name: string, dto: PutCalendarDto): Promise<CalendarEditView> {
@@ -84,8 +85,10 @@ export class CalendarsService {
         const locked = await this.timers.lock(m, { app, id: u.id });
         const calendarRules = await this.calendars.rulesOf(app, u.calendars, m);
         await this.calendars.setTimerRules(u.id, calendarRules, m);
+        await this.versions.snapshot(u.id, 'calendar', now, m);
         if (locked.status !== TimerStatus.Enabled) continue;
-        const r = await this.regenerator.regenerate({ ...locked, calendarRules }, { fromMs: now, toMs: until, createUntilMs: until, dropAfter: { indexUntilMs } }, m);
+        const timer = { ...locked, calendarRules, version: locked.version + 1 };
+        const r = await this.regenerator.regenerate(timer, { fromMs: now, toMs: until, createUntilMs: until, dropAfter: { indexUntilMs } }, m);
         regenerations.push(r);
       }
       return users.length;

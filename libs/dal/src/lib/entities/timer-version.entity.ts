@@ -5,9 +5,10 @@ import { bigintNumber, bigintString } from './transformers';
 
 /**
  * How a version of a timer came about; 'existing' marks the version a timer had when history began,
- * 'complete' the migrator's completion sweep (status completed).
+ * 'complete' the migrator's completion sweep (status completed), 'calendar' an edit of a calendar the
+ * timer uses (its copy of the calendars' definitions changed).
  */
-export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'complete', 'existing'] as const;
+export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'complete', 'existing', 'calendar'] as const;
 export type TimerChange = (typeof TIMER_CHANGES)[number];
 
 /** One version of a timer's definition, as it was written (`timer_versions`). */

@@ -106,10 +106,14 @@ export class CalendarRepository {
     return rows.map((r) => ({ id: String(r.id), name: r.name, calendars: parse<string[]>(r.calendars) }));
   }
 
-  /** Rewrites a live timer's copy of its calendars' definitions (its version is left: the definition did not change). */
+  /**
+   * Rewrites a live timer's copy of its calendars' definitions and bumps its version: the fires it
+   * computes changed, and the migrator's fence (FireRegenerator.recheck) and the executors' caches
+   * compare the version.
+   */
   async setTimerRules(timerId: string, rules: CalendarRules[], manager: EntityManager): Promise<void> {
     if (!isId(timerId)) return;
-    await manager.query('UPDATE timers SET calendar_rules = ? WHERE id = CAST(? AS UNSIGNED) AND deleted_at IS NULL', [JSON.stringify(rules), timerId]);
+    await manager.query('UPDATE timers SET calendar_rules = ?, version = version + 1 WHERE id = CAST(? AS UNSIGNED) AND deleted_at IS NULL', [JSON.stringify(rules), timerId]);
   }
 }
 
