@@ -1283,7 +1283,7 @@ export interface components {
              * @description what made this version; 'existing' = the version a timer had when the history began
              * @enum {string}
              */
-            change: "create" | "update" | "patch" | "enable" | "disable" | "complete" | "existing";
+            change: "create" | "update" | "patch" | "enable" | "disable" | "complete" | "existing" | "calendar";
             /** @description when this version was written (epoch ms): it is the definition from then until the next version */
             changedAt: number;
         };
