@@ -82,6 +82,13 @@ describe('BusinessCalendar', () => {
     expect(fires).toEqual([{ at: at('2026-12-23T12:00:00Z'), movedFrom: at('2026-12-25T12:00:00Z'), calendar: 'xmas' }]);
   });
 
+  it('does not move a fire out of the schedule\'s bounds: past endAt it is excluded instead', () => {
+    const c = new BusinessCalendar([weekend], 'nextBusinessDay', 'UTC');
+    const spec = { cron: '0 9 L * *', timeZone: 'UTC', endAt: at('2027-02-01T00:00:00Z') };
+    // Sunday 31 January 2027 would move to Monday 1 February, after endAt.
+    expect(c.firesBetween(spec, at('2027-01-31T00:00:00Z'), at('2027-02-03T00:00:00Z'))).toEqual([{ at: at('2027-01-31T09:00:00Z'), excluded: 'weekend', calendar: 'weekend' }]);
+  });
+
   it('records a fire missed when no business day is within the search', () => {
     const c = new BusinessCalendar([{ name: 'never', timeZone: null, exclude: { weekdays: [1, 2, 3, 4, 5, 6, 7] } }], 'nextBusinessDay', 'UTC');
     expect(c.apply(at('2026-06-01T00:00:00Z'))).toEqual({ at: at('2026-06-01T00:00:00Z'), excluded: 'never', calendar: 'never' });

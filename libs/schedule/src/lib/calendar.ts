@@ -287,15 +287,21 @@ export class BusinessCalendar {
 
   /**
    * The fires in [fromMs, toMs) after the calendars, ascending and each instant once (a moved fire that
-   * meets another fire is one fire; an undelivered excluded one gives way to a delivered one). Every
+   * meets another fire is one fire; an undelivered excluded one gives way to a delivered one; one that
+   * would move out of the schedule's bounds is excluded). Every
    * window gives its share of the same fires, so windows evaluated apart agree. Throws like
    * {@link fireTimesBetween} (`limit` bounds the schedule's own fires read per stretch).
    */
   firesBetween(spec: ScheduleSpec, fromMs: number, toMs: number, limit?: number): CalendarFire[] {
     const byAt = new Map<number, CalendarFire>();
+    // A fire is never moved out of the schedule's bounds (before startAt, after endAt or the last fire
+    // maxFires gives): it is recorded missed instead, so a timer's fires end where its bounds say.
+    const first = spec.startAt ?? -Infinity;
+    const last = Math.min(spec.endAt ?? Infinity, spec.finalAt ?? Infinity);
     for (const [a, b] of this.sources(fromMs, toMs)) {
       for (const t of fireTimesBetween(spec, a, b, limit)) {
-        const f = this.apply(t);
+        let f = this.apply(t);
+        if (f.movedFrom !== undefined && (f.at < first || f.at > last)) f = { at: t, excluded: f.calendar, calendar: f.calendar };
         if (f.at < fromMs || f.at >= toMs) continue;
         const seen = byAt.get(f.at);
         if (!seen || rank(f) < rank(seen)) byAt.set(f.at, f);
