@@ -8,7 +8,7 @@ export { CALL_MARKS_CHUNK, CallMarks, CallStart } from './lib/call-marks';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, pausedAppsKey, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
 export { MAINTENANCE_REFRESH_MS, MaintenanceWindows, maintenanceWindowsKey } from './lib/maintenance-windows';
 export { RedisHealthCheck } from './lib/redis-health.check';
-export { RedisModule } from './lib/redis.module';
+export { REDIS_DEPENDENCY, RedisModule } from './lib/redis.module';
 export {
   SLICE_STATE_TTL_MS,
   sliceBucketsKey,

@@ -3,7 +3,7 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage, preparedWindows } from '@timer/contracts';
 import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
 import { RedisLock } from '@timer/redis';
-import { FireRegenerator, FireWriter } from '@timer/runtime';
+import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { RoleConfig } from '@timer/platform';
+import { RoleConfig, RoleDependency } from '@timer/platform';
 import { RedisHealthCheck } from './redis-health.check';
 import { RedisLock } from './redis-lock';
 import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
@@ -58,3 +58,6 @@ export class RedisModule implements OnApplicationShutdown {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
+
+/** What a role that depends on Redis is given (`RoleRuntimeModule.forRole`). */
+export const REDIS_DEPENDENCY: RoleDependency = { module: RedisModule, check: RedisHealthCheck };
