@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, TaskMessage, windowOf } from '@timer/contracts';
 import { AppRepository, LedgerRepository, OverdueFire, TaskStatus } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { PausedApps, RedisLock, RescueMarks } from '@timer/redis';
+import { LOCK_RESOURCES, PausedApps, RedisLock, RescueMarks } from '@timer/redis';
 import { TaskPublisher, taskMessage } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { ExecutorBacklog } from './executor-backlog';
@@ -98,7 +98,7 @@ export class ReconcilerService {
   ) {}
 
   async pass(): Promise<PassResult> {
-    const lock = await this.locks.tryAcquire({ resource: 'reconciler', ttlMs: Math.max(10_000, 3 * this.config.reconcileIntervalMs) });
+    const lock = await this.locks.tryAcquire({ resource: LOCK_RESOURCES.reconciler, ttlMs: Math.max(10_000, 3 * this.config.reconcileIntervalMs) });
     if (!lock) return { ran: false };
     try {
       const now = this.clock.now();
