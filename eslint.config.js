@@ -21,7 +21,7 @@ module.exports = [
           allow: [],
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:transport', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:transport', 'type:util'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:transport', 'type:util', 'type:testing'] },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
             { sourceTag: 'type:transport', onlyDependOnLibsWithTags: ['type:transport', 'type:util', 'type:testing'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
