@@ -16,11 +16,11 @@ interface CallMarkCommands {
 /**
  * Which claims of an executor process have started their callback (docs/architecture.md, "Duplicates on
  * an executor death"). One bitmap per process and chunk of {@link CALL_MARKS_CHUNK} claim sequence
- * numbers ({@link RedisKeys.executorCalls}; bit 0 "open", then per claim i: bit 2i+2 "called", bit 2i+3
- * "taken over"): the process opens a chunk before it hands out
- * any of its claims, sets a claim's "called" bit before its call goes out, and a taker-over of a dead
- * process's claim sets "taken over" and reads "called" in one script, so a holder still running (a
- * paused process) cannot start the call after the read. A chunk that is missing or was re-created
+ * numbers ({@link RedisKeys.executorCalls}; bit 0 "open", then per claim i: bit 2i+2 "called", bit
+ * 2i+3 "taken over"): the process opens a chunk before it hands out any of its claims, sets a claim's
+ * "called" bit before its call goes out, and a taker-over of a dead process's claim sets "taken over"
+ * and reads "called" in one script, so a holder still running (a paused process) cannot start the
+ * call after the read. A chunk that is missing or was re-created
  * without its opening bit (FLUSHALL, expiry) proves nothing: its claims count as called.
  */
 export class CallMarks {
