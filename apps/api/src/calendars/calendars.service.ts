@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedWindows } from '@timer/contracts';
 import { AppRepository, CalendarRepository, DuplicateCalendarError, runInTransaction, StoredCalendar, TimerStatus, TimerVersionRepository } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { FireRegenerator, Regeneration } from '@timer/runtime';
+import { FireRegenerator, Regeneration } from '@timer/fire';
 import { CalendarError, CalendarExclude, CalendarRules, MAX_CALENDAR_DATES_ENTRIES, validateCalendar } from '@timer/schedule';
 import { DataSource } from 'typeorm';
 import { assertAppAccess, Principal } from '../auth/principal';

@@ -18,7 +18,7 @@ import {
   TimerVersionRepository,
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { businessCalendarOf, FireWriter, WrittenFires } from '@timer/runtime';
+import { businessCalendarOf, FireWriter, WrittenFires } from '@timer/fire';
 import { CalendarFire, CalendarRules, formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';

@@ -1,3 +1,4 @@
+import { RECORD_STATUSES } from '@timer/client';
 import { parseArgs } from 'util';
 
 /** Exit codes scripts can rely on (apps/timerctl/README.md). */
@@ -200,7 +201,7 @@ timers create / edit:
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
-records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
+records: --timer ID --fire FIRE_ID --status ${RECORD_STATUSES.map((s) => s.name).join('|')} --from TIME --to TIME --pending
 preview: --count N (default 10)
 calendars create / edit NAME: --date 2026-12-24 | --date 2026-12-24..2026-12-31 (repeat)  --holiday DE | --holiday DE-BY (repeat)
   --weekdays 6,7 (ISO: 1 Monday .. 7 Sunday)  --zone IANA (default: each timer's)  --file cal.json ({timeZone?, exclude}); edit replaces it whole
