@@ -3,8 +3,8 @@ import { Registry } from 'prom-client';
 import type { FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { ConfigError, KNOWN_VARIABLES } from '@timer/platform';
 import type { MetricsService } from '@timer/platform';
-import { ExecutorMetrics } from '../fire/executor.metrics';
-import { OutcomeRecorder } from '../fire/outcome-recorder.service';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { OutcomeRecorder } from '../settle/outcome-recorder.service';
 import { ExecutorConfig, EXECUTOR_VARIABLES, OUTCOME_WRITE_RETRY_BACKOFF_MS } from './executor.env';
 
 describe('ExecutorConfig', () => {

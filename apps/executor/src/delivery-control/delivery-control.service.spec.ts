@@ -4,12 +4,12 @@ import type { MetricsService } from '@timer/platform';
 import type { TimerDefinitionRepository } from '@timer/dal';
 import { FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
-import { ExecutorMetrics } from '../fire/executor.metrics';
-import type { PauseWatch } from '../fire/pause-watch.service';
-import type { SettledFires } from '../fire/settled-fires.service';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import type { PauseWatch } from '../shared/pause-watch.service';
+import type { SettledFires } from '../shared/settled-fires.service';
 import type { FirePublisher } from '../fire/fire-publisher';
-import { TimerCache } from '../fire/timer-cache.service';
-import { AppShareGate, MAX_SHARE_DEFERRALS, shareDeferralMs, SHARE_DEFERRAL_MAX_MS } from './app-share.gate';
+import { TimerCache } from '../shared/timer-cache.service';
+import { AppShareGate, MAX_SHARE_DEFERRALS, shareDeferralMs, SHARE_DEFERRAL_MAX_MS } from '../intake/app-share.gate';
 import { DeliveryControlMetrics, TOP_ORIGINS } from './delivery-control.metrics';
 import { DeliveryControl, originOf } from './delivery-control.service';
 

@@ -2,15 +2,15 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, parseTaskMessage, parseTaskPayload, TaskMessage, TRACEPARENT_PATTERN } from '@timer/contracts';
 import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { AppShareGate } from '../delivery-control/app-share.gate';
-import { ExecutorMetrics } from './executor.metrics';
-import { FireAdmission } from './fire-admission.service';
-import { FireDelivery } from './fire-delivery.service';
-import { FireLane } from './fire-lanes';
-import { FireResult } from './fire.types';
-import { InstantDiagnostics } from './instant-diagnostics';
-import { InstantWaits } from './instant-waits';
-import { SLOT_LEAD_MS, SlotLeads } from './slot-leads';
+import { AppShareGate } from '../intake/app-share.gate';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { FireAdmission } from '../admit/fire-admission.service';
+import { FireDelivery } from '../call/fire-delivery.service';
+import { FireLane } from '../intake/fire-lanes';
+import { FireResult } from '../shared/fire.types';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
+import { InstantWaits } from '../shared/instant-waits';
+import { SLOT_LEAD_MS, SlotLeads } from '../intake/slot-leads';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {

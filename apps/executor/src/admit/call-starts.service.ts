@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CALL_MARKS_CHUNK, CallMarks } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
-import { ExecutorMetrics } from './executor.metrics';
+import { ExecutorMetrics } from '../shared/executor.metrics';
 import { ExecutorLiveness, LIVENESS_BEAT_MS } from './executor-liveness.service';
-import { InstantDiagnostics } from './instant-diagnostics';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
 
 /** Marks per script call: bounds one command's arguments and how long it holds Redis. */
 const MARK_BATCH = 1_000;

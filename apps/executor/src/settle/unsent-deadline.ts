@@ -1,4 +1,4 @@
-import { RETRY_BACKOFF_CAP_MS, RETRY_JITTER } from '../fire/backoff';
+import { RETRY_BACKOFF_CAP_MS, RETRY_JITTER } from '../shared/backoff';
 
 /** The fields of a timer the deadline reads. */
 export interface DeadlineRules {

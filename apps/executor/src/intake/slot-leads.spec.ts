@@ -1,6 +1,6 @@
 import { Clock } from '@timer/platform';
 import { FireLane } from './fire-lanes';
-import { InstantWaits } from './instant-waits';
+import { InstantWaits } from '../shared/instant-waits';
 import { ROOMY_SLOT_LEAD_MS, SLOT_LEAD_MS, SlotLeads } from './slot-leads';
 
 /** A clock whose sleeps end when the test moves it past them. */

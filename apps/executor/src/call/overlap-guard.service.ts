@@ -4,9 +4,9 @@ import { parseFireId } from '@timer/contracts';
 import { FireClaimRepository, TimerEntity } from '@timer/dal';
 import { InFlightFires, OverlapTurn } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
-import { RETRY_BACKOFF_CAP_MS, RETRY_JITTER } from './backoff';
-import { ClaimedAttempt } from './fire.types';
-import { isSettled } from './settled-fires.service';
+import { RETRY_BACKOFF_CAP_MS, RETRY_JITTER } from '../shared/backoff';
+import { ClaimedAttempt } from '../shared/fire.types';
+import { isSettled } from '../shared/settled-fires.service';
 
 /** How often a buffered fire asks whether its turn came. */
 export const OVERLAP_POLL_MS = 200;

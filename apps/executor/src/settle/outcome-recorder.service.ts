@@ -2,10 +2,10 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from 
 import { Clock, CLOCK } from '@timer/platform';
 import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
-import { ExecutorMetrics } from './executor.metrics';
-import { FireLanes } from './fire-lanes';
-import { InstantDiagnostics } from './instant-diagnostics';
-import { InstantSends } from './instant-sends';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { FireLanes } from '../intake/fire-lanes';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
+import { InstantSends } from '../shared/instant-sends';
 
 interface Pending {
   outcome: FireOutcome;

@@ -4,16 +4,16 @@ import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { FireState, TaskStatus } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
-import { ExecutorMetrics } from './executor.metrics';
+import { ExecutorMetrics } from '../shared/executor.metrics';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
 import { fireDelayOf } from './jitter';
-import { FirePublisher } from './fire-publisher';
-import { InstantDiagnostics } from './instant-diagnostics';
-import { ClaimedAttempt, FireResult } from './fire.types';
-import { PauseWatch } from './pause-watch.service';
-import { isSettled } from './settled-fires.service';
-import { TimerCache } from './timer-cache.service';
+import { FirePublisher } from '../fire/fire-publisher';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
+import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { PauseWatch } from '../shared/pause-watch.service';
+import { isSettled } from '../shared/settled-fires.service';
+import { TimerCache } from '../shared/timer-cache.service';
 
 /** A held fire is rechecked this long after its holder's lease ends. */
 export const RECHECK_MARGIN_MS = 1_000;

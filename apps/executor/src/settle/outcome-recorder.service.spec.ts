@@ -4,9 +4,9 @@ import type { FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { TaskStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { ExecutorMetrics } from './executor.metrics';
-import { FireLanes } from './fire-lanes';
-import { InstantSends } from './instant-sends';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { FireLanes } from '../intake/fire-lanes';
+import { InstantSends } from '../shared/instant-sends';
 import { OUTCOME_HOLD_MAX_MS, OutcomeRecorder } from './outcome-recorder.service';
 
 function outcome(i: number): FireOutcome {

@@ -4,7 +4,7 @@ import { CALL_MARKS_CHUNK, type CallMarks } from '@timer/redis';
 import { FakeCallMarks, FakeLiveness } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
-import { ExecutorMetrics } from './executor.metrics';
+import { ExecutorMetrics } from '../shared/executor.metrics';
 import type { ExecutorLiveness } from './executor-liveness.service';
 
 function setup() {

@@ -1,6 +1,6 @@
 import { Clock } from '@timer/platform';
 import { FireLane } from './fire-lanes';
-import { InstantWaits } from './instant-waits';
+import { InstantWaits } from '../shared/instant-waits';
 
 /** A fire takes its lane slot this long before run_at: time for its claim (a batched UPDATE) before its call. */
 export const SLOT_LEAD_MS = 100;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { ClaimResult, FireClaimRepository, FireClaimRequest, OUTCOME_CHUNK } from '@timer/dal';
-import { ExecutorMetrics } from './executor.metrics';
-import { InstantDiagnostics } from './instant-diagnostics';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
 
 interface Pending {
   request: FireClaimRequest;

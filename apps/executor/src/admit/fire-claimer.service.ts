@@ -6,7 +6,7 @@ import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorLiveness } from './executor-liveness.service';
-import { TimerCache } from './timer-cache.service';
+import { TimerCache } from '../shared/timer-cache.service';
 
 /**
  * What claiming one attempt found: taken (with the token every later write of it carries), refused

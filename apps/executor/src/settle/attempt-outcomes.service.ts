@@ -4,12 +4,12 @@ import { CallbackResult } from '@timer/callback';
 import { MESSAGE_PROPERTIES, MISSED_REASONS_NOTIFIED, TaskMessage } from '@timer/contracts';
 import { FireOutcome, TaskStatus, TimerEntity } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
-import { unsentDeadline } from '../delivery-control/unsent-deadline';
-import { retryDelayMs } from './backoff';
-import { ExecutorMetrics, MissedReason } from './executor.metrics';
-import { FirePublisher } from './fire-publisher';
-import { quietAt } from './instant-waits';
-import { ClaimedAttempt, FireResult } from './fire.types';
+import { unsentDeadline } from './unsent-deadline';
+import { retryDelayMs } from '../shared/backoff';
+import { ExecutorMetrics, MissedReason } from '../shared/executor.metrics';
+import { FirePublisher } from '../fire/fire-publisher';
+import { quietAt } from '../shared/instant-waits';
+import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { OutcomeRecorder } from './outcome-recorder.service';
 
 /** What every outcome of one attempt writes, before its status and claim. */

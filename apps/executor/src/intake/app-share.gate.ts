@@ -3,11 +3,11 @@ import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
 import { FirePublisher } from '../fire/fire-publisher';
-import { PauseWatch } from '../fire/pause-watch.service';
-import { SettledFires } from '../fire/settled-fires.service';
-import { TimerCache } from '../fire/timer-cache.service';
-import { DeliveryControl } from './delivery-control.service';
-import { DeliveryControlMetrics } from './delivery-control.metrics';
+import { PauseWatch } from '../shared/pause-watch.service';
+import { SettledFires } from '../shared/settled-fires.service';
+import { TimerCache } from '../shared/timer-cache.service';
+import { DeliveryControl } from '../delivery-control/delivery-control.service';
+import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
 
 /** A message handed back this many times is taken over its app's share (about an hour of deferrals: nothing waits for ever). */
 export const MAX_SHARE_DEFERRALS = 120;

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimerEntity } from '@timer/dal';
 import { FireWriter } from '@timer/runtime';
-import { AttemptOutcomes } from './attempt-outcomes.service';
-import { ClaimedAttempt, FireResult } from './fire.types';
+import { AttemptOutcomes } from '../settle/attempt-outcomes.service';
+import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { MaintenanceWatch } from './maintenance-watch.service';
 
 /**
