@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
-import { FireState, TaskStatus } from '@timer/dal';
+import { FireState, TaskStatus, TimerDefinition } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
 import { ExecutorMetrics } from '../shared/executor.metrics';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { FireClaimer } from './fire-claimer.service';
 import { fireDelayOf } from './jitter';
-import { FirePublisher } from '../fire/fire-publisher';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { PauseWatch } from '../shared/pause-watch.service';
@@ -20,13 +19,23 @@ export const RECHECK_MARGIN_MS = 1_000;
 /** Pulsar delivers delayed messages on a tick (1 s by default): an early message comes back this much before run_at. */
 export const EARLY_REPUBLISH_LEAD_MS = 1_000;
 
-/** Whether a message goes on to delivery: with its claimed attempt, or done here with what was done. */
-export type Admission = { admitted: true; attempt: ClaimedAttempt } | { admitted: false; result: FireResult };
+/** Why a message goes back to the broker for later (counted in timer_delivery_deferred_total). */
+export type DeferReason = 'early' | 'paused' | 'held';
 
 /**
- * The first half of a task message (docs/architecture.md, "executor"): a replay reopened, a message far
- * ahead of run_at handed back to the broker, a duplicate of a settled fire dropped, then the claim
- * (the duplicate fence); a fire held by a live claim is rechecked after its lease.
+ * The admission's answer: the attempt claimed (on to the call), the message to be published again for
+ * `at` (the caller publishes it, then {@link FireAdmission.deferred} counts it), or nothing more to do.
+ */
+export type Admission =
+  | { kind: 'claimed'; attempt: ClaimedAttempt }
+  | { kind: 'deferred'; msg: TaskMessage; at: number; recheck: boolean; reason: DeferReason; result: 'deferred-early' | 'deferred-held'; inFlight: boolean }
+  | { kind: 'skipped'; result: FireResult };
+
+/**
+ * The admit stage (docs/architecture.md, "executor"): a replay reopened, the timer's definition read
+ * (once for the whole fire), a message far ahead of run_at or of a paused app deferred, then the claim
+ * (the duplicate fence); a duplicate of a settled fire is skipped, a fire held by a live claim deferred
+ * as a recheck after its lease. Publishes nothing: a deferral is returned to the caller.
  */
 @Injectable()
 export class FireAdmission {
@@ -34,7 +43,6 @@ export class FireAdmission {
 
   constructor(
     private readonly claimer: FireClaimer,
-    private readonly publisher: FirePublisher,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -52,55 +60,53 @@ export class FireAdmission {
     const onDemand = replayed || properties[MESSAGE_PROPERTIES.runNow] === '1';
     if (replayed) msg = await this.claimer.reopenForReplay(msg);
 
-    // Far ahead (of run_at plus the fire's jitter): hand it back to the broker for later instead of
-    // holding a worker (and a claim) for long.
-    const due = this.dueAt(msg, onDemand) ?? (await this.dueAtLoaded(msg));
-    const ahead = due - this.clock.now();
-    if (ahead > this.config.maxEarlyWaitMs) {
-      await this.publisher.defer(msg, due - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck);
-      this.metrics.deferred.inc({ reason: 'early' });
-      return done('deferred-early');
+    // Far ahead (of run_at plus the fire's jitter): back to the broker for later instead of holding a
+    // worker (and a claim) for long. Only a first attempt needs the definition here (its jitter).
+    const firstRun = !onDemand && msg.attempt === 1;
+    let def = firstRun ? this.cache.peek(msg.timerId) : undefined;
+    if (firstRun && def === undefined) def = await this.cache.get(msg.timerId);
+    const due = firstRun ? msg.runAt + fireDelayOf(msg.fireId, def?.timer) : msg.runAt;
+    if (due - this.clock.now() > this.config.maxEarlyWaitMs) {
+      return deferred(msg, due - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck, 'early', 'deferred-early');
     }
 
     // A first attempt of a paused app's fire, unless asked for (run now, replay, backfill; a recheck is of a fire already claimed).
     if (!onDemand && !msg.backfill && !recheck && msg.attempt === 1 && this.pauses.any) {
-      const paused = await this.paused(msg);
-      if (paused) return done(paused);
+      const paused = this.paused(msg, def ?? (await this.cache.get(msg.timerId)));
+      if (paused) return paused;
     }
 
     const claim = await this.claimer.claim(msg);
-    if (claim.kind === 'timer-not-found') return done(this.missedWithoutRow(msg));
+    if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
     if (claim.kind === 'refused') {
       // Held by an executor that is gone: take it over now rather than after its lease.
       const taken = await this.claimer.takeOverFromDead(msg, claim.state);
       if (taken !== null) {
         const how = taken.mayHaveCalled ? 'its call may have reached the receiver' : 'its call had not started';
         this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: its holder ${claim.state?.claimedBy} is gone; taken over (${how})`);
-        return { admitted: true, attempt: { msg, token: taken.token, onDemand, redelivery: taken.mayHaveCalled ? 'holder_died' : null } };
+        return claimed({ msg, token: taken.token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery: taken.mayHaveCalled ? 'holder_died' : null });
       }
-      return done(await this.notClaimed(msg, claim.state, recheck));
+      return this.notClaimed(msg, claim.state, recheck);
     }
     // A recheck that claims took the fire over from a holder whose lease ran out (whether it called is
     // not known): flagged, and carried on to this claim's own takers.
     if (recheck) await this.calls.carry(claim.token);
     this.diag?.claimed(msg.runAt);
-    return { admitted: true, attempt: { msg, token: claim.token, onDemand, redelivery: recheck ? 'lease_expired' : null } };
+    return claimed({ msg, token: claim.token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery: recheck ? 'lease_expired' : null });
+  }
+
+  /** Counts a deferral once its message is stored by the broker. */
+  deferred(d: Extract<Admission, { kind: 'deferred' }>): void {
+    this.metrics.deferred.inc({ reason: d.reason });
+    if (d.inFlight) this.metrics.duplicates.inc({ reason: 'in_flight' });
   }
 
   /**
-   * When a first attempt is due: run_at plus its timer's jitter or spread offset (docs/behaviour.md, "Fire policies"). Only
-   * a timer with `jitterMs` can be due later than run_at; its definition is usually cached (prefetched).
+   * The definition a claimed attempt is called with, read once here: an edit that lands while it waits
+   * for run_at does not change what this attempt calls.
    */
-  private dueAt(msg: TaskMessage, onDemand: boolean): number | undefined {
-    if (onDemand || msg.attempt !== 1) return msg.runAt;
-    const def = this.cache.peek(msg.timerId);
-    return def === undefined ? undefined : msg.runAt + fireDelayOf(msg.fireId, def?.timer);
-  }
-
-  /** {@link dueAt} of a first attempt whose definition is not cached. */
-  private async dueAtLoaded(msg: TaskMessage): Promise<number> {
-    const def = await this.cache.get(msg.timerId);
-    return msg.runAt + fireDelayOf(msg.fireId, def?.timer);
+  private async definitionOf(msg: TaskMessage): Promise<TimerDefinition | null> {
+    return this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
   }
 
   /**
@@ -108,23 +114,18 @@ export class FireAdmission {
    * until the reconciler or the resume records it missed (`paused`), in bulk (docs/behaviour.md, "Pause").
    * One further ahead than a resume could still reach goes back to the broker until just before its time.
    */
-  private async paused(msg: TaskMessage): Promise<FireResult | null> {
-    const def = await this.cache.get(msg.timerId);
+  private paused(msg: TaskMessage, def: TimerDefinition | null): Admission | null {
     if (!def) return null;
     const verdict = this.pauses.verdict(def.timer.app, msg.runAt);
     if (verdict === 'deliver') return null;
-    if (verdict === 'later') {
-      await this.publisher.defer(msg, msg.runAt - EARLY_REPUBLISH_LEAD_MS, false);
-      this.metrics.deferred.inc({ reason: 'paused' });
-      return 'deferred-early';
-    }
+    if (verdict === 'later') return deferred(msg, msg.runAt - EARLY_REPUBLISH_LEAD_MS, false, 'paused', 'deferred-early');
     this.pauses.skipped.inc();
     this.logger.debug(`fire ${msg.fireId}: app ${def.timer.app} is paused, not delivered`);
-    return 'paused';
+    return skipped('paused');
   }
 
   /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */
-  private async notClaimed(msg: TaskMessage, s: FireState | null, recheck: boolean): Promise<FireResult> {
+  private notClaimed(msg: TaskMessage, s: FireState | null, recheck: boolean): Admission {
     if (s === null) return this.duplicate(msg, 'stale', recheck);
     if (isSettled(s)) {
       return this.duplicate(msg, 'settled', recheck);
@@ -137,19 +138,17 @@ export class FireAdmission {
       const now = this.clock.now();
       const leaseEnd = Math.max(s.claimedUntil ?? now, now);
       const at = (s.claimedBy !== null ? Math.min(leaseEnd, now + LIVENESS_TTL_MS) : leaseEnd) + RECHECK_MARGIN_MS;
-      await this.publisher.defer(msg, at, true);
-      this.metrics.deferred.inc({ reason: 'held' });
-      if (!recheck) this.metrics.duplicates.inc({ reason: 'in_flight' });
       this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} is held by ${s.claimedBy ?? 'a pending retry'}; rechecking at ${at}`);
-      return 'deferred-held';
+      // A first sight of the held fire counts as a duplicate in flight; its rechecks do not again.
+      return deferred(msg, at, true, 'held', 'deferred-held', !recheck);
     }
     return this.duplicate(msg, 'stale', recheck);
   }
 
-  private duplicate(msg: TaskMessage, reason: 'settled' | 'stale', recheck: boolean): FireResult {
+  private duplicate(msg: TaskMessage, reason: 'settled' | 'stale', recheck: boolean): Admission {
     if (!recheck) this.metrics.duplicates.inc({ reason });
     this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt}: ${reason}, not delivered again`);
-    return 'duplicate';
+    return skipped('duplicate');
   }
 
   /** The timer is gone altogether: there is no app to file a row under. Counted and logged, never silent. */
@@ -160,6 +159,14 @@ export class FireAdmission {
   }
 }
 
-function done(result: FireResult): Admission {
-  return { admitted: false, result };
+function claimed(attempt: ClaimedAttempt): Admission {
+  return { kind: 'claimed', attempt };
+}
+
+function deferred(msg: TaskMessage, at: number, recheck: boolean, reason: DeferReason, result: 'deferred-early' | 'deferred-held', inFlight = false): Admission {
+  return { kind: 'deferred', msg, at, recheck, reason, result, inFlight };
+}
+
+function skipped(result: FireResult): Admission {
+  return { kind: 'skipped', result };
 }

@@ -1,16 +1,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Clock, CLOCK, FireSpan, FireSpanKind, NO_TRACING, Tracing } from '@timer/platform';
+import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
-import { AttemptOutcomes } from '../settle/attempt-outcomes.service';
 import { CallStarts } from '../admit/call-starts.service';
 import { callbackPartsOf } from './callback-template';
-import { ExecutorMetrics } from '../shared/executor.metrics';
+import { ExecutorMetrics, MissedReason } from '../shared/executor.metrics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { endedWith } from '../shared/fire-tracing';
+import { CallResult } from './call-result';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { InstantSends } from '../shared/instant-sends';
 import { InstantWaits } from '../shared/instant-waits';
@@ -26,9 +27,10 @@ const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELE
 export const EARLY_CALL_MARK_MS = 250;
 
 /**
- * The second half of a task message (docs/architecture.md, "executor"): one claimed attempt waits for
- * run_at, is checked against its timer's definition (missing, deleted, disabled) and the misfire
- * policy, is called back with the definition it was claimed with, and ends in its recorded outcome.
+ * The call stage (docs/architecture.md, "executor"): one claimed attempt waits for its time, is checked
+ * against its timer's definition read again (missing, deleted, disabled), the maintenance windows, the
+ * misfire and overlap policies and its origin's state, and is called back with the definition it was
+ * claimed with. Returns what happened ({@link CallResult}); records and publishes nothing.
  */
 @Injectable()
 export class FireDelivery {
@@ -38,7 +40,6 @@ export class FireDelivery {
   constructor(
     private readonly cache: TimerCache,
     private readonly callback: CallbackClient,
-    private readonly outcomes: AttemptOutcomes,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -53,12 +54,14 @@ export class FireDelivery {
     this.waits = new InstantWaits(clock);
   }
 
-  /** Runs one claimed attempt to its recorded outcome. */
-  async deliver(attempt: ClaimedAttempt): Promise<FireResult> {
+  /**
+   * Runs one claimed attempt up to its call's answer. The result's `instantSent` and `instantAnswered`
+   * end the fire's part of its instant; the caller calls them once the outcome is recorded.
+   */
+  async deliver(attempt: ClaimedAttempt): Promise<CallResult> {
     const { msg, onDemand } = attempt;
-    // The definition as the attempt was claimed: an edit that lands while it waits for run_at does not
-    // change what this attempt calls (it finishes under the definition it was claimed with).
-    const claimed = this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId));
+    // The definition as the attempt was claimed (the admission's read).
+    const claimed = attempt.definition;
     // The jittered target (docs/behaviour.md, "Fire policies"): the fire waits for it and is judged against it.
     const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
@@ -88,11 +91,23 @@ export class FireDelivery {
       await this.lightFirst.allAnswered();
     }
     try {
-      return await this.atTarget(attempt, claimed, target, wait, earlyMark, sent, answered);
-    } finally {
+      const result = await this.atTarget(attempt, claimed, target, wait, earlyMark, sent, answered);
+      result.instantSent = sent;
+      result.instantAnswered = answered;
+      return result;
+    } catch (e) {
       sent?.();
       answered?.();
+      throw e;
     }
+  }
+
+  /** After the attempt's outcome is recorded: its overlap marker kept or released, a maintenance deferral's fire published. */
+  async settled(r: CallResult, outcome: FireResult): Promise<void> {
+    if (r.kind === 'not-called' && r.deferred) await this.maintenance.published(r.attempt, r.deferred);
+    if (r.kind !== 'called' || !r.overlap) return;
+    if (outcome === 'retry') await this.overlap.retrying(r.timer, r.attempt);
+    else if (outcome !== 'fenced') await this.overlap.settled(r.timer, r.attempt);
   }
 
   /**
@@ -107,18 +122,18 @@ export class FireDelivery {
     earlyMark: Promise<boolean> | undefined,
     sent?: () => void,
     answered?: () => void,
-  ): Promise<FireResult> {
+  ): Promise<CallResult> {
     const { msg, onDemand } = attempt;
 
     // Read again after the wait: a disable or delete meanwhile still stops it (within the cache TTL).
     let current = wait > 0 ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : claimed;
     // Not found only on a read that started after the claim saw the fire's row (a shared load may be older).
     current ??= await this.cache.get(msg.timerId, true);
-    if (!current) return this.outcomes.missed(attempt, 'timer_not_found', 'timer not found');
-    if (current.timer.deletedAt !== null) return this.outcomes.missed(attempt, 'timer_deleted', 'timer deleted');
+    if (!current) return missed(attempt, 'timer_not_found', 'timer not found');
+    if (current.timer.deletedAt !== null) return missed(attempt, 'timer_deleted', 'timer deleted');
     // A completed timer's fire is delivered when asked for (a dead letter replayed after the timer's last fire).
     const asked = onDemand && current.timer.status === TimerStatus.Completed;
-    if (current.timer.status !== TimerStatus.Enabled && !asked) return this.outcomes.missed(attempt, 'timer_disabled', 'timer disabled');
+    if (current.timer.status !== TimerStatus.Enabled && !asked) return missed(attempt, 'timer_disabled', 'timer disabled');
     const def = claimed ?? current;
     // A scheduled fire in a maintenance window of its timer: skipped or deferred to the window's end.
     if (msg.attempt === 1 && !onDemand && !msg.backfill && this.maintenance.any) {
@@ -131,12 +146,12 @@ export class FireDelivery {
     // A backfill's fires are past on purpose: asked for like a run now, never judged late.
     if (msg.attempt === 1 && !onDemand && !msg.backfill) {
       const decision = catchupDecision(def.timer, start - target, this.config.misfireWindowMs, () => nextFireDue(def.timer, msg.runAt, start));
-      if (!decision.deliver) return this.outcomes.missed(attempt, decision.reason, decision.text, start - target);
+      if (!decision.deliver) return missed(attempt, decision.reason, decision.text, start - target);
     }
     const overlap = this.overlap.applies(def.timer, attempt);
     if (overlap && msg.attempt === 1) {
       const turn = await this.overlap.enter(def.timer, attempt);
-      if (!turn.go) return this.outcomes.missed(attempt, 'overlap', `skipped: overlap, fire ${turn.holder} in flight`, start - target);
+      if (!turn.go) return missed(attempt, 'overlap', `skipped: overlap, fire ${turn.holder} in flight`, start - target);
     } else if (overlap) await this.overlap.resume(def.timer, attempt);
     // Measured after a buffered fire's wait for its turn: when the callback really starts.
     const lateness = this.clock.now() - target;
@@ -154,7 +169,7 @@ export class FireDelivery {
     // the receiver. Refused when the claim was taken over already (this process was taken for dead).
     if (gate.go && !(await (earlyMark ?? this.calls.beforeCall(attempt.token)))) {
       gate.cancel();
-      return this.outcomes.takenOver(msg);
+      return { kind: 'taken-over', attempt };
     }
     if (gate.go) this.diag?.called(target);
     const calling = gate.go ? this.call(def, msg, attempt.redelivery !== null, target) : Promise.resolve(gate.result);
@@ -169,11 +184,7 @@ export class FireDelivery {
     if (gate.go) this.diag?.did('call-done');
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
-    const recording = this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
-    const outcome = await (this.tracing.enabled ? this.traced('timer.fire.outcome', msg, 'internal', recording, (r) => ['timer.result', r]) : recording);
-    if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
-    else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
-    return outcome;
+    return { kind: 'called', attempt, timer: def.timer, result, latenessMs: lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, sent: gate.go, overlap };
   }
 
   private heavy(def: TimerDefinition | null): boolean {
@@ -196,27 +207,7 @@ export class FireDelivery {
     // The callback's `traceparent` names this span: the receiver's spans join the fire's trace.
     const span = this.tracing.start('timer.fire.callback', msg.traceparent, 'client', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt, 'http.request.method': method });
     fire.traceparent = span.traceparent;
-    return this.ended(span, this.callback.deliver(request, fire, this.secretsOf(def)), (r) => ['http.response.status_code', r.status ?? 0], (r) => (r.ok ? undefined : (r.error ?? `HTTP ${r.status}`)));
-  }
-
-  /** `work` as a span of the fire's trace, with one attribute of its result. */
-  private traced<T extends string>(name: string, msg: TaskMessage, kind: FireSpanKind, work: Promise<T>, attribute: (r: T) => [string, string | number]): Promise<T> {
-    return this.ended(this.tracing.start(name, msg.traceparent, kind, { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt }), work, attribute);
-  }
-
-  /** Ends `span` when `work` settles: with an attribute of its result (and an error when `failed` names one), or its error. */
-  private ended<T>(span: FireSpan, work: Promise<T>, attribute: (r: T) => [string, string | number], failed: (r: T) => string | undefined = () => undefined): Promise<T> {
-    return work.then(
-      (r) => {
-        span.setAttribute(...attribute(r));
-        span.end(failed(r));
-        return r;
-      },
-      (e: unknown) => {
-        span.end((e as Error).message);
-        throw e;
-      },
-    );
+    return endedWith(span, this.callback.deliver(request, fire, this.secretsOf(def)), (r) => ['http.response.status_code', r.status ?? 0], (r) => (r.ok ? undefined : (r.error ?? `HTTP ${r.status}`)));
   }
 
   /** The app's signing secrets, the current first; the one a rotation replaced while its overlap lasts. */
@@ -250,4 +241,8 @@ function nextFireDue(timer: TimerEntity, runAt: number, now: number): boolean {
   } catch {
     return false; // a schedule that no longer evaluates has no next fire to prefer
   }
+}
+
+function missed(attempt: ClaimedAttempt, reason: MissedReason, text: string, latenessMs: number | null = null): CallResult {
+  return { kind: 'not-called', attempt, reason, text, latenessMs };
 }

@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimerEntity } from '@timer/dal';
 import { FireWriter } from '@timer/runtime';
-import { AttemptOutcomes } from '../settle/attempt-outcomes.service';
-import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { ClaimedAttempt } from '../shared/fire.types';
+import { CallResult } from './call-result';
 import { MaintenanceWatch } from './maintenance-watch.service';
+
+type Deferred = NonNullable<Extract<CallResult, { kind: 'not-called' }>['deferred']>;
 
 /**
  * Maintenance windows at delivery (docs/behaviour.md, "Maintenance windows"): a scheduled first attempt
@@ -18,7 +20,6 @@ export class MaintenanceGate {
   constructor(
     private readonly watch: MaintenanceWatch,
     private readonly writer: FireWriter,
-    private readonly outcomes: AttemptOutcomes,
   ) {}
 
   /** Whether any maintenance window is known (else {@link apply} has nothing to do: callers skip the call). */
@@ -26,19 +27,25 @@ export class MaintenanceGate {
     return this.watch.any;
   }
 
-  /** The recorded outcome when the fire falls in a window; null when it is to be delivered. */
-  async apply(attempt: ClaimedAttempt, timer: Pick<TimerEntity, 'app' | 'id'>): Promise<FireResult | null> {
+  /**
+   * The fire as missed when it falls in a window; null when it is to be delivered. The deferred fire
+   * is written before this one is settled: should the process die between, the row at the window's
+   * end exists and this fire is redelivered and deferred again (idempotent).
+   */
+  async apply(attempt: ClaimedAttempt, timer: Pick<TimerEntity, 'app' | 'id'>): Promise<CallResult | null> {
     if (!this.watch.any) return null;
     const { msg } = attempt;
     const hit = this.watch.covering(timer.app, msg.timerId, msg.runAt);
     if (!hit) return null;
-    if (hit.window.policy === 'skip') return this.outcomes.missed(attempt, 'maintenance', 'skipped: maintenance');
-    // The deferred fire is written before this one is settled: should the process die between, the
-    // row at the window's end exists and this fire is redelivered and deferred again (idempotent).
+    if (hit.window.policy === 'skip') return { kind: 'not-called', attempt, reason: 'maintenance', text: 'skipped: maintenance', latenessMs: null };
     const written = await this.writer.write([{ app: timer.app, timerId: msg.timerId, runAt: hit.end }]);
-    const result = await this.outcomes.missed(attempt, 'maintenance', `deferred: maintenance, to ${hit.end}`);
-    if (written.due.length > 0) await this.writer.publishDue(written.due);
-    if (written.inserted > 0) this.logger.log(`fire ${msg.fireId} deferred to the end of maintenance window ${hit.window.id} (${hit.end})`);
-    return result;
+    const deferred = { due: written.due, inserted: written.inserted, windowId: hit.window.id, end: hit.end };
+    return { kind: 'not-called', attempt, reason: 'maintenance', text: `deferred: maintenance, to ${hit.end}`, latenessMs: null, deferred };
+  }
+
+  /** Publishes a deferred fire due soon, once the fire it replaces is recorded. */
+  async published({ msg }: ClaimedAttempt, deferred: Deferred): Promise<void> {
+    if (deferred.due.length > 0) await this.writer.publishDue(deferred.due);
+    if (deferred.inserted > 0) this.logger.log(`fire ${msg.fireId} deferred to the end of maintenance window ${deferred.windowId} (${deferred.end})`);
   }
 }

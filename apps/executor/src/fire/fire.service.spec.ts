@@ -61,7 +61,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const marks = new FakeCallMarks();
   const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
   const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
-  const outcomes = new AttemptOutcomes(recorder, pub, config, metrics, clock);
+  const outcomes = new AttemptOutcomes(recorder, config, metrics, clock);
   const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
   const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
@@ -74,10 +74,12 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
-    new FireAdmission(claimer, pub, config, metrics, clock, pauses, cache, calls),
-    new FireDelivery(cache, callback as unknown as CallbackClient, outcomes, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer, outcomes), calls),
+    new FireAdmission(claimer, config, metrics, clock, pauses, cache, calls),
+    new FireDelivery(cache, callback as unknown as CallbackClient, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer), calls),
+    outcomes,
+    pub,
     metrics,
-    new AppShareGate(control, cache, pub, config, controlMetrics, clock, settled, pauses),
+    new AppShareGate(control, cache, config, controlMetrics, clock, settled, pauses),
     config,
     clock,
   );
@@ -1075,15 +1077,19 @@ describe('FireService fire policies', () => {
     it("takes a message's fires in only while the lane holds fewer than its intake limit: a spike waits in the broker, not as work", async () => {
       const delivered: number[] = [];
       const calls: (() => void)[] = [];
-      const admission = { admit: async (msg: { runAt: number }) => ({ admitted: true, attempt: { msg } }) };
+      const admission = { admit: async (msg: { runAt: number }) => ({ kind: 'claimed', attempt: { msg } }) };
       const delivery = {
         deliver: ({ msg }: { msg: { runAt: number } }) =>
-          new Promise<string>((r) => calls.push(() => (delivered.push(msg.runAt), r('succeeded')))),
+          new Promise<{ kind: string }>((r) => calls.push(() => (delivered.push(msg.runAt), r({ kind: 'called' })))),
+        settled: async () => undefined,
       };
+      const outcomes = { outcomeOf: () => ({ kind: 'succeeded' }), record: async () => 'succeeded' };
       const shares = { enter: () => ({ entered: true, leave: () => undefined }), wouldHandBack: () => false, appOf: () => undefined };
       const service = new FireService(
         admission as unknown as FireAdmission,
         delivery as unknown as FireDelivery,
+        outcomes as unknown as AttemptOutcomes,
+        new FakePublisher() as unknown as FirePublisher,
         new ExecutorMetrics({ registry: new Registry() } as MetricsService),
         shares as unknown as AppShareGate,
         ExecutorConfig.load({}),
@@ -1114,9 +1120,11 @@ describe('FireService fire policies', () => {
 
     it('throws (nack) once every fire finished when one outcome could not be written', async () => {
       const finished: number[] = [];
-      const admission = { admit: async (msg: { runAt: number }) => ({ admitted: true, attempt: { msg } }) };
-      const delivery = {
-        deliver: async ({ msg }: { msg: { runAt: number } }) => {
+      const admission = { admit: async (msg: { runAt: number }) => ({ kind: 'claimed', attempt: { msg } }) };
+      const delivery = { deliver: async ({ msg }: { msg: { runAt: number } }) => ({ kind: 'called', msg }), settled: async () => undefined };
+      const outcomes = {
+        outcomeOf: (called: { msg: { runAt: number } }) => called,
+        record: async ({ msg }: { msg: { runAt: number } }) => {
           await new Promise((r) => setTimeout(r, msg.runAt === 2 ? 1 : 20));
           if (msg.runAt === 2) throw new Error('outcome not written');
           finished.push(msg.runAt);
@@ -1128,6 +1136,8 @@ describe('FireService fire policies', () => {
       const service = new FireService(
         admission as unknown as FireAdmission,
         delivery as unknown as FireDelivery,
+        outcomes as unknown as AttemptOutcomes,
+        new FakePublisher() as unknown as FirePublisher,
         metrics,
         shares as unknown as AppShareGate,
         ExecutorConfig.load({}),

@@ -2,15 +2,18 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, parseTaskMessage, parseTaskPayload, TaskMessage, TRACEPARENT_PATTERN } from '@timer/contracts';
 import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { AppShareGate } from '../intake/app-share.gate';
-import { ExecutorMetrics } from '../shared/executor.metrics';
-import { FireAdmission } from '../admit/fire-admission.service';
+import { Admission, FireAdmission } from '../admit/fire-admission.service';
 import { FireDelivery } from '../call/fire-delivery.service';
+import { AppShareGate } from '../intake/app-share.gate';
 import { FireLane } from '../intake/fire-lanes';
-import { FireResult } from '../shared/fire.types';
+import { SLOT_LEAD_MS, SlotLeads } from '../intake/slot-leads';
+import { AttemptOutcomes, Outcome } from '../settle/attempt-outcomes.service';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { endedWith } from '../shared/fire-tracing';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { InstantWaits } from '../shared/instant-waits';
-import { SLOT_LEAD_MS, SlotLeads } from '../intake/slot-leads';
+import { FirePublisher } from './fire-publisher';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -19,10 +22,13 @@ interface Worked {
 }
 
 /**
- * One task message, start to finish (docs/architecture.md, "executor"): parsed, admitted (early deferral,
- * settled duplicates, the claim: {@link FireAdmission}), then delivered (definition, misfire, callback,
- * recorded outcome, retry or dead letter: {@link FireDelivery}). Resolves once the outcome is durable,
- * so the transport's ack follows invariant 4; throws (the message is nacked) when it is not.
+ * One task message, start to finish (docs/architecture.md, "executor"), through four stages that each
+ * return a value: intake (a lane slot and the app's share: {@link FireLane}, {@link AppShareGate}),
+ * admit ({@link FireAdmission}: claimed, deferred or skipped), call ({@link FireDelivery}: a
+ * `CallResult`), settle ({@link AttemptOutcomes}: an `Outcome`, recorded). This class alone sends
+ * anything back to the broker ({@link FirePublisher}: hand-back, defer, retry, dead letter). Resolves
+ * once the outcome is durable, so the transport's ack follows invariant 4; throws (the message is
+ * nacked) when it is not.
  */
 @Injectable()
 export class FireService {
@@ -33,6 +39,8 @@ export class FireService {
   constructor(
     private readonly admission: FireAdmission,
     private readonly delivery: FireDelivery,
+    private readonly outcomes: AttemptOutcomes,
+    private readonly publisher: FirePublisher,
     private readonly metrics: ExecutorMetrics,
     private readonly shares: AppShareGate,
     private readonly config: ExecutorConfig,
@@ -111,28 +119,87 @@ export class FireService {
     const share = entry instanceof Promise ? await entry : entry;
     if (!share.entered) {
       this.diag?.did('hand-back');
-      return { result: 'deferred-share', handedBack: share.handedBack };
+      return { result: 'deferred-share', handedBack: this.publisher.handBack(msg, share.at, share.deferrals) };
     }
     try {
       const admission = await (this.tracing.enabled ? this.admitTraced(msg, properties) : this.admission.admit(msg, properties));
-      return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
+      switch (admission.kind) {
+        case 'claimed':
+          return { result: await this.callAndSettle(admission.attempt) };
+        case 'deferred':
+          await this.publisher.defer(admission.msg, admission.at, admission.recheck);
+          this.admission.deferred(admission);
+          return { result: admission.result };
+        case 'skipped':
+          return { result: admission.result };
+      }
     } finally {
       share.leave();
     }
   }
 
+  /** The call, then its outcome recorded and published; the call's part of its instant ends after that. */
+  private async callAndSettle(attempt: ClaimedAttempt): Promise<FireResult> {
+    const called = await this.delivery.deliver(attempt);
+    try {
+      const outcome = this.outcomes.outcomeOf(called);
+      const settling = this.onDone(outcome);
+      const result = await (this.tracing.enabled ? this.traced('timer.fire.outcome', attempt, settling) : settling);
+      await this.delivery.settled(called, result);
+      return result;
+    } finally {
+      called.instantSent?.();
+      called.instantAnswered?.();
+    }
+  }
+
+  /**
+   * The one place an outcome reaches the broker, in the order that keeps a crash between the two
+   * writes safe (docs/architecture.md, "executor": write orders).
+   */
+  private async onDone(outcome: Outcome): Promise<FireResult> {
+    switch (outcome.kind) {
+      case 'retry': {
+        // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
+        // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
+        const result = await this.outcomes.record(outcome);
+        if (result === 'fenced') return result;
+        await this.publisher.retry(outcome.next, outcome.at);
+        this.outcomes.retried(outcome);
+        return result;
+      }
+      case 'dead-letter':
+        // Dead-lettered first: a crash before the record redelivers and dead-letters again, rather
+        // than recording failed with no dead letter.
+        await this.publisher.deadLetter(outcome.msg, outcome.properties);
+        return this.outcomes.record(outcome);
+      case 'missed':
+        // Told to the failure notifier first, as a dead letter is.
+        if (outcome.notify) await this.publisher.missed(outcome.msg, outcome.text.slice(0, 512));
+        return this.outcomes.record(outcome);
+      default:
+        return this.outcomes.record(outcome);
+    }
+  }
+
   /** The admission (early deferral, duplicates, the claim) as the fire's `timer.fire.admit` span. */
-  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): ReturnType<FireAdmission['admit']> {
+  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): Promise<Admission> {
     const span = this.tracing.start('timer.fire.admit', msg.traceparent, 'consumer', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
     try {
       const admission = await this.admission.admit(msg, properties);
-      span.setAttribute('timer.result', admission.admitted ? 'claimed' : admission.result);
+      span.setAttribute('timer.result', admission.kind === 'claimed' ? 'claimed' : admission.result);
       span.end();
       return admission;
     } catch (e) {
       span.end((e as Error).message);
       throw e;
     }
+  }
+
+  /** `work` as a span of the fire's trace, with its result as an attribute. */
+  private traced(name: string, { msg }: ClaimedAttempt, work: Promise<FireResult>): Promise<FireResult> {
+    const span = this.tracing.start(name, msg.traceparent, 'internal', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
+    return endedWith(span, work, (r) => ['timer.result', r]);
   }
 
   private invalid(reason: string, raw: unknown): FireResult {

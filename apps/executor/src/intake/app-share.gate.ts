@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { FirePublisher } from '../fire/fire-publisher';
 import { PauseWatch } from '../shared/pause-watch.service';
 import { SettledFires } from '../shared/settled-fires.service';
 import { TimerCache } from '../shared/timer-cache.service';
@@ -16,8 +15,11 @@ const SETTLED_CHECK_AT = new Set([2, 8, 32]);
 /** The n-th hand-back waits 1 s * 2^n, at most this (+-20 %): an app far over its share is not re-read every second. */
 export const SHARE_DEFERRAL_MAX_MS = 30_000;
 
-/** Taken (give it back with `leave`), or not: the message is being handed back, stored by the broker once `handedBack` resolves. */
-export type ShareEntry = { entered: true; leave: () => void } | { entered: false; handedBack: Promise<void> };
+/**
+ * Taken (give it back with `leave`), or not: the message is to be handed back to the broker, for `at`,
+ * as its `deferrals`-th hand-back (the caller publishes it).
+ */
+export type ShareEntry = { entered: true; leave: () => void } | { entered: false; at: number; deferrals: number };
 
 /** Properties of messages that are never handed back (see `enter`). */
 const ASKED_FOR = [MESSAGE_PROPERTIES.recheck, MESSAGE_PROPERTIES.runNow, MESSAGE_PROPERTIES.replayedFrom];
@@ -43,7 +45,6 @@ export class AppShareGate {
   constructor(
     private readonly control: DeliveryControl,
     private readonly cache: TimerCache,
-    private readonly publisher: FirePublisher,
     private readonly config: ExecutorConfig,
     private readonly metrics: DeliveryControlMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -94,10 +95,9 @@ export class AppShareGate {
     // it without a handler of the share, rather than being handed back again and again.
     if (await this.shouldDrop(msg, properties, app, deferrals)) return NOTHING_HELD;
     const at = this.control.shares.handBackAt(app, now, shareDeferralMs(deferrals));
-    const handedBack = this.publisher.handBack(msg, at, deferrals + 1);
     this.metrics.deferred.inc({ reason: 'app_share' });
     this.logger.debug(`fire ${msg.fireId}: app ${app} holds its share (${this.control.shares.held(app)}); back at ${at}`);
-    return { entered: false, handedBack };
+    return { entered: false, at, deferrals: deferrals + 1 };
   }
 
   /**

@@ -4,21 +4,36 @@ import { CallbackResult } from '@timer/callback';
 import { MESSAGE_PROPERTIES, MISSED_REASONS_NOTIFIED, TaskMessage } from '@timer/contracts';
 import { FireOutcome, TaskStatus, TimerEntity } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
-import { unsentDeadline } from './unsent-deadline';
+import { CallResult } from '../call/call-result';
 import { retryDelayMs } from '../shared/backoff';
 import { ExecutorMetrics, MissedReason } from '../shared/executor.metrics';
-import { FirePublisher } from '../fire/fire-publisher';
 import { quietAt } from '../shared/instant-waits';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { OutcomeRecorder } from './outcome-recorder.service';
+import { unsentDeadline } from './unsent-deadline';
 
 /** What every outcome of one attempt writes, before its status and claim. */
 type AttemptBase = Omit<FireOutcome, 'status' | 'claimedBy' | 'claimedUntil'>;
 
 /**
- * The end of one claimed attempt: its outcome recorded (batched, fenced by the claim), then the next
- * attempt published or the fire dead-lettered. Each method resolves once the outcome is durable, and
- * says 'fenced' when the claim had passed on.
+ * The end of one attempt, decided: the row to write (fenced by the claim) and what goes to the broker
+ * with it. The orchestrator sends and records in the order each kind needs (docs/architecture.md,
+ * "executor": write orders).
+ */
+export type Outcome =
+  | { kind: 'succeeded'; msg: TaskMessage; row: FireOutcome }
+  /** The next attempt at `at` (`used`: false when the origin refused the call: the same attempt again). */
+  | { kind: 'retry'; msg: TaskMessage; row: FireOutcome; next: TaskMessage; at: number; used: boolean }
+  | { kind: 'dead-letter'; msg: TaskMessage; row: FireOutcome; properties: Record<string, string> }
+  /** Not called; `notify`: a reason its owner did not ask for (`MISSED_REASONS_NOTIFIED`), published for the failure notifier. */
+  | { kind: 'missed'; msg: TaskMessage; row: FireOutcome; reason: MissedReason; text: string; notify: boolean }
+  /** The claim was taken over before the call went out (this process was taken for dead): nothing sent, nothing written. */
+  | { kind: 'taken-over'; msg: TaskMessage };
+
+/**
+ * The settle stage: decides a call's {@link Outcome} (succeeded; failed with attempts left: retry, not
+ * before the origin's Retry-After or open circuit; failed for good: dead letter) and records it
+ * (batched, fenced by the claim). A record whose claim had passed on ends 'fenced'.
  */
 @Injectable()
 export class AttemptOutcomes {
@@ -26,22 +41,65 @@ export class AttemptOutcomes {
 
   constructor(
     private readonly recorder: OutcomeRecorder,
-    private readonly publisher: FirePublisher,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  outcomeOf(r: CallResult): Outcome {
+    if (r.kind === 'taken-over') return { kind: 'taken-over', msg: r.attempt.msg };
+    if (r.kind === 'not-called') return this.missed(r.attempt, r.reason, r.text, r.latenessMs);
+    return this.called(r.attempt, r.timer, r.result, r.latenessMs, r.target, r.notBefore, r.sent);
+  }
+
+  /** Writes the outcome's row; resolves with the fire's result once it is durable. */
+  async record(o: Outcome): Promise<FireResult> {
+    if (o.kind === 'taken-over') {
+      this.metrics.fenced.inc();
+      this.logger.warn(`fire ${o.msg.fireId} attempt ${o.msg.attempt}: taken over by another executor before its call (this process was taken for dead); not called`);
+      return 'fenced';
+    }
+    if (o.kind === 'dead-letter') this.metrics.deadLettered.inc();
+    const applied = await this.recorder.record(o.row);
+    if (!applied) return this.fenced(o.msg);
+    switch (o.kind) {
+      case 'succeeded':
+        this.metrics.deliveries.inc({ outcome: 'succeeded' });
+        return 'succeeded';
+      case 'retry':
+        return 'retry';
+      case 'dead-letter':
+        this.metrics.deliveries.inc({ outcome: 'failed' });
+        this.logger.warn(`fire ${o.msg.fireId} failed after attempt ${o.msg.attempt}: ${o.row.error}`);
+        return 'failed';
+      case 'missed':
+        this.metrics.missed.inc({ reason: o.reason });
+        this.logger.log(`fire ${o.msg.fireId} missed: ${o.text}`);
+        return 'missed';
+    }
+  }
+
+  /** Counts a retry once its message is stored by the broker. */
+  retried(o: Extract<Outcome, { kind: 'retry' }>): void {
+    const { msg } = o;
+    if (!o.used) {
+      this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} not sent (${o.row.error}); again at ${o.at}, no attempt used`);
+      return;
+    }
+    this.metrics.retries.inc();
+    this.metrics.deliveries.inc({ outcome: 'retry' });
+    this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} failed (${o.row.error}); attempt ${o.next.attempt} at ${o.at}`);
+  }
+
   /**
-   * The callback's result: succeeded; failed with attempts left (retry, not before `notBefore`: the
-   * origin's Retry-After or open circuit); or failed for good (dead letter). `sent` false: the origin's
-   * state refused the call (docs/behaviour.md, "Adaptive delivery"): see {@link notSent}.
+   * The callback's result. `sent` false: the origin's state refused the call (docs/behaviour.md,
+   * "Adaptive delivery"): see {@link notSent}.
    */
-  async called(claimed: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target = claimed.msg.runAt, notBefore = 0, sent = true): Promise<FireResult> {
+  private called(claimed: ClaimedAttempt, timer: TimerEntity, result: CallbackResult, lateness: number, target: number, notBefore: number, sent: boolean): Outcome {
     const { msg, token } = claimed;
     if (result.ok) {
       // The common case, built as one literal (no spread of an attempt base): this runs once per fire.
-      const applied = await this.recorder.record({
+      const row: FireOutcome = {
         timerId: msg.timerId,
         runAt: msg.runAt,
         token,
@@ -55,10 +113,8 @@ export class AttemptOutcomes {
         claimedBy: token,
         claimedUntil: null,
         startedAt: target + lateness,
-      });
-      if (!applied) return this.fenced(msg);
-      this.metrics.deliveries.inc({ outcome: 'succeeded' });
-      return 'succeeded';
+      };
+      return { kind: 'succeeded', msg, row };
     }
 
     const base: AttemptBase = {
@@ -71,8 +127,8 @@ export class AttemptOutcomes {
       latenessMs: lateness,
       error: result.error ?? null,
       output: result.output ?? null,
-      // The callback started `lateness` after its target, run_at plus the fire's jitter (FireDelivery
-      // measures both from one clock reading).
+      // The callback started `lateness` after its target, run_at plus the fire's jitter (the call
+      // stage measures both from one clock reading).
       startedAt: target + lateness,
     };
 
@@ -80,16 +136,9 @@ export class AttemptOutcomes {
 
     const maxAttempts = Math.max(1, timer.maxAttempts);
     if (result.retryable && msg.attempt < maxAttempts) {
-      const retryAt = Math.max(this.clock.now() + retryDelayMs(timer.backoffMs, msg.attempt), notBefore);
-      // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
-      // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
-      const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt + this.config.leaseMs });
-      if (!applied) return this.fenced(msg);
-      await this.publisher.retry({ ...msg, attempt: msg.attempt + 1 }, retryAt);
-      this.metrics.retries.inc();
-      this.metrics.deliveries.inc({ outcome: 'retry' });
-      this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} failed (${result.error}); attempt ${msg.attempt + 1} at ${retryAt}`);
-      return 'retry';
+      const at = Math.max(this.clock.now() + retryDelayMs(timer.backoffMs, msg.attempt), notBefore);
+      const row: FireOutcome = { ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: at + this.config.leaseMs };
+      return { kind: 'retry', msg, row, next: { ...msg, attempt: msg.attempt + 1 }, at, used: true };
     }
 
     return this.finalFailure(msg, base, result, msg.attempt, result.retryable ? 'attempts exhausted' : 'not retryable');
@@ -104,55 +153,39 @@ export class AttemptOutcomes {
    * the fire past its deadline ends it, a first attempt recorded missed (`late`, it was never called),
    * a later one dead-lettered and recorded failed (`not sent before its deadline`).
    */
-  private async notSent(claimed: ClaimedAttempt, timer: TimerEntity, base: AttemptBase, result: CallbackResult, notBefore: number): Promise<FireResult> {
+  private notSent(claimed: ClaimedAttempt, timer: TimerEntity, base: AttemptBase, result: CallbackResult, notBefore: number): Outcome {
     const { msg } = claimed;
     const now = this.clock.now();
     // Back in the quiet part of a second: a busy origin's refusals of one instant come back together
     // 1 s later, at another instant, where they would run beside the other apps' calls
     // (docs/benchmarks.md, "Measurements behind the code").
-    const retryAt = offInstants(Math.max(now, notBefore));
+    const at = offInstants(Math.max(now, notBefore));
     const deadline = unsentDeadline(timer, msg.runAt, msg.attempt, this.config.misfireWindowMs, this.config.callbackTimeoutMaxMs);
-    if (retryAt > deadline) {
+    if (at > deadline) {
       const text = `not sent before its deadline ${new Date(deadline).toISOString()} (${result.error ?? 'refused'})`;
       if (msg.attempt === 1) return this.missed(claimed, 'late', text, base.latenessMs);
       return this.finalFailure(msg, { ...base, error: text }, result, msg.attempt - 1, 'not sent before its deadline');
     }
-    // A lease that ends just before retryAt: the claim takes an expired lease of the same attempt (`<` now).
-    const applied = await this.recorder.record({ ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: retryAt - 1 });
-    if (!applied) return this.fenced(msg);
-    await this.publisher.retry(msg, retryAt);
-    this.logger.debug(`fire ${msg.fireId} attempt ${msg.attempt} not sent (${result.error}); again at ${retryAt}, no attempt used`);
-    return 'retry';
+    // A lease that ends just before `at`: the claim takes an expired lease of the same attempt (`<` now).
+    const row: FireOutcome = { ...base, status: TaskStatus.Running, claimedBy: null, claimedUntil: at - 1 };
+    return { kind: 'retry', msg, row, next: msg, at, used: false };
   }
 
-  /**
-   * Final: dead-letter first (a crash before the record redelivers and dead-letters again, rather
-   * than recording failed with no dead letter), then record failed.
-   */
-  private async finalFailure(msg: TaskMessage, base: AttemptBase, result: CallbackResult, attemptsMade: number, reason: string): Promise<FireResult> {
-    await this.publisher.deadLetter(msg, {
+  /** Failed for good: the dead letter says why, the row is recorded failed. */
+  private finalFailure(msg: TaskMessage, base: AttemptBase, result: CallbackResult, attemptsMade: number, reason: string): Outcome {
+    const properties = {
       [MESSAGE_PROPERTIES.error]: (base.error ?? 'failed').slice(0, 512),
       [MESSAGE_PROPERTIES.httpStatus]: String(result.status ?? ''),
       [MESSAGE_PROPERTIES.attempts]: String(attemptsMade),
       [MESSAGE_PROPERTIES.reason]: reason,
-    });
-    this.metrics.deadLettered.inc();
+    };
     const { token } = base;
-    const applied = await this.recorder.record({ ...base, status: TaskStatus.Failed, claimedBy: token, claimedUntil: null });
-    if (!applied) return this.fenced(msg);
-    this.metrics.deliveries.inc({ outcome: 'failed' });
-    this.logger.warn(`fire ${msg.fireId} failed after attempt ${msg.attempt}: ${base.error}`);
-    return 'failed';
+    return { kind: 'dead-letter', msg, row: { ...base, status: TaskStatus.Failed, claimedBy: token, claimedUntil: null }, properties };
   }
 
-  /**
-   * Not called: the timer is gone, disabled or deleted, or the misfire policy skips a late fire. A
-   * reason the owner did not ask for (`MISSED_REASONS_NOTIFIED`) is published for the failure
-   * notifier first, as a dead letter is: a crash before the record redelivers and publishes again.
-   */
-  async missed({ msg, token }: ClaimedAttempt, reason: MissedReason, text: string, latenessMs: number | null = null): Promise<FireResult> {
-    if (MISSED_REASONS_NOTIFIED.includes(reason)) await this.publisher.missed(msg, text.slice(0, 512));
-    const applied = await this.recorder.record({
+  /** Not called: the timer is gone, disabled or deleted, a policy skips the fire, or it is too late. */
+  private missed({ msg, token }: ClaimedAttempt, reason: MissedReason, text: string, latenessMs: number | null): Outcome {
+    const row: FireOutcome = {
       timerId: msg.timerId,
       runAt: msg.runAt,
       token,
@@ -165,18 +198,8 @@ export class AttemptOutcomes {
       output: null,
       claimedBy: token,
       claimedUntil: null,
-    });
-    if (!applied) return this.fenced(msg);
-    this.metrics.missed.inc({ reason });
-    this.logger.log(`fire ${msg.fireId} missed: ${text}`);
-    return 'missed';
-  }
-
-  /** The claim was taken over before its call went out (this process was taken for dead): nothing sent, nothing written. */
-  takenOver(msg: TaskMessage): FireResult {
-    this.metrics.fenced.inc();
-    this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: taken over by another executor before its call (this process was taken for dead); not called`);
-    return 'fenced';
+    };
+    return { kind: 'missed', msg, row, reason, text, notify: MISSED_REASONS_NOTIFIED.includes(reason) };
   }
 
   private fenced(msg: TaskMessage): FireResult {

@@ -1,4 +1,5 @@
 import { TaskMessage } from '@timer/contracts';
+import { TimerDefinition } from '@timer/dal';
 
 /** What the executor did with one message (for logs and tests). */
 export type FireResult =
@@ -14,11 +15,16 @@ export type FireResult =
   | 'failed'
   | 'fenced';
 
-/** One attempt this executor has claimed: the fence token its writes carry, and whether someone asked for it now. */
+/**
+ * One attempt this executor has claimed: the fence token its writes carry, whether someone asked for it
+ * now, and its timer's definition as the admission read it (the stages after it read no other).
+ */
 export interface ClaimedAttempt {
   /** The message as delivered (a replay's attempt is 1). */
   msg: TaskMessage;
   token: string;
+  /** The definition the attempt was claimed with (null: not found when read); its callback is called with it. */
+  definition: TimerDefinition | null;
   /** A replayed dead letter or a run now: delivered however late (the misfire policy does not apply). */
   onDemand: boolean;
   /**
