@@ -97,3 +97,36 @@ describe('FireLane', () => {
     });
   });
 });
+
+describe('FireLane slots', () => {
+  it('runs at most its size at once and lets the waiting in in arrival order', async () => {
+    const lane = new FireLane(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const work = (i: number) => lane.run(async () => {
+      started.push(i);
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+      if (i === 2) throw new Error('boom');
+      return i;
+    });
+    const results = await Promise.allSettled([0, 1, 2, 3, 4].map(work));
+    expect(most).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(lane.inFlight).toBe(0);
+  });
+
+  it('hands slots over in order through a long queue and ends with none held', async () => {
+    const lane = new FireLane(3);
+    const order: number[] = [];
+    await Promise.all(Array.from({ length: 5_000 }, (_, i) => lane.run(async () => {
+      order.push(i);
+      await Promise.resolve();
+    })));
+    expect(order).toEqual(Array.from({ length: 5_000 }, (_, i) => i));
+    expect([lane.inFlight, lane.queued]).toEqual([0, 0]);
+  });
+});
