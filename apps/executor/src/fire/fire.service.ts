@@ -71,21 +71,16 @@ export class FireService {
   }
 
   /**
-   * A fire due soon waits for its time before it takes a slot, so slots go to fires being claimed,
-   * called and recorded rather than to fires waiting: a step's fires arrive well ahead of their time, and
-   * slots held for that long cap the rate far below the lanes' size
-   * (docs/benchmarks.md, "Measurements behind the code"). Far-ahead fires take their
-   * slot at once: the admission hands them back to the broker. The fire is given back to the lane's
-   * intake when it ended, whatever the outcome.
+   * Intake: a fire due soon waits for its time before it takes a slot, so slots go to fires being
+   * claimed, called and recorded, not to fires waiting (docs/benchmarks.md, "Measurements behind the
+   * code"); a far-ahead fire takes its slot at once, to be deferred by the admission.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     try {
       const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-      // A fire its app's share will not take is handed back in the quiet part of the second, not at its
-      // instant (nor, come back late, at another one): there a slow app's hundreds of hand-backs a second
-      // would stall the event loop beside the other apps' claims and calls, and their garbage fill the
-      // young generation just then (docs/benchmarks.md, "Measurements behind the code").
-      // Else grouped by app: several apps' fires of one instant are released in turns.
+      // A fire its app's share will not take is handed back in the quiet part of the second, off the
+      // instants where the other apps' claims and calls run (docs/benchmarks.md, "Measurements behind
+      // the code"); else grouped by app, so several apps' fires of one instant are released in turns.
       if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
         await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
       } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
@@ -108,11 +103,8 @@ export class FireService {
   }
 
   /**
-   * Fair delivery: the app's share of the handlers is taken first and held until the outcome. A fire
-   * over its app's share is handed back, and the caller waits for the broker to store it after giving
-   * its lane slot back: a slot held for that publish kept another app's fires due at the same instant
-   * out of the lane: a slow app's hand-backs and its fires held filled the slots while the other
-   * apps' fires waited for one (docs/benchmarks.md, "Measurements behind the code").
+   * The stages of one fire. Its app's share is held until the outcome; a hand-back is awaited only
+   * after the lane slot is given back, so the publish does not keep another app's fires out of the lane.
    */
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);

@@ -2,14 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ExecutorConfig } from '../config/executor.env';
 
 /**
- * How many fires a lane takes in from its messages per slot, counted from the message's parse to each
- * fire's end (waiting for its time or a slot included); further messages wait before their fires become
- * work. Without it the transport's handlers, each holding a message of up to 100 fires, took a whole
- * spike into the heap at once and spent the spike's first seconds on parsing and GC while the
- * deliveries waited (issue 11, docs/benchmarks.md, "Measurements behind the code"). A waiting message
- * holds its handler, so the transport takes no further message and the rest of the spike stays in the
- * broker.
- * 4 slots' worth keeps 3 slots' worth queued behind the busy slots, and the fires that wait for their time count.
+ * How many fires a lane takes in from its messages per slot, from the message's parse to each fire's
+ * end; a further message waits, holding its handler, so the rest of a spike stays in the broker rather
+ * than in the heap (docs/benchmarks.md, "Measurements behind the code"). 4 keeps 3 slots' worth queued
+ * behind the busy ones, fires waiting for their time included.
  */
 export const INTAKE_FIRES_PER_SLOT = 4;
 
@@ -128,12 +124,10 @@ export class FireLane {
 }
 
 /**
- * The executor's lanes, one per task topic, sized as the transport's handlers were: fires due now
- * (`timer-tasks`) and retries and rechecks (`timer-task-retries`) get TIMER_EXECUTOR_CONCURRENCY each,
- * the catch-up lane a tenth of it, and a catch-up fire starts only when no fire due now waits for a
- * slot. Slots alone did not keep catch-up work off fires due now: a local callback takes a few ms, so
- * a tenth of the slots still took most of the CPU and the database while a backlog drained, and the
- * fires due now queued behind it (docs/benchmarks.md, "Measurements behind the code").
+ * The executor's lanes, one per task topic: fires due now (`timer-tasks`) and retries and rechecks
+ * (`timer-task-retries`) get TIMER_EXECUTOR_CONCURRENCY slots each, catch-up a tenth of it, and a
+ * catch-up fire starts only when no fire due now waits for a slot: fewer slots alone did not keep a
+ * draining backlog off the fires due now (docs/benchmarks.md, "Measurements behind the code").
  */
 @Injectable()
 export class FireLanes {

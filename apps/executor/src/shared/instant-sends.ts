@@ -6,11 +6,9 @@ export const BURST_MAX_MS = 200;
 
 /**
  * Which due instants' calls are still going on: a fire that reached its time counts until its call is
- * answered (or it ended without one), for at most {@link BURST_MAX_MS} after its instant. The burst of
- * an instant (1,000 fires at one second, sent over 256 connections as the receiver answers) is going on
- * while this is busy. Work that can wait (outcome writes: OutcomeRecorder) waits for it, so the CPU of
- * the executor, of MariaDB and of the receiver (often on the same cores) goes to the calls then: a
- * write started once the last call was out ran beside the receiver's last 256 requests.
+ * answered (or it ended without one), for at most {@link BURST_MAX_MS} after its instant. Work that can
+ * wait (outcome writes: OutcomeRecorder) waits for it, so the CPU the executor, MariaDB and the
+ * receiver share goes to the calls then.
  */
 @Injectable()
 export class InstantSends {

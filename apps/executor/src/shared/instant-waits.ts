@@ -27,15 +27,13 @@ export function quietAt(now: number): number | undefined {
 type Instant = Map<string, (() => void)[]>;
 
 /**
- * Waits for instants, one timer per instant: the fires of one second are due at the same
- * millisecond, and a timer each (its duration computed from a slightly different now, so a timer
- * list each in Node) cost more than the wait itself at thousands of fires a second.
+ * Waits for instants, one timer per instant: the fires of one second are due at the same millisecond,
+ * and a Node timer each cost more than the wait itself.
  *
- * Waiters given a group (the fire's app) are released group by group in turns when several groups
- * wait for one instant: {@link RELEASE_CHUNK} per event-loop turn, one of each group in rotation,
- * the group with the fewest waiting first. Released all in one turn, a heavy app's fires ran their
- * pre-claim work ahead of a light app's fires due at the same instant, whose claims then finished only
- * at the due instant (issue 15, docs/benchmarks.md, "Measurements behind the code").
+ * Waiters given a group (the fire's app) are released in turns when several groups wait for one
+ * instant: {@link RELEASE_CHUNK} per event-loop turn, one of each group in rotation, the smallest group
+ * first, so a heavy app's fires do not delay a light app's claims past the instant
+ * (docs/benchmarks.md, "Measurements behind the code").
  */
 export class InstantWaits {
   private readonly waits = new Map<number, Promise<void>>();

@@ -41,9 +41,8 @@ interface Miss {
  * query the definitions of timers with fires due within step2, so fires rarely wait for MySQL.
  *
  * Misses are loaded in batches (one query for what missed while the previous ones ran, up to
- * {@link MISS_BATCH} ids), as the claims are: a top-of-hour spike of 150,000 hourly timers is past the
- * prefetch's limit, and one query per missed fire cost the executor and MariaDB more than the fire's
- * claim and outcome did (CPU per fire 2-3x that of every-second timers, whose definitions stay cached).
+ * {@link MISS_BATCH} ids), as the claims are: a spike larger than the prefetch's limit would otherwise
+ * cost a query per fire, more than its claim and outcome (docs/benchmarks.md, "Measurements behind the code").
  */
 @Injectable()
 export class TimerCache implements OnModuleInit, OnModuleDestroy {
