@@ -16,7 +16,6 @@ import { ClaimBatcher } from '../src/admit/claim-batcher.service';
 import { ExecutorMetrics } from '../src/shared/executor.metrics';
 import { type ExecutorLiveness } from '../src/admit/executor-liveness.service';
 import { FireAdmission } from '../src/admit/fire-admission.service';
-import { FireClaimer } from '../src/admit/fire-claimer.service';
 import { FireDelivery } from '../src/call/fire-delivery.service';
 import type { FirePublisher } from '../src/fire/fire-publisher';
 import { FireService } from '../src/fire/fire.service';
@@ -54,7 +53,6 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   const liveness = new FakeLiveness();
   const marks = new FakeCallMarks();
   const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
-  const claimer = new FireClaimer(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, cache, liveness as unknown as ExecutorLiveness, clock, config, calls);
   const outcomes = new AttemptOutcomes(recorder, config, metrics, clock);
   const inFlight = new FakeInFlightFires();
   const pausedApps = { state: new Map<string, PauseState>(), fail: false };
@@ -68,7 +66,7 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
   const service = new FireService(
-    new FireAdmission(claimer, config, metrics, clock, pauses, cache, calls),
+    new FireAdmission(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, liveness as unknown as ExecutorLiveness, config, metrics, clock, pauses, cache, calls),
     new FireDelivery(cache, callback as unknown as CallbackClient, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer), calls),
     outcomes,
     pub,

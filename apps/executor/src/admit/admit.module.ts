@@ -3,11 +3,10 @@ import { CallStarts } from './call-starts.service';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorLiveness } from './executor-liveness.service';
 import { FireAdmission } from './fire-admission.service';
-import { FireClaimer } from './fire-claimer.service';
 
 /** The admit stage: the definition read, the early and pause deferrals, the claim and the takeover of a dead holder's fire. */
 @Module({
-  providers: [ExecutorLiveness, CallStarts, ClaimBatcher, FireClaimer, FireAdmission],
+  providers: [ExecutorLiveness, CallStarts, ClaimBatcher, FireAdmission],
   exports: [FireAdmission, CallStarts],
 })
 export class AdmitModule {}

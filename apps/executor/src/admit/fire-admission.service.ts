@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
-import { FireState, TaskStatus, TimerDefinition } from '@timer/dal';
+import { ClaimResult, FireClaimRepository, FireState, TaskRepository, TaskStatus, TimerDefinition } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
 import { ExecutorMetrics } from '../shared/executor.metrics';
-import { LIVENESS_TTL_MS } from './executor-liveness.service';
-import { FireClaimer } from './fire-claimer.service';
+import { ClaimBatcher } from './claim-batcher.service';
+import { ExecutorLiveness, LIVENESS_TTL_MS } from './executor-liveness.service';
 import { fireDelayOf } from './jitter';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
@@ -18,6 +18,19 @@ import { TimerCache } from '../shared/timer-cache.service';
 export const RECHECK_MARGIN_MS = 1_000;
 /** Pulsar delivers delayed messages on a tick (1 s by default): an early message comes back this much before run_at. */
 export const EARLY_REPUBLISH_LEAD_MS = 1_000;
+
+/**
+ * What claiming one attempt found: taken (with the token every later write of it carries), refused
+ * (with the row's state then, null when it has no row), or impossible: the fire has no row and its
+ * timer is gone, so there is no app to file one under.
+ */
+type AttemptClaim = { kind: 'claimed'; token: string } | { kind: 'refused'; state: FireState | null } | { kind: 'timer-not-found' };
+
+/** A fire taken over from a dead holder: the new claim's token, and whether the holder's call may have started. */
+interface Takeover {
+  token: string;
+  mayHaveCalled: boolean;
+}
 
 /** Why a message goes back to the broker for later (counted in timer_delivery_deferred_total). */
 export type DeferReason = 'early' | 'paused' | 'held';
@@ -35,14 +48,19 @@ export type Admission =
  * The admit stage (docs/architecture.md, "executor"): a replay reopened, the timer's definition read
  * (once for the whole fire), a message far ahead of run_at or of a paused app deferred, then the claim
  * (the duplicate fence); a duplicate of a settled fire is skipped, a fire held by a live claim deferred
- * as a recheck after its lease. Publishes nothing: a deferral is returned to the caller.
+ * as a recheck after its lease. The claim carries a unique token (every later write of the attempt is
+ * fenced by it); a missing row is re-created, a replay reopened, a fire whose holder died taken over.
+ * Publishes nothing: a deferral is returned to the caller.
  */
 @Injectable()
 export class FireAdmission {
   private readonly logger = new Logger(FireAdmission.name);
 
   constructor(
-    private readonly claimer: FireClaimer,
+    private readonly batcher: ClaimBatcher,
+    private readonly claims: FireClaimRepository,
+    private readonly tasks: TaskRepository,
+    private readonly liveness: ExecutorLiveness,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -58,7 +76,7 @@ export class FireAdmission {
     // A replayed dead letter or a run now is delivered without the misfire check (late is what was asked for).
     const replayed = properties[MESSAGE_PROPERTIES.replayedFrom] !== undefined;
     const onDemand = replayed || properties[MESSAGE_PROPERTIES.runNow] === '1';
-    if (replayed) msg = await this.claimer.reopenForReplay(msg);
+    if (replayed) msg = await this.reopenForReplay(msg);
 
     // Far ahead (of run_at plus the fire's jitter): back to the broker for later instead of holding a
     // worker (and a claim) for long. Only a first attempt needs the definition here (its jitter).
@@ -76,11 +94,11 @@ export class FireAdmission {
       if (paused) return paused;
     }
 
-    const claim = await this.claimer.claim(msg);
+    const claim = await this.claim(msg);
     if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
     if (claim.kind === 'refused') {
       // Held by an executor that is gone: take it over now rather than after its lease.
-      const taken = await this.claimer.takeOverFromDead(msg, claim.state);
+      const taken = await this.takeOverFromDead(msg, claim.state);
       if (taken !== null) {
         const how = taken.mayHaveCalled ? 'its call may have reached the receiver' : 'its call had not started';
         this.logger.warn(`fire ${msg.fireId} attempt ${msg.attempt}: its holder ${claim.state?.claimedBy} is gone; taken over (${how})`);
@@ -122,6 +140,51 @@ export class FireAdmission {
     this.pauses.skipped.inc();
     this.logger.debug(`fire ${msg.fireId}: app ${def.timer.app} is paused, not delivered`);
     return skipped('paused');
+  }
+
+  /**
+   * An operator replayed this dead letter (`npm run ops -- replay`): its failed row is reopened and
+   * the fire delivered as a first attempt. A second replay finds the row no longer failed, and the
+   * claim treats it as a duplicate.
+   */
+  private async reopenForReplay(msg: TaskMessage): Promise<TaskMessage> {
+    await this.claims.reopenFailed(msg);
+    return { ...msg, attempt: 1 };
+  }
+
+  private async claim(msg: TaskMessage): Promise<AttemptClaim> {
+    const token = this.calls.nextToken();
+    let claim = await this.claimOnce(msg, token);
+    if (!claim.claimed && claim.state === null) {
+      // Rows precede messages, so this should not happen (a delete removed pending rows after the
+      // message was published, or a manual clean-up): re-create the row so the fire is recorded.
+      const def = await this.cache.get(msg.timerId, true);
+      if (!def) return { kind: 'timer-not-found' };
+      await this.tasks.insertIgnore([{ app: def.timer.app, timerId: msg.timerId, runAt: msg.runAt }]);
+      claim = await this.claimOnce(msg, token);
+    }
+    return claim.claimed ? { kind: 'claimed', token } : { kind: 'refused', state: claim.state };
+  }
+
+  /**
+   * Takes over a fire held (unexpired lease) by an executor process that is gone, so its fire goes
+   * out within seconds of the death instead of after the lease. Returns the new claim's token and
+   * whether the dead holder's call may have started ({@link CallStarts}), or null when the holder is
+   * alive, the fire is not held, or someone else took it first.
+   */
+  private async takeOverFromDead(msg: TaskMessage, state: FireState | null): Promise<Takeover | null> {
+    if (state === null || state.status !== TaskStatus.Running || state.claimedBy === null) return null;
+    if (state.attempt > msg.attempt || (state.claimedUntil ?? 0) <= this.clock.now()) return null;
+    if (!(await this.liveness.isDead(state.claimedBy))) return null;
+    const token = this.calls.nextToken();
+    const now = this.clock.now();
+    const taken = await this.claims.takeOver({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: now, leaseMs: this.config.leaseMs }, state.claimedBy);
+    if (!taken) return null;
+    return { token, mayHaveCalled: await this.calls.takenOver(state.claimedBy, token) };
+  }
+
+  private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {
+    return this.batcher.claim({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: this.clock.now(), leaseMs: this.config.leaseMs });
   }
 
   /** The claim was refused: settled or stale -> duplicate; held by a live claim -> recheck after its lease. */
