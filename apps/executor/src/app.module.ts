@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { RoleConfig } from '@timer/platform';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { MYSQL_DEPENDENCY } from '@timer/dal';
+import { RoleConfig, RoleRuntimeModule } from '@timer/platform';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
+import { REDIS_DEPENDENCY } from '@timer/redis';
 import { AdmitModule } from './admit/admit.module';
 import { CallModule } from './call/call.module';
 import { ExecutorConfig } from './config/executor.env';
@@ -26,7 +28,14 @@ export class AppModule {
     const executor = ExecutorConfig.load(env);
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config), ExecutorSharedModule.register(executor), IntakeModule, AdmitModule, CallModule, SettleModule],
+      imports: [
+        RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY }),
+        ExecutorSharedModule.register(executor),
+        IntakeModule,
+        AdmitModule,
+        CallModule,
+        SettleModule,
+      ],
       controllers: [TaskHandler],
       providers: [FirePublisher, FireService],
     };

@@ -3,7 +3,7 @@ import type { CallbackClient } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
-import { FireWriter } from '@timer/runtime';
+import { FireWriter } from '@timer/fire';
 import type { MaintenanceWindow } from '@timer/schedule';
 import { FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from './fakes';
 import { ExecutorConfig } from '../src/config/executor.env';

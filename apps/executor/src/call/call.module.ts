@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { FireWriter, TaskPublisher } from '@timer/runtime';
+import { FireWriter, TaskPublisher } from '@timer/fire';
 import { AdmitModule } from '../admit/admit.module';
 import { CallbackClientCloser, callbackClientProvider } from './callback.provider';
 import { FireDelivery } from './fire-delivery.service';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimerEntity } from '@timer/dal';
-import { FireWriter } from '@timer/runtime';
+import { FireWriter } from '@timer/fire';
 import { ClaimedAttempt } from '../shared/fire.types';
 import { CallResult } from './call-result';
 import { MaintenanceWatch } from './maintenance-watch.service';
