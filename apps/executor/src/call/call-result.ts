@@ -1,6 +1,6 @@
 import { CallbackResult } from '@timer/callback';
 import { FireRef } from '@timer/contracts';
-import { TimerEntity } from '@timer/dal';
+import { TimerDefinition } from '@timer/dal';
 import { MissedReason } from '../shared/executor.metrics';
 import { ClaimedAttempt } from '../shared/fire.types';
 
@@ -21,7 +21,8 @@ export type CallResult = (
   | {
       kind: 'called';
       attempt: ClaimedAttempt;
-      timer: TimerEntity;
+      /** The definition it was called with (the claimed one, else the one read after the wait). */
+      definition: TimerDefinition;
       result: CallbackResult;
       /** From the fire's target (run_at plus jitter) to the call's start, the origin's wait included. */
       latenessMs: number;

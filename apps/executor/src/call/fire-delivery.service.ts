@@ -106,8 +106,8 @@ export class FireDelivery {
   async settled(r: CallResult, outcome: FireResult): Promise<void> {
     if (r.kind === 'not-called' && r.deferred) await this.maintenance.published(r.attempt, r.deferred);
     if (r.kind !== 'called' || !r.overlap) return;
-    if (outcome === 'retry') await this.overlap.retrying(r.timer, r.attempt);
-    else if (outcome !== 'fenced') await this.overlap.settled(r.timer, r.attempt);
+    if (outcome === 'retry') await this.overlap.retrying(r.definition.timer, r.attempt);
+    else if (outcome !== 'fenced') await this.overlap.settled(r.definition.timer, r.attempt);
   }
 
   /**
@@ -184,7 +184,7 @@ export class FireDelivery {
     if (gate.go) this.diag?.did('call-done');
     if (gate.go) this.metrics.callbackDuration.observe(result.costMs / 1000);
     const notBefore = gate.go ? gate.done(result) : gate.until;
-    return { kind: 'called', attempt, timer: def.timer, result, latenessMs: lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, sent: gate.go, overlap };
+    return { kind: 'called', attempt, definition: def, result, latenessMs: lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, sent: gate.go, overlap };
   }
 
   private heavy(def: TimerDefinition | null): boolean {

@@ -49,7 +49,7 @@ export class AttemptOutcomes {
   outcomeOf(r: CallResult): Outcome {
     if (r.kind === 'taken-over') return { kind: 'taken-over', msg: r.attempt.msg };
     if (r.kind === 'not-called') return this.missed(r.attempt, r.reason, r.text, r.latenessMs);
-    return this.called(r.attempt, r.timer, r.result, r.latenessMs, r.target, r.notBefore, r.sent);
+    return this.called(r.attempt, r.definition.timer, r.result, r.latenessMs, r.target, r.notBefore, r.sent);
   }
 
   /** Writes the outcome's row; resolves with the fire's result once it is durable. */
