@@ -78,11 +78,12 @@ export class FireAdmission {
     const onDemand = replayed || properties[MESSAGE_PROPERTIES.runNow] === '1';
     if (replayed) msg = await this.reopenForReplay(msg);
 
-    // Far ahead (of run_at plus the fire's jitter): back to the broker for later instead of holding a
-    // worker (and a claim) for long. Only a first attempt needs the definition here (its jitter).
+    // The definition, read once for the fire: before the claim for a scheduled first attempt (its
+    // jitter, its app's pause), once claimed for the others.
     const firstRun = !onDemand && msg.attempt === 1;
-    let def = firstRun ? this.cache.peek(msg.timerId) : undefined;
-    if (firstRun && def === undefined) def = await this.cache.get(msg.timerId);
+    const def = firstRun ? (this.cache.peek(msg.timerId) ?? (await this.cache.get(msg.timerId))) : undefined;
+    // Far ahead (of run_at plus the fire's jitter): back to the broker for later instead of holding a
+    // worker (and a claim) for long.
     const due = firstRun ? msg.runAt + fireDelayOf(msg.fireId, def?.timer) : msg.runAt;
     if (due - this.clock.now() > this.config.maxEarlyWaitMs) {
       return deferred(msg, due - Math.min(EARLY_REPUBLISH_LEAD_MS, this.config.maxEarlyWaitMs), recheck, 'early', 'deferred-early');
@@ -90,7 +91,7 @@ export class FireAdmission {
 
     // A first attempt of a paused app's fire, unless asked for (run now, replay, backfill; a recheck is of a fire already claimed).
     if (!onDemand && !msg.backfill && !recheck && msg.attempt === 1 && this.pauses.any) {
-      const paused = this.paused(msg, def ?? (await this.cache.get(msg.timerId)));
+      const paused = this.paused(msg, def ?? null);
       if (paused) return paused;
     }
 
