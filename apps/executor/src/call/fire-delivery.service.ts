@@ -65,11 +65,10 @@ export class FireDelivery {
     // The jittered target (docs/behaviour.md, "Fire policies"): the fire waits for it and is judged against it.
     const target = msg.runAt + (onDemand ? 0 : fireDelayOf(msg.fireId, claimed?.timer));
     const wait = target - this.clock.now();
-    // The call mark's Redis round trip (see below) is taken during the short wait for the fire's time
-    // when its origin has a free slot now, rather than at the due instant, when every fire of that
-    // second marks its call and the round trip is slowest, adding to every call's lateness
-    // (docs/benchmarks.md, "Measurements behind the code"). Should this process die between the
-    // mark and the call (at most this wait), a taker-over counts the call as possibly made: flagged, never lost.
+    // The call mark's Redis round trip (see below) is taken during a short wait for the fire's time when
+    // its origin has a free slot now, not at the due instant, when every fire of the second marks at once
+    // (docs/benchmarks.md, "Measurements behind the code"). A death between the mark and the call
+    // (at most this wait) flags the call as possibly made: never lost.
     const url = claimed?.timer.notifyHttpParam?.url;
     const earlyMark = wait > 0 && wait <= EARLY_CALL_MARK_MS && this.control.wouldGoNow(url) ? this.calls.beforeCall(attempt.token) : undefined;
     let sent: (() => void) | undefined;
