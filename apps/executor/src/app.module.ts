@@ -15,6 +15,7 @@ import { ExecutorLiveness } from './fire/executor-liveness.service';
 import { FireAdmission } from './fire/fire-admission.service';
 import { FireClaimer } from './fire/fire-claimer.service';
 import { FireDelivery } from './fire/fire-delivery.service';
+import { ResultWebhooks } from './fire/result-webhooks.service';
 import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
@@ -71,6 +72,7 @@ export class AppModule {
         AttemptOutcomes,
         OverlapGuard,
         FireDelivery,
+        ResultWebhooks,
         FireLanes,
         FireService,
         DeliveryControlMetrics,

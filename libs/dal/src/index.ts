@@ -9,7 +9,7 @@ export { AppEntity, FailureWebhook } from './lib/entities/app.entity';
 export { AppTokenEntity } from './lib/entities/app-token.entity';
 export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './lib/entities/timer.entity';
 export { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from './lib/entities/fire-policies';
-export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, OPEN_OUTCOME, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
+export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, OPEN_OUTCOME, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskAttemptResponse, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
 export { DueCursor, EnabledState, FinishedCandidate, FinishedCursor, NewTimer, NextFireAdvance, TimerFields, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
 export { INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, TaskRepository } from './lib/repositories/task.repository';
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
