@@ -8,7 +8,8 @@ import { answerOf, pollUntil, Receiver, Stack } from '../support';
 jest.setTimeout(120_000);
 
 const APP = 'e2e-answers';
-const ENV = { TIMER_RECORD_HEADERS: 'Content-Type, X-Request-Id', TIMER_RECORD_BODY_BYTES: '16', TIMER_SECRETS_KEY: randomBytes(32).toString('base64') };
+/** A short cache TTL: the executors see the app's new secret within a second. */
+const ENV = { TIMER_EXECUTOR_CACHE_TTL_MS: '1000', TIMER_RECORD_HEADERS: 'Content-Type, X-Request-Id', TIMER_RECORD_BODY_BYTES: '16', TIMER_SECRETS_KEY: randomBytes(32).toString('base64') };
 const ANSWER = '{"job":"done","rows":1234567}';
 
 let stack: Stack;
@@ -26,8 +27,7 @@ afterAll(async () => {
 });
 
 test("a record keeps the receiver's status, configured headers and body excerpt; the result webhook receives the answer, signed", async () => {
-  const { secret } = (await stack.api.call<{ data: { secret: string } }>('POST', '/api/app/v1/secret', { app: APP, overlapSeconds: 0 })).data;
-  const runAt = Date.now() + 3_000;
+  const runAt = Date.now() + 6_000;
   const id = await stack.api.createTimer({
     app: APP,
     name: 'job',
@@ -35,6 +35,8 @@ test("a record keeps the receiver's status, configured headers and body excerpt;
     notifyHTTPParam: { url: receiver.url('/job'), method: 'POST', body: '{}' },
     resultWebhook: { url: receiver.url('/results'), headers: { 'X-Hook-Key': 'k1' } },
   });
+  // The app exists once it has a timer; its secret signs callbacks and result webhooks alike.
+  const { secret } = (await stack.api.call<{ data: { secret: string } }>('POST', '/api/app/v1/secret', { app: APP, overlapSeconds: 0 })).data;
   expect(await stack.api.getTimer(APP, id)).toMatchObject({ resultWebhook: { url: receiver.url('/results'), headers: { 'X-Hook-Key': ['k1'] } } });
   await stack.api.enable(APP, id);
 
