@@ -24,7 +24,7 @@ export { MigratorWindowRepository } from './lib/repositories/migrator-window.rep
 export { SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
 export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers';
 export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/repositories/fire-claim.repository';
-export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
+export { FireOutcome, FireOutcomeRepository, OUTCOME_RESPONSE_CHARS } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
 export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';
 export { FireHistogram, HistogramOptions, QuotaRepository, StoredQuota } from './lib/repositories/quota.repository';
