@@ -1,4 +1,4 @@
-export { CallbackClient, RECORD_HEADER_VALUE_MAX, responseOf } from './lib/callback-client';
+export { CallbackClient } from './lib/callback-client';
 export type { CallbackClientOptions, CallbackMethod, CallbackRequest, CallbackResponse, CallbackResult, FireIdentity } from './lib/callback-client';
 export { guardedLookup, isPrivateAddress, PrivateAddressError } from './lib/address-policy';
 export { signatureHeader, standardWebhookHeaders, verifySignature, WEBHOOK_SECRET_PREFIX, webhookKey } from './lib/signature';

@@ -78,6 +78,7 @@ describe('CallbackClient answers kept for the record', () => {
       res.setHeader('X-Request-Id', ['a', 'b']);
       res.setHeader('X-Other', 'not kept');
       if (req.url === '/binary') res.end(Buffer.from([0xff, 0xfe, 0x41, 0x00, 0xc3]));
+      else if (req.url === '/continuations') res.end(Buffer.alloc(100, 0x80));
       else if (req.url === '/big') res.end(Buffer.alloc(1_048_576, 0x61));
       else if (req.url === '/euro') res.end('€€');
       else res.writeHead(202).end('0123456789');
@@ -113,6 +114,8 @@ describe('CallbackClient answers kept for the record', () => {
   it('cuts on a character boundary and stores bytes that are not UTF-8 as replacement characters', async () => {
     expect((await answer('/euro', { recordBodyBytes: 4 })).response).toMatchObject({ body: '€', truncated: true });
     expect((await answer('/binary', { recordBodyBytes: 64 })).response).toMatchObject({ body: '\uFFFD\uFFFDA\u0000\uFFFD', truncated: false });
+    // Bytes that cannot be a character's tail: cut where asked, not backed up to nothing.
+    expect((await answer('/continuations', { recordBodyBytes: 16 })).response).toMatchObject({ body: '\uFFFD'.repeat(16), truncated: true });
   });
 
   it('keeps headers only when the body is off, and nothing when both are off', async () => {

@@ -330,7 +330,7 @@ function headerOf(raw: Buffer[], name: string): string | undefined {
 
 const EMPTY = Buffer.alloc(0);
 /** Characters of one kept response header value. */
-export const RECORD_HEADER_VALUE_MAX = 1_024;
+const RECORD_HEADER_VALUE_MAX = 1_024;
 
 /** The named headers of undici's raw [name, value, ...] list: lower-case names, repeated ones joined with `, `. */
 function keptHeaders(raw: Buffer[], names: ReadonlySet<string>): Record<string, string> {
@@ -350,16 +350,18 @@ function keptHeaders(raw: Buffer[], names: ReadonlySet<string>): Record<string, 
  * The kept answer: the body's first `maxBytes` bytes (cut on a character boundary), decoded as UTF-8 with
  * invalid sequences as U+FFFD, so any body, binary included, stores as JSON text. `size` is every byte read.
  */
-export function responseOf(status: number, headers: Record<string, string>, body: Buffer, size: number, maxBytes: number): CallbackResponse {
+function responseOf(status: number, headers: Record<string, string>, body: Buffer, size: number, maxBytes: number): CallbackResponse {
   const kept = maxBytes <= 0 ? '' : truncateUtf8(body, maxBytes);
   return { status, headers, body: kept, truncated: size > Math.max(0, maxBytes) };
 }
 
 function truncateUtf8(buf: Buffer, maxBytes: number): string {
   if (buf.length <= maxBytes) return buf.toString('utf8');
-  // Cut on a character boundary: drop continuation bytes (10xxxxxx) at the cut.
+  // Cut on a character boundary: drop continuation bytes (10xxxxxx) at the cut, at most a character's
+  // three; more of them are not UTF-8 (a binary body), cut where asked rather than emptied.
   let end = maxBytes;
-  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  while (end > maxBytes - 3 && end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  if ((buf[end] & 0xc0) === 0x80) end = maxBytes;
   return buf.subarray(0, end).toString('utf8');
 }
 

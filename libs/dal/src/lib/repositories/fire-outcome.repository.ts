@@ -55,8 +55,9 @@ export class FireOutcomeRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Writes outcomes, {@link OUTCOME_CHUNK} rows per statement, each only where the row is still held
-   * by the outcome's claim (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
+   * Writes outcomes, {@link OUTCOME_CHUNK} rows and at most {@link OUTCOME_RESPONSE_CHARS} of kept answers
+   * per statement, each only where the row is still held by the outcome's claim
+   * (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
    * order, whether it was written (false: the claim was lost to another executor meanwhile).
    * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
    */
