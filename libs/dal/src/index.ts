@@ -1,6 +1,6 @@
 export { dataSourceOptions, ENTITIES, MIGRATIONS, MysqlConnectionOptions, MysqlSsl, mysqlSslOptions } from './lib/data-source.options';
 export { loggableSql, TypeOrmLogger } from './lib/typeorm-logger';
-export { DalModule } from './lib/dal.module';
+export { DalModule, MYSQL_DEPENDENCY } from './lib/dal.module';
 export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';
 export { SecretCipher, SecretKeyError } from './lib/secret-cipher';

@@ -17,7 +17,7 @@ import {
   TimerVersionRepository,
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { FireWriter, WrittenFires } from '@timer/runtime';
+import { FireWriter, WrittenFires } from '@timer/fire';
 import { formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';

@@ -1,7 +1,7 @@
+import { RECORD_STATUS_NAMES } from '@timer/client';
 import type { Attempt, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
-export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
 
 /** Epoch ms as ISO 8601 UTC, without the milliseconds when they are 0. */
 export function instant(ms: number | null | undefined): string {

@@ -1,3 +1,4 @@
+import { RECORD_STATUSES } from '@timer/client';
 import { parseArgs } from 'util';
 
 /** Exit codes scripts can rely on (apps/timerctl/README.md). */
@@ -192,7 +193,7 @@ timers create / edit:
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
-records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
+records: --timer ID --fire FIRE_ID --status ${RECORD_STATUSES.map((s) => s.name).join('|')} --from TIME --to TIME --pending
 preview: --count N (default 10)
 overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)

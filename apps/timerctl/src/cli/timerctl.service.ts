@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
-import { ErrorCodes, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
+import { ErrorCodes, RECORD_STATUS_NAMES, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import type { CreateTimerRequest, FailureWebhook, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, RECORD_STATUS_NAMES, TIMER_STATUS_NAMES } from './output.format';
+import { formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */

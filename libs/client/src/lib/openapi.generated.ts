@@ -1577,7 +1577,7 @@ export interface components {
             /** @description scheduled time (epoch ms) */
             runAt: number;
             /**
-             * @description 0 pending, 1 running, 2 succeeded, 3 failed, 4 missed
+             * @description 0 pending: waiting for its time, a retry or a hand-back; 1 running: claimed by an executor: its callback is under way; 2 succeeded: its callback answered 2xx; 3 failed: its attempts are spent or the answer was not retryable: a dead letter; 4 missed: never to be delivered (misfire policy, pause, maintenance, superseded), with the reason recorded
              * @enum {number}
              */
             status: 0 | 1 | 2 | 3 | 4;
@@ -3639,7 +3639,7 @@ export interface operations {
                 timerID?: string;
                 /** @description Only this fire: `<timerId>-<runAtMs>`, as in `X-Timer-Fire-Id` and `fireId` of a record. Shown whatever its state (`includePending` aside). */
                 fireID?: string;
-                /** @description 0 pending, 1 running, 2 succeeded, 3 failed, 4 missed. */
+                /** @description 0 pending: waiting for its time, a retry or a hand-back; 1 running: claimed by an executor: its callback is under way; 2 succeeded: its callback answered 2xx; 3 failed: its attempts are spent or the answer was not retryable: a dead letter; 4 missed: never to be delivered (misfire policy, pause, maintenance, superseded), with the reason recorded */
                 status?: 0 | 1 | 2 | 3 | 4;
                 /** @description Only fires with runAt >= from: epoch ms or ISO 8601 with `Z`/offset. */
                 from?: number | string;

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FIRE_STATUS_DESCRIPTION, FIRE_STATUS_VALUES } from '@timer/contracts';
 import { Envelope } from '../../common/envelope';
 
 /** What the receiver answered one attempt, as the executor keeps it (docs/callback-answers.md). */
@@ -56,7 +57,7 @@ export class TaskView {
   @ApiProperty({ description: 'scheduled time (epoch ms)' })
   runAt!: number;
 
-  @ApiProperty({ enum: [0, 1, 2, 3, 4], description: '0 pending, 1 running, 2 succeeded, 3 failed, 4 missed' })
+  @ApiProperty({ enum: [...FIRE_STATUS_VALUES], description: FIRE_STATUS_DESCRIPTION })
   status!: number;
 
   @ApiProperty({ description: 'delivery attempts made so far' })

@@ -1,9 +1,10 @@
 import { AfterLoad, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { FireStatus, FireStatusValue } from '@timer/contracts';
 import { bigintNumber, bigintString } from './transformers';
 
-/** Task (fire) status values. */
-export const TaskStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Missed: 4 } as const;
-export type TaskStatusValue = (typeof TaskStatus)[keyof typeof TaskStatus];
+/** `tasks.status`: the fire statuses of `@timer/contracts`, under the name the repositories use. */
+export const TaskStatus = FireStatus;
+export type TaskStatusValue = FireStatusValue;
 /** Statuses of a settled fire (its record may be purged after retention). */
 export const FINISHED_TASK_STATUSES: readonly TaskStatusValue[] = [TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed];
 /** `tasks.outcome` of an open fire (pending or running); a settled fire's is its status. */

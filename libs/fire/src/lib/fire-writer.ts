@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FireRef, fireId, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { FireRef, NEAR_NOW_MS } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
 import { fireTimesBetween, nextFireTimes, specOf, StoredSchedule } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
+import { taskMessage } from './task-messages';
 import { TaskPublisher } from './task-publisher';
 
 export type FireRows = Pick<TaskRepository, 'insertIgnore'>;
@@ -36,8 +37,10 @@ const DUE_BATCH = 100;
  * task messages (`publishDue`). Rows always come first, so every message names an existing row.
  */
 @Injectable()
-export class FireWriter {
+export class FireWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger(FireWriter.name);
+  /** Due-fire publishes {@link afterCommit} started and did not wait for. */
+  private readonly publishing = new Set<Promise<unknown>>();
 
   constructor(
     @Inject(TaskRepository) private readonly rows: FireRows,
@@ -86,19 +89,30 @@ export class FireWriter {
   /**
    * Once the transaction that wrote `written` has committed: indexes its later fires and publishes its
    * due ones, those that came within NEAR_NOW_MS while it committed included (the walk may have passed
-   * them). An index failure is only logged: the trigger's walk reads MySQL too (its reconcile), so the
-   * fires still go out. Never throws.
+   * them). Resolves once the index is written; the publish goes on without holding the request, so an
+   * enable costs the same whatever the schedule's frequency (docs/benchmarks.md, "Enable by
+   * frequency"): a publish that fails is indexed, and one cut short by a crash leaves a committed row
+   * the reconciler rescues. An index failure is only logged: the trigger's walk reads MySQL too (its
+   * reconcile), so the fires still go out. Never throws.
    */
-  async afterCommit(written: Pick<WrittenFires, 'due' | 'unindexed'>, properties: Record<string, string> = {}): Promise<void> {
+  async afterCommit(written: Pick<WrittenFires, 'due' | 'unindexed'>): Promise<void> {
     const horizon = this.clock.now() + NEAR_NOW_MS;
     const due = [...written.due];
     const later: FireRef[] = [];
     for (const f of written.unindexed) (f.runAt > horizon ? later : due).push(f);
-    const indexed = later.length === 0 ? undefined : this.index.add(later).catch((e: Error) => {
+    if (due.length > 0) {
+      const publish = this.publishDue(due).finally(() => this.publishing.delete(publish));
+      this.publishing.add(publish);
+    }
+    if (later.length === 0) return;
+    await this.index.add(later).catch((e: Error) => {
       this.logger.warn(`${later.length} fire(s) not indexed (the trigger's reconcile reads them from MySQL): ${e.message}`);
     });
-    // Side by side: the publish waits for the broker's ack, the index for Redis.
-    await Promise.all([indexed, this.publishDue(due, properties)]);
+  }
+
+  /** Lets the publishes still under way finish before the broker and Redis connections close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.publishing]);
   }
 
   /**
@@ -118,7 +132,7 @@ export class FireWriter {
     for (let i = 0; i < messages.length; i += atOnce) {
       const chunk = messages.slice(i, i + atOnce);
       const results = await Promise.allSettled(
-        chunk.map((fires) => (fires.length === 1 ? this.publisher.publish(taskOf(fires[0]), properties) : this.publisher.publishBatch(fires.map(taskOf)))),
+        chunk.map((fires) => (fires.length === 1 ? this.publisher.publish(taskMessage(fires[0]), properties) : this.publisher.publishBatch(fires.map((f) => taskMessage(f))))),
       );
       results.forEach((r, j) => {
         if (r.status === 'fulfilled') published += chunk[j].length;
@@ -134,8 +148,4 @@ export class FireWriter {
     }
     return published;
   }
-}
-
-function taskOf(f: FireRef): TaskMessage {
-  return { timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 };
 }
