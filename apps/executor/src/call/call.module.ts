@@ -6,11 +6,12 @@ import { FireDelivery } from './fire-delivery.service';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { MaintenanceWatch } from './maintenance-watch.service';
 import { OverlapGuard } from './overlap-guard.service';
+import { ResultWebhooks } from './result-webhooks.service';
 
-/** The call stage: the wait for the fire's time, the checks before the call (definition, policies, origin), the callback. */
+/** The call stage: the wait for the fire's time, the checks before the call (definition, policies, origin), the callback and its answer's webhook. */
 @Module({
   imports: [AdmitModule],
-  providers: [callbackClientProvider, CallbackClientCloser, TaskPublisher, FireWriter, MaintenanceWatch, MaintenanceGate, OverlapGuard, FireDelivery],
+  providers: [callbackClientProvider, CallbackClientCloser, TaskPublisher, FireWriter, MaintenanceWatch, MaintenanceGate, OverlapGuard, ResultWebhooks, FireDelivery],
   exports: [FireDelivery],
 })
 export class CallModule {}

@@ -20,6 +20,7 @@ import { LightFirst } from './light-first';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
+import { ResultWebhooks } from './result-webhooks.service';
 import { TimerCache } from '../shared/timer-cache.service';
 
 const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -50,6 +51,7 @@ export class FireDelivery {
     @Optional() private readonly sends: InstantSends = new InstantSends(clock),
     @Optional() private readonly diag?: InstantDiagnostics,
     @Optional() private readonly tracing: Tracing = NO_TRACING,
+    @Optional() private readonly results?: ResultWebhooks,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -101,10 +103,16 @@ export class FireDelivery {
     }
   }
 
-  /** After the attempt's outcome is recorded: its overlap marker kept or released, a maintenance deferral's fire published. */
+  /**
+   * After the attempt's outcome is recorded: a maintenance deferral's fire published, a final answer
+   * sent to the timer's result webhook, its overlap marker kept or released.
+   */
   async settled(r: CallResult, outcome: FireResult): Promise<void> {
     if (r.kind === 'not-called' && r.deferred) await this.maintenance.published(r.attempt, r.deferred);
-    if (r.kind !== 'called' || !r.overlap) return;
+    if (r.kind !== 'called') return;
+    // In the background, never delaying the fire (docs/callback-answers.md).
+    if (r.sent && (outcome === 'succeeded' || outcome === 'failed')) this.results?.notify(r.definition.timer.resultWebhook, r.attempt.msg, outcome, r.result, this.secretsOf(r.definition));
+    if (!r.overlap) return;
     if (outcome === 'retry') await this.overlap.retrying(r.definition.timer, r.attempt);
     else if (outcome !== 'fenced') await this.overlap.settled(r.definition.timer, r.attempt);
   }

@@ -113,6 +113,7 @@ export class AttemptOutcomes {
         claimedBy: token,
         claimedUntil: null,
         startedAt: target + lateness,
+        response: result.response ?? null,
       };
       return { kind: 'succeeded', msg, row };
     }
@@ -130,6 +131,7 @@ export class AttemptOutcomes {
       // The callback started `lateness` after its target, run_at plus the fire's jitter (the call
       // stage measures both from one clock reading).
       startedAt: target + lateness,
+      response: result.response ?? null,
     };
 
     if (!sent) return this.notSent(claimed, timer, base, result, notBefore);
