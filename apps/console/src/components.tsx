@@ -1,14 +1,31 @@
 import { MouseEvent, ReactNode, useId, useState } from 'react';
 import { navigate } from './router';
-import { localText, utcText } from './time';
+import { userZone, utcText, wallText } from './time';
 
-/** A time in the user's zone, UTC on hover. */
-export function Time({ ms, children }: { ms: number | null | undefined; children?: ReactNode }) {
+/**
+ * A time labelled with its zone: the viewer's unless `zone` names another (a timer's), UTC on hover.
+ * The label is the IANA name, so two times on one page never read alike in different zones.
+ */
+export function Time({ ms, zone, children }: { ms: number | null | undefined; zone?: string; children?: ReactNode }) {
   if (ms === null || ms === undefined) return <span className="muted">none</span>;
+  const z = zone ?? userZone();
   return (
-    <time dateTime={new Date(ms).toISOString()} title={utcText(ms)}>
-      {children ?? localText(ms)}
-    </time>
+    <span className="when">
+      <time dateTime={new Date(ms).toISOString()} title={utcText(ms)}>
+        {children ?? wallText(ms, z)}
+      </time>{' '}
+      <ZoneLabel zone={z} />
+    </span>
+  );
+}
+
+/** The name of a zone as a label, saying whether it is the viewer's. */
+export function ZoneLabel({ zone }: { zone: string }) {
+  const yours = zone === userZone();
+  return (
+    <span className="zone" title={yours ? 'your time zone' : 'not your time zone (the timer\'s)'}>
+      {zone}
+    </span>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Api, Overview as OverviewData } from '../api';
 import { ErrorBanner, HeadRow, messageOf, Time } from '../components';
-import { localText } from '../time';
+import { localText, userZone } from '../time';
 
 type Bucket = OverviewData['buckets'][number];
 
@@ -116,7 +116,7 @@ function MinuteTable({ o }: { o: OverviewData }) {
         {rows.map((b) => (
           <tr key={b.start}>
             <td data-label="Minute">
-              <Time ms={b.start}>{localText(b.start)}</Time>
+              <Time ms={b.start} />
             </td>
             <td data-label="Fires/s">{b.firesPerSecond}</td>
             <td data-label="Delivered">{b.delivered}</td>
@@ -186,7 +186,7 @@ export function Overview({ api }: { api: Api }) {
             <Figure label="Delivered" value={String(t.delivered)} />
             <Figure label="Failed" value={String(t.failed)} hint="dead-lettered" />
             <Figure label="Missed" value={String(t.missed)} />
-            <Figure label="Backlog" value={`${o.backlog.pending}${o.backlog.capped ? '+' : ''}`} hint={o.backlog.oldestRunAt === null ? 'no fire waiting past its time' : `pending past their time, oldest due ${localText(o.backlog.oldestRunAt)}`} />
+            <Figure label="Backlog" value={`${o.backlog.pending}${o.backlog.capped ? '+' : ''}`} hint={o.backlog.oldestRunAt === null ? 'no fire waiting past its time' : `pending past their time, oldest due ${localText(o.backlog.oldestRunAt)} ${userZone()}`} />
             <Figure label="Lateness p50" value={ms(t.latenessP50Ms)} hint={`of ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest)' : ''}`} />
             <Figure label="Lateness p99" value={ms(t.latenessP99Ms)} hint={`of ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest)' : ''}`} />
           </dl>

@@ -1,14 +1,19 @@
 import { FormEvent, useCallback, useEffect, useState } from 'react';
-import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
+import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS, TimerVersion } from '../api';
 import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
 import { hrefOf, navigate } from '../router';
-import { localInputToIso, previewRows, zonedText } from '../time';
-import { patchInput, TimerForm, valuesOf } from '../timer-form';
+import { localInputToIso, previewRows, userZone, zonedText } from '../time';
+import { headerLines, patchInput, TimerForm, valuesOf } from '../timer-form';
+import { definitionOf, diffVersions } from '../versions';
 import { scheduleOf } from './timers';
 
 const RECORDS_PAGE = 10;
 const LIVE_REFRESH_MS = 2_000;
+const VERSIONS_SHOWN = 20;
+/** After a fire's time, when the timer is read again for the next fires (the fire's row is written by then). */
+const AFTER_FIRE_MS = 1_500;
 
+/** The upcoming fires in the timer's zone and in the viewer's, each labelled, offset changes marked. */
 function Preview({ timer }: { timer: Timer }) {
   const times = timer.nextFireTimes ?? [];
   if (times.length === 0) return <p className="muted">No upcoming fires.</p>;
@@ -16,7 +21,15 @@ function Preview({ timer }: { timer: Timer }) {
     <ol className="preview">
       {previewRows(times, timer.timeZone).map((r) => (
         <li key={r.ms}>
-          <Time ms={r.ms}>{zonedText(r.ms, timer.timeZone)}</Time>
+          <Time ms={r.ms} zone={timer.timeZone}>
+            {zonedText(r.ms, timer.timeZone)}
+          </Time>
+          {timer.timeZone !== userZone() && (
+            <span className="also">
+              {' '}
+              = <Time ms={r.ms} />
+            </span>
+          )}
           {r.offsetChanged && (
             <span className="dst" title={`the offset of ${timer.timeZone} changes before this fire`}>
               {' '}
@@ -26,6 +39,116 @@ function Preview({ timer }: { timer: Timer }) {
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * The timer's versions, newest first: any two compared field by field, and "restore this version"
+ * (a PUT of that version's definition against the current version: a new version, nothing lost).
+ */
+function Versions({ api, timer, onRestored }: { api: Api; timer: Timer; onRestored: (text: string) => Promise<void> }) {
+  const [rows, setRows] = useState<TimerVersion[]>();
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<string>();
+  const [older, setOlder] = useState<number>();
+  const [newer, setNewer] = useState<number>();
+
+  useEffect(() => {
+    let on = true;
+    api
+      .versions(timer.id, 1, VERSIONS_SHOWN)
+      .then((r) => {
+        if (!on) return;
+        setRows(r.data);
+        setTotal(r.total);
+        setNewer(r.data[0]?.version);
+        setOlder(r.data[1]?.version ?? r.data[0]?.version);
+      })
+      .catch((e: unknown) => on && setError(messageOf(e)));
+    return () => {
+      on = false;
+    };
+  }, [api, timer.id, timer.version]);
+
+  if (!rows) return <ErrorBanner error={error} />;
+  const a = rows.find((r) => r.version === older);
+  const b = rows.find((r) => r.version === newer);
+  const diff = a && b ? diffVersions(a, b) : [];
+  const pick = (label: string, value: number | undefined, set: (n: number) => void) => (
+    <label>
+      {label}
+      <select name={label} value={value} onChange={(e) => set(Number(e.target.value))}>
+        {rows.map((r) => (
+          <option key={r.version} value={r.version}>
+            {r.version} ({r.change})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <section aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      <ErrorBanner error={error} />
+      <table className="list versions">
+        <HeadRow columns={['Version', 'Change', 'Written']} />
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.version} data-version={r.version}>
+              <td data-label="Version">{r.version === timer.version ? `${r.version} (current)` : r.version}</td>
+              <td data-label="Change">{r.change}</td>
+              <td data-label="Written">
+                <Time ms={r.changedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {total > rows.length && <p className="muted">The {rows.length} latest of {total} versions.</p>}
+      <form className="filters" aria-label="Compare versions" onSubmit={(e) => e.preventDefault()}>
+        {pick('Version', older, setOlder)}
+        {pick('Compared with', newer, setNewer)}
+        {a && a.version !== timer.version && (
+          <ConfirmButton
+            label={`Restore version ${a.version}`}
+            question={`Replace the definition with version ${a.version}'s? It is saved as a new version.`}
+            onConfirm={async () => {
+              try {
+                const r = await api.replaceTimer(timer.id, timer.version, definitionOf(a));
+                await onRestored(`Version ${a.version} restored as version ${r.version}.`);
+              } catch (e) {
+                setError(messageOf(e));
+              }
+            }}
+          />
+        )}
+      </form>
+      {a && b && a.version !== b.version && (
+        <table className="list diff" aria-label={`Changes from version ${a.version} to version ${b.version}`}>
+          <HeadRow columns={['Field', `Version ${a.version}`, `Version ${b.version}`]} />
+          <tbody>
+            {diff.length === 0 && (
+              <tr>
+                <td colSpan={3}>The same definition.</td>
+              </tr>
+            )}
+            {diff.map((d) => (
+              <tr key={d.field} data-field={d.field}>
+                <th scope="row" data-label="Field">
+                  {d.field}
+                </th>
+                <td data-label={`Version ${a.version}`} className="before">
+                  <pre>{d.before || '—'}</pre>
+                </td>
+                <td data-label={`Version ${b.version}`} className="after">
+                  <pre>{d.after || '—'}</pre>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
@@ -176,6 +299,14 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
     void load();
   }, [load]);
 
+  // The upcoming fires move on after each fire: read the timer again just after the first one's time.
+  const nextFire = timer?.status === 2 ? timer.nextFireTimes?.[0] : undefined;
+  useEffect(() => {
+    if (nextFire === undefined) return;
+    const t = window.setTimeout(() => void load(), Math.max(0, nextFire - Date.now()) + AFTER_FIRE_MS);
+    return () => window.clearTimeout(t);
+  }, [nextFire, load]);
+
   const act = async (what: () => Promise<string | undefined>) => {
     setNotice(undefined);
     setError(undefined);
@@ -274,7 +405,7 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
                 submitLabel="Save changes"
                 submit={async (v) => {
                   try {
-                    const r = await api.patchTimer(timer.id, timer.version, patchInput(valuesOf(timer), v));
+                    const r = await api.patchTimer(timer.id, timer.version, patchInput(valuesOf(timer), v, timer));
                     setEditing(false);
                     setConflict(undefined);
                     setNotice(r.changed ? `Saved as version ${r.version}.` : 'Nothing changed.');
@@ -299,6 +430,9 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <Item label="Id">{timer.id}</Item>
               <Item label="Schedule">{scheduleOf(timer)}</Item>
               <Item label="Time zone">{timer.timeZone}</Item>
+              <Item label="DST" when={timer.cron !== null}>
+                gap: {timer.dstGap}, overlap: {timer.dstOverlap}
+              </Item>
               <Item label="Starts" when={timer.startAt !== null}>
                 <Time ms={timer.startAt} />
               </Item>
@@ -311,13 +445,25 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <Item label="Callback">
                 <code>{timer.notifyHTTPParam.method}</code> <span className="url">{timer.notifyHTTPParam.url}</span>
               </Item>
+              <Item label="Headers" when={Object.keys(timer.notifyHTTPParam.header ?? {}).length > 0}>
+                <pre className="headers">{headerLines(timer.notifyHTTPParam.header)}</pre>
+              </Item>
               <Item label="Body" when={timer.notifyHTTPParam.body !== undefined}>
                 <pre>{timer.notifyHTTPParam.body}</pre>
+              </Item>
+              <Item label="Timeout" when={timer.notifyHTTPParam.timeoutMs !== undefined}>
+                {timer.notifyHTTPParam.timeoutMs} ms
               </Item>
               <Item label="Retries">
                 {timer.retryPolicy.maxAttempts} attempts, {timer.retryPolicy.backoffMs} ms backoff
               </Item>
-              <Item label="Misfire policy">{timer.misfirePolicy}</Item>
+              <Item label="Policies">
+                misfire {timer.misfirePolicy}, overlap {timer.overlapPolicy}, catch-up {timer.catchupPolicy ?? 'by misfire'}
+                {timer.catchupWindowMs !== null ? ` within ${timer.catchupWindowMs} ms` : ''}, jitter {timer.jitterMs} ms{timer.autoSpread ? ', auto spread' : ''}
+              </Item>
+              <Item label="Failure webhook" when={timer.failureWebhook !== null}>
+                <span className="url">{timer.failureWebhook?.url}</span>
+              </Item>
               <Item label="Created">
                 <Time ms={timer.createdAt} />
               </Item>
@@ -325,10 +471,19 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
           )}
         </section>
         <section aria-labelledby="preview-h">
-          <h2 id="preview-h">Upcoming fires ({timer.timeZone})</h2>
+          <h2 id="preview-h">Upcoming fires</h2>
           <Preview timer={timer} />
         </section>
       </div>
+      <Versions
+        api={api}
+        timer={timer}
+        onRestored={async (text) => {
+          setEditing(false);
+          setNotice(text);
+          await load();
+        }}
+      />
       <Records api={api} timer={timer} refreshKey={recordsKey} />
     </main>
   );
