@@ -9,7 +9,7 @@ import { nextSecond, pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
 // to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
 // run now, disable, delete, the overview and its charts, a dead letter replayed once its receiver recovered
 // and another purged, an app and a token made, the token revoked and the signing secret rotated (shown
-// once) on the admin page, every page at a phone's width without horizontal overflow, sign out. Any console
+// once) on the admin page (the app listed, the token revoked from the app's token list), every page at a phone's width without horizontal overflow, sign out. Any console
 // error or page error fails the test; the browser's own "Failed to load resource" lines may name only the
 // two refusals the test provokes (400, 409).
 // TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
@@ -77,7 +77,7 @@ afterAll(async () => {
   await Promise.all([stack?.stop(), receiver?.close()]);
 });
 
-it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, draws the overview, replays and purges dead letters, makes an app and a token, revokes it, rotates the secret, fits a phone, and signs out', async () => {
+it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, draws the overview, replays and purges dead letters, makes an app and a token, lists and revokes it, rotates the secret, fits a phone, and signs out', async () => {
   const base = `http://127.0.0.1:${stack.port('api')}/console`;
   const page = await newPage();
 
@@ -91,14 +91,13 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
 
   // Create: the API's message next to the field it names, nothing created; then a valid one.
   await page.getByRole('main').getByRole('link', { name: 'New timer' }).click();
-  await page.getByLabel('Name').fill('heartbeat');
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat');
   await page.getByLabel('Interval').check();
   await page.getByLabel('Every').fill('0s');
-  await page.getByLabel('URL').fill(receiver.url('/console'));
+  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/console'));
   await page.getByRole('button', { name: 'Create timer' }).click();
   const everyField = page.locator('.field.invalid', { has: page.getByLabel('Every') });
   await everyField.getByText('every must be at least 1s').waitFor();
-  await shot(page, 'create-errors');
   const listed = await fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=${APP}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
   expect(((await listed.json()) as { total: number }).total).toBe(0);
   await page.getByLabel('Every').fill('2s');
@@ -118,12 +117,12 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
 
   // Edit in this tab while a second tab (its own sign-in: the token is per tab) saves first.
   await page.getByRole('button', { name: 'Edit' }).click();
-  await page.getByLabel('Name').fill('heartbeat-tab-1');
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat-tab-1');
   const tab2 = await newPage();
   await tab2.goto(timerUrl);
   await signIn(tab2);
   await tab2.getByRole('button', { name: 'Edit' }).click();
-  await tab2.getByLabel('Name').fill('heartbeat-tab-2');
+  await tab2.getByLabel('Name', { exact: true }).fill('heartbeat-tab-2');
   await tab2.getByRole('button', { name: 'Save changes' }).click();
   await tab2.getByText(/Saved as version \d+/).waitFor();
   await tab2.close();
@@ -133,8 +132,8 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await shot(page, 'conflict');
   await page.getByRole('button', { name: 'Reload the current version' }).click();
   await page.getByText('Someone else changed this timer').waitFor({ state: 'detached' });
-  expect(await page.getByLabel('Name').inputValue()).toBe('heartbeat-tab-2');
-  await page.getByLabel('Name').fill('heartbeat-edited');
+  expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('heartbeat-tab-2');
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat-edited');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText(/Saved as version \d+/).waitFor();
   await page.getByRole('heading', { name: 'heartbeat-edited' }).waitFor();
@@ -242,13 +241,18 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   expect((await withIssued()).status).toBe(200);
   const tokenId = /Token (\d+) issued/.exec((await issue.getByText(/Token \d+ issued/).textContent()) ?? '')![1];
 
-  // Revoke it by its id (confirmed): refused from then on.
-  const revoke = page.getByRole('region', { name: 'Revoke a token' });
-  await revoke.getByLabel('App', { exact: true }).fill('console-e2e-made');
-  await revoke.getByLabel('Token id').fill(tokenId);
-  await revoke.getByRole('button', { name: 'Revoke token' }).click();
-  await revoke.getByRole('button', { name: 'Yes, revoke token' }).click();
-  await revoke.getByText(`Token ${tokenId} of app "console-e2e-made" revoked`).waitFor();
+  // Listed with the app's other tokens (never the token itself), revoked from its row (confirmed):
+  // refused from then on.
+  const tokens = page.getByRole('region', { name: 'Tokens of console-e2e-made' });
+  const tokenRow = tokens.locator(`tr[data-token-id="${tokenId}"]`);
+  expect(await tokenRow.locator('td[data-label="Label"]').textContent()).toBe('browser test');
+  expect(await tokens.textContent()).not.toContain(issued);
+  await page.locator('table.apps tr[data-app="console-e2e-made"]').waitFor();
+  await shot(page, 'admin');
+  await tokenRow.getByRole('button', { name: 'Revoke' }).click();
+  await tokenRow.getByRole('button', { name: 'Yes, revoke' }).click();
+  await tokens.getByText(`Token ${tokenId} of app "console-e2e-made" revoked`).waitFor();
+  await tokenRow.waitFor({ state: 'detached' });
   expect((await withIssued()).status).toBe(401);
 
   // Rotate the signing secret (confirmed): the new one shown once, gone once the page is left.
@@ -258,7 +262,6 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await rotate.getByRole('button', { name: 'Yes, rotate secret' }).click();
   const secret = (await rotate.locator('code.secret[data-secret="Signing secret"]').textContent()) ?? '';
   expect(secret.length).toBeGreaterThanOrEqual(16);
-  await shot(page, 'admin');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Timers' }).click();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps and tokens' }).click();
   await page.getByRole('region', { name: 'Rotate the signing secret' }).waitFor();

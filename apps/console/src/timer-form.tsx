@@ -97,7 +97,8 @@ export function TimerForm(props: {
       setBusy(false);
     }
   };
-  const placed = Object.keys(fields).filter((k) => k in FIELD_LABELS);
+  // In the order of the form, whatever order the answer named them in.
+  const placed = Object.keys(FIELD_LABELS).filter((k) => k in fields);
 
   return (
     <form onSubmit={onSubmit} className="timer-form" noValidate>

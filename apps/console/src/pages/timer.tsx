@@ -1,4 +1,4 @@
-import { FormEvent, useCallback, useEffect, useState } from 'react';
+import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS, TimerVersion } from '../api';
 import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
 import { hrefOf, navigate } from '../router';
@@ -52,6 +52,7 @@ function Versions({ api, timer, onRestored }: { api: Api; timer: Timer; onRestor
   const [error, setError] = useState<string>();
   const [older, setOlder] = useState<number>();
   const [newer, setNewer] = useState<number>();
+  const uid = useId();
 
   useEffect(() => {
     let on = true;
@@ -74,17 +75,17 @@ function Versions({ api, timer, onRestored }: { api: Api; timer: Timer; onRestor
   const a = rows.find((r) => r.version === older);
   const b = rows.find((r) => r.version === newer);
   const diff = a && b ? diffVersions(a, b) : [];
-  const pick = (label: string, value: number | undefined, set: (n: number) => void) => (
-    <label>
-      {label}
-      <select name={label} value={value} onChange={(e) => set(Number(e.target.value))}>
+  const pick = (label: string, name: string, value: number | undefined, set: (n: number) => void) => (
+    <span className="pick">
+      <label htmlFor={`${uid}-${name}`}>{label}</label>
+      <select id={`${uid}-${name}`} name={name} value={value} onChange={(e) => set(Number(e.target.value))}>
         {rows.map((r) => (
           <option key={r.version} value={r.version}>
             {r.version} ({r.change})
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
   return (
     <section aria-labelledby="versions-h">
@@ -106,8 +107,8 @@ function Versions({ api, timer, onRestored }: { api: Api; timer: Timer; onRestor
       </table>
       {total > rows.length && <p className="muted">The {rows.length} latest of {total} versions.</p>}
       <form className="filters" aria-label="Compare versions" onSubmit={(e) => e.preventDefault()}>
-        {pick('Version', older, setOlder)}
-        {pick('Compared with', newer, setNewer)}
+        {pick('Version', 'older', older, setOlder)}
+        {pick('Compared with', 'newer', newer, setNewer)}
         {a && a.version !== timer.version && (
           <ConfirmButton
             label={`Restore version ${a.version}`}
@@ -235,11 +236,11 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
           </select>
         </label>
         <label>
-          From
+          From ({userZone()})
           <input name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
         <label>
-          To
+          To ({userZone()})
           <input name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
         <button type="submit">Filter</button>
@@ -286,9 +287,12 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
   const [formKey, setFormKey] = useState(0);
   const [recordsKey, setRecordsKey] = useState(0);
 
+  const [loads, setLoads] = useState(0);
+
   const load = useCallback(async () => {
     try {
       setTimer(await api.getTimer(id));
+      setLoads((n) => n + 1);
       setError(undefined);
     } catch (e) {
       setError(messageOf(e));
@@ -299,13 +303,14 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
     void load();
   }, [load]);
 
-  // The upcoming fires move on after each fire: read the timer again just after the first one's time.
+  // The upcoming fires move on after each fire: read the timer again just after the first one's time
+  // (and again after each read that still lists it).
   const nextFire = timer?.status === 2 ? timer.nextFireTimes?.[0] : undefined;
   useEffect(() => {
     if (nextFire === undefined) return;
     const t = window.setTimeout(() => void load(), Math.max(0, nextFire - Date.now()) + AFTER_FIRE_MS);
     return () => window.clearTimeout(t);
-  }, [nextFire, load]);
+  }, [nextFire, loads, load]);
 
   const act = async (what: () => Promise<string | undefined>) => {
     setNotice(undefined);
