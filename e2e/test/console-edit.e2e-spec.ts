@@ -1,8 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
+import { ConsoleRig, consoleShot, pollUntil } from '../support';
 
 // The console's editing in a real headless Chromium (Debian's; playwright-core never downloads one)
 // against the built roles: every refused field of a create shown at once at its field, the preview of
@@ -15,54 +11,14 @@ jest.setTimeout(120_000);
 
 const APP = 'console-edit';
 const TOKEN = 'console-edit-admin-token-0123456789';
-const SHOTS = process.env.TIMER_CONSOLE_SCREENSHOTS === '1' ? join(ROOT_DIR, 'docs/console') : undefined;
 
-let stack: Stack;
-let receiver: Receiver;
-let browser: Browser;
-let context: BrowserContext;
-const problems: string[] = [];
-const failedLoads: string[] = [];
-const FAILED_LOAD = /^Failed to load resource: the server responded with a status of (\d+)/;
-
-function chromiumPath(): string {
-  const r = spawnSync('bash', [join(ROOT_DIR, 'deploy/local/chromium.sh')], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`deploy/local/chromium.sh failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').pop()!;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-beforeAll(async () => {
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  const executablePath = chromiumPath();
-  const started = await Promise.allSettled([
-    Receiver.start().then((r) => (receiver = r)),
-    Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }).then((s) => (stack = s)),
-    chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] }).then((b) => (browser = b)),
-  ]);
-  for (const r of started) if (r.status === 'rejected') throw r.reason;
-  // The viewer in Berlin, the timer in New York: two zones, each must be named where a time is shown.
-  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([stack?.stop(), receiver?.close()]);
-});
+const rig = new ConsoleRig();
+beforeAll(() => rig.start(TOKEN));
+afterAll(() => rig.stop());
 
 it('shows every refused field at once, previews before create in both zones, edits headers and retries, restores a version with its diff, refreshes the next fires, bulk-disables three timers, and fits a phone', async () => {
-  const base = `http://127.0.0.1:${stack.port('api')}/console`;
-  const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    const failed = FAILED_LOAD.exec(m.text());
-    if (failed) failedLoads.push(`${failed[1]} ${new URL(m.location().url).pathname}`);
-    else problems.push(`console error: ${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const { base, stack, receiver } = rig;
+  const page = await rig.newPage();
   const field = (label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
 
   await page.goto(`${base}/new`);
@@ -84,7 +40,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect(await field('Max attempts').locator('.field-error').textContent()).toMatch(/^retryPolicy\.maxAttempts must not be greater than 10/);
   expect(await page.getByLabel('Max attempts').getAttribute('aria-invalid')).toBe('true');
   expect(await page.locator('.field.invalid').count()).toBe(4);
-  await shot(page, 'form-errors');
+  await consoleShot(page, 'form-errors', { fullPage: true });
   expect((await stack.api.call<{ total: number }>('GET', `/api/timer/v1/defs?app=${APP}`)).total).toBe(0);
 
   // The schedule's next fires before anything exists, in New York and in Berlin, each zone named.
@@ -102,7 +58,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect(await firstRow.locator('td').first().textContent()).toMatch(/09:30:00 America\/New_York$/);
   expect(await firstRow.locator('td').nth(1).textContent()).toMatch(/1[45]:30:00 Europe\/Berlin$/);
   expect(await stack.api.call<{ total: number }>('GET', `/api/timer/v1/defs?app=${APP}`)).toMatchObject({ total: 0 });
-  await shot(page, 'create-preview');
+  await consoleShot(page, 'create-preview', { fullPage: true });
   await page.getByRole('button', { name: 'Create timer' }).click();
   await page.waitForURL(/\/console\/timers\/\d+$/);
   const id = page.url().split('/').pop()!;
@@ -133,7 +89,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect(await diff.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-field')))).toEqual(['Headers', 'Max attempts', 'Backoff (ms)']);
   expect(await diff.locator('tr[data-field="Max attempts"] td').allTextContents()).toEqual(['3', '5']);
   await versions.scrollIntoViewIfNeeded();
-  await shot(page, 'versions');
+  await consoleShot(page, 'versions', { fullPage: true });
   await versions.getByRole('button', { name: 'Restore version 1' }).click();
   await versions.getByRole('button', { name: 'Yes, restore version 1' }).click();
   await page.getByText('Version 1 restored as version 3.').waitFor();
@@ -162,7 +118,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   await bulk.getByText('Selected (3)').waitFor();
   await bulk.getByRole('button', { name: 'Disable', exact: true }).click();
   await bulk.getByText('Disable 3 selected timer(s)? Their pending fires are removed.').waitFor();
-  await shot(page, 'bulk');
+  await consoleShot(page, 'bulk', { fullPage: true });
   await bulk.getByRole('button', { name: 'Yes, disable' }).click();
   await page.getByText('Disabled 3 of 3 timer(s).').waitFor();
   for (const bulkId of bulkIds) expect(await stack.api.getTimer(APP, bulkId)).toMatchObject({ status: 1 });
@@ -189,6 +145,6 @@ it('shows every refused field at once, previews before create in both zones, edi
   }
   await page.getByRole('button', { name: 'Preview the next fires' }).scrollIntoViewIfNeeded();
 
-  expect(problems).toEqual([]);
-  expect(failedLoads).toEqual(['400 /api/timer/v1/def']);
+  expect(rig.problems).toEqual([]);
+  expect(rig.failedLoads).toEqual(['400 /api/timer/v1/def']);
 });

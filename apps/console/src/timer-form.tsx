@@ -2,7 +2,7 @@ import { FormEvent, ReactNode, useState } from 'react';
 import { fieldsOf } from './api';
 import { ErrorBanner, Field, messageOf } from './components';
 import { userZone } from './time';
-import { FIELD_LABELS, TimerFormValues } from './timer-values';
+import { FIELD_LABELS, TimerFormValues, VALUE_PATHS } from './timer-values';
 
 export { createInput, emptyValues, headerLines, patchInput, valuesOf } from './timer-values';
 export type { TimerFormValues } from './timer-values';
@@ -75,7 +75,19 @@ export function TimerForm(props: {
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set: Setter = (k) => (e) => setV({ ...v, [k]: e.target.value });
+  // A field changed since the answer: its message no longer applies.
+  const clear = (k: keyof TimerFormValues) =>
+    setFields((f) => {
+      const path = VALUE_PATHS[k] ?? k;
+      if (!(path in f)) return f;
+      const rest = { ...f };
+      delete rest[path];
+      return rest;
+    });
+  const set: Setter = (k) => (e) => {
+    setV({ ...v, [k]: e.target.value });
+    clear(k);
+  };
   const common = { v, set, fields };
 
   const onSubmit = async (e: FormEvent) => {

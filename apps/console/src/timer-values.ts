@@ -207,6 +207,18 @@ export function patchInput(before: TimerFormValues, v: TimerFormValues, stored?:
   return out;
 }
 
+/** The path the API's messages name each value by, where it differs from the value's own name. */
+export const VALUE_PATHS: Partial<Record<keyof TimerFormValues, string>> = {
+  url: 'notifyHTTPParam.url',
+  method: 'notifyHTTPParam.method',
+  headers: 'notifyHTTPParam.header',
+  body: 'notifyHTTPParam.body',
+  timeoutMs: 'notifyHTTPParam.timeoutMs',
+  maxAttempts: 'retryPolicy.maxAttempts',
+  backoffMs: 'retryPolicy.backoffMs',
+  failureWebhookUrl: 'failureWebhook.url',
+};
+
 /** The label of each field the form shows, by the path the API's messages name it with. */
 export const FIELD_LABELS: Readonly<Record<string, string>> = {
   name: 'Name',
