@@ -4,6 +4,7 @@ import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pag
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, previewRows, userZone, zonedText } from '../time';
 import { headerLines, patchInput, TimerForm, valuesOf } from '../timer-form';
+import { answerOf, keepsAnswers } from '../answers';
 import { definitionOf, diffVersions } from '../versions';
 import { scheduleOf } from './timers';
 
@@ -176,6 +177,24 @@ function LatenessChart({ records }: { records: TaskRecord[] }) {
   );
 }
 
+/** A kept answer: its status and size at a glance, the headers and the body excerpt opened on request. */
+function AnswerCell({ record }: { record: TaskRecord }) {
+  const a = answerOf(record);
+  if (!a) return <span className="muted">none</span>;
+  const headers = Object.entries(a.headers).map(([k, v]) => `${k}: ${v}`);
+  return (
+    <details className="answer">
+      <summary>
+        HTTP {a.status}
+        {a.body ? `, ${a.body.length}${a.truncated ? '+' : ''} characters` : a.truncated ? ', body not kept' : ', no body'}
+      </summary>
+      {headers.length > 0 && <pre className="headers">{headers.join('\n')}</pre>}
+      {a.body && <pre className="body">{a.body}</pre>}
+      {a.truncated && <p className="muted">The body was longer: only its start is kept.</p>}
+    </details>
+  );
+}
+
 function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKey: number }) {
   const [status, setStatus] = useState('');
   const [from, setFrom] = useState('');
@@ -220,6 +239,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
     setApplied({ status: status ? Number(status) : undefined, from: ms(from), to: ms(to) });
   };
 
+  const answers = !!rows && keepsAnswers(rows);
   return (
     <section aria-labelledby="records-h">
       <h2 id="records-h">Records</h2>
@@ -253,7 +273,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
       {rows && rows.length === 0 && <p className="muted">No records yet.</p>}
       {rows && rows.length > 0 && (
         <table className="list records">
-          <HeadRow columns={['Fire', 'Status', 'Attempts', 'HTTP', 'Late (ms)', 'Took (ms)', 'Error']} />
+          <HeadRow columns={['Fire', 'Status', 'Attempts', 'HTTP', 'Late (ms)', 'Took (ms)', 'Error', ...(answers ? ['Answer'] : [])]} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.fireId} data-fire-id={r.fireId}>
@@ -268,6 +288,11 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
                 <td data-label="Late (ms)">{r.latenessMs ?? ''}</td>
                 <td data-label="Took (ms)">{r.costMs ?? ''}</td>
                 <td data-label="Error">{r.error ?? ''}</td>
+                {answers && (
+                  <td data-label="Answer">
+                    <AnswerCell record={r} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
