@@ -168,3 +168,11 @@ export function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message;
   return 'the request failed';
 }
+
+/** `set` with `id` added (`on`) or removed: a row's checkbox in a selection. */
+export function toggled<T>(set: ReadonlySet<T>, id: T, on: boolean): Set<T> {
+  const next = new Set(set);
+  if (on) next.add(id);
+  else next.delete(id);
+  return next;
+}

@@ -1,6 +1,6 @@
 import { FormEvent, useEffect, useState } from 'react';
 import { Api, TASK_STATUS, Timer, TIMER_STATUS } from '../api';
-import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Pager, Time } from '../components';
+import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Pager, Time, toggled } from '../components';
 import { BASE, hrefOf, navigate } from '../router';
 
 const PAGE_SIZE = 20;
@@ -139,13 +139,7 @@ export function Timers({ api }: { api: Api }) {
     }
   };
 
-  const toggle = (id: number, on: boolean) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
+  const toggle = (id: number, on: boolean) => setSelected((s) => toggled(s, id, on));
   const count = scope === 'selected' ? selected.size : total;
   const what = scope === 'selected' ? `${selected.size} selected timer(s)` : `all ${total} timer(s) matching the filter`;
   const allOnPage = !!rows && rows.length > 0 && rows.every((t) => selected.has(t.id));
