@@ -35,3 +35,18 @@ describe('timer form values', () => {
     expect(patchInput(before, { ...before, failureWebhookUrl: '' }, stored)).toEqual({ failureWebhook: null });
   });
 });
+
+describe('timer form values of calendars and the result webhook', () => {
+  it('sends them only when set or changed', () => {
+    const v = { ...emptyValues(), name: 'n', url: 'https://example.com/hook' };
+    expect(createInput(v)).not.toHaveProperty('calendars');
+    expect(createInput({ ...v, calendars: 'de-holidays, weekend', onExcluded: 'nextBusinessDay', resultWebhookUrl: 'https://example.com/a' })).toMatchObject({
+      calendars: ['de-holidays', 'weekend'],
+      onExcluded: 'nextBusinessDay',
+      resultWebhook: { url: 'https://example.com/a' },
+    });
+    const before = { ...v, calendars: 'de-holidays', resultWebhookUrl: 'https://example.com/a' };
+    expect(patchInput(before, { ...before, calendars: 'de-holidays ' })).toEqual({});
+    expect(patchInput(before, { ...before, calendars: '', resultWebhookUrl: '' })).toEqual({ calendars: [], resultWebhook: null });
+  });
+});

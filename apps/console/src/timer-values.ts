@@ -35,7 +35,21 @@ export interface TimerFormValues {
   jitterMs: string;
   autoSpread: boolean;
   failureWebhookUrl: string;
+  /** The app's calendar names, separated by commas or spaces. */
+  calendars: string;
+  onExcluded: string;
+  resultWebhookUrl: string;
 }
+
+/** Definition fields of the calendars and the kept answers: read where the API has them, sent only when set. */
+export interface Extensions {
+  calendars?: string[];
+  onExcluded?: string;
+  resultWebhook?: { url: string; headers?: Record<string, string | string[]> | null } | null;
+}
+
+/** Calendar names as typed: commas or spaces between them. */
+export const calendarNames = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 
 /** The API's defaults: a create sends a policy only where the form differs from them. */
 const DEFAULTS = { maxAttempts: '3', backoffMs: '1000', misfirePolicy: 'fire_late', overlapPolicy: 'allow', catchupPolicy: '', catchupWindowMs: '', jitterMs: '0', dstGap: 'shift', dstOverlap: 'first' };
@@ -58,6 +72,9 @@ export function emptyValues(): TimerFormValues {
     timeoutMs: '',
     autoSpread: false,
     failureWebhookUrl: '',
+    calendars: '',
+    onExcluded: 'skip',
+    resultWebhookUrl: '',
     ...DEFAULTS,
   };
 }
@@ -95,6 +112,7 @@ export function headerMap(text: string): Record<string, string[]> | undefined {
 /** A definition (a timer, or one of its versions) as the form's values. */
 export function valuesOf(t: Omit<Timer, 'id' | 'app' | 'version' | 'createdAt'>): TimerFormValues {
   const n = t.notifyHTTPParam;
+  const ext = t as Extensions;
   return {
     name: t.name,
     kind: t.cron ? 'cron' : t.every ? 'every' : 'runAt',
@@ -121,6 +139,9 @@ export function valuesOf(t: Omit<Timer, 'id' | 'app' | 'version' | 'createdAt'>)
     jitterMs: String(t.jitterMs),
     autoSpread: t.autoSpread,
     failureWebhookUrl: t.failureWebhook?.url ?? '',
+    calendars: (ext.calendars ?? []).join(', '),
+    onExcluded: ext.onExcluded ?? 'skip',
+    resultWebhookUrl: ext.resultWebhook?.url ?? '',
   };
 }
 
@@ -154,6 +175,11 @@ function policies(v: TimerFormValues, base: Pick<TimerFormValues, keyof typeof D
 /** Every field of a create, as the API reads them (it validates; the console does not second-guess it). */
 export function createInput(v: TimerFormValues): TimerInput {
   const header = headerMap(v.headers);
+  const ext: Extensions = {
+    ...(calendarNames(v.calendars).length > 0 ? { calendars: calendarNames(v.calendars) } : {}),
+    ...(v.onExcluded !== 'skip' ? { onExcluded: v.onExcluded } : {}),
+    ...(v.resultWebhookUrl ? { resultWebhook: { url: v.resultWebhookUrl } } : {}),
+  };
   const retry = { ...(v.maxAttempts !== DEFAULTS.maxAttempts ? { maxAttempts: num(v.maxAttempts) } : {}), ...(v.backoffMs !== DEFAULTS.backoffMs ? { backoffMs: num(v.backoffMs) } : {}) };
   return {
     name: v.name,
@@ -172,6 +198,7 @@ export function createInput(v: TimerFormValues): TimerInput {
     ...(Object.keys(retry).length > 0 ? { retryPolicy: retry } : {}),
     ...policies(v, emptyValues()),
     ...(v.failureWebhookUrl ? { failureWebhook: { url: v.failureWebhookUrl } } : {}),
+    ...ext,
   };
 }
 
@@ -179,7 +206,7 @@ export function createInput(v: TimerFormValues): TimerInput {
  * Only what changed, for a PATCH: a schedule given replaces the schedule, a cleared header, body,
  * timeout, bound or failure webhook is removed (null). `stored` keeps the failure webhook's headers.
  */
-export function patchInput(before: TimerFormValues, v: TimerFormValues, stored?: Pick<Timer, 'failureWebhook'>): TimerChange {
+export function patchInput(before: TimerFormValues, v: TimerFormValues, stored?: Pick<Timer, 'failureWebhook'> & Extensions): TimerChange {
   const out: TimerChange = {};
   if (v.name !== before.name) out.name = v.name;
   if (v.kind !== before.kind || v[v.kind] !== before[v.kind]) Object.assign(out, scheduleInput(v));
@@ -204,6 +231,11 @@ export function patchInput(before: TimerFormValues, v: TimerFormValues, stored?:
   if (v.failureWebhookUrl !== before.failureWebhookUrl) {
     out.failureWebhook = v.failureWebhookUrl ? { ...(stored?.failureWebhook ?? {}), url: v.failureWebhookUrl } : null;
   }
+  const ext: Extensions = {};
+  if (calendarNames(v.calendars).join() !== calendarNames(before.calendars).join()) ext.calendars = calendarNames(v.calendars);
+  if (v.onExcluded !== before.onExcluded) ext.onExcluded = v.onExcluded;
+  if (v.resultWebhookUrl !== before.resultWebhookUrl) ext.resultWebhook = v.resultWebhookUrl ? { ...(stored?.resultWebhook ?? {}), url: v.resultWebhookUrl } : null;
+  Object.assign(out, ext);
   return out;
 }
 
@@ -217,6 +249,7 @@ export const VALUE_PATHS: Partial<Record<keyof TimerFormValues, string>> = {
   maxAttempts: 'retryPolicy.maxAttempts',
   backoffMs: 'retryPolicy.backoffMs',
   failureWebhookUrl: 'failureWebhook.url',
+  resultWebhookUrl: 'resultWebhook.url',
 };
 
 /** The label of each field the form shows, by the path the API's messages name it with. */
@@ -245,5 +278,8 @@ export const FIELD_LABELS: Readonly<Record<string, string>> = {
   jitterMs: 'Jitter (ms)',
   autoSpread: 'Auto spread',
   'failureWebhook.url': 'Failure webhook URL',
+  calendars: 'Calendars',
+  onExcluded: 'On an excluded day',
+  'resultWebhook.url': 'Result webhook URL',
 };
 

@@ -54,3 +54,18 @@ describe('timer versions', () => {
     });
   });
 });
+
+describe('timer versions with calendars and a result webhook', () => {
+  it('compares and restores them where the versions carry them', () => {
+    const withCal = { ...v1, calendars: ['de-holidays'], onExcluded: 'nextBusinessDay', resultWebhook: { url: 'https://example.com/answers' } } as TimerVersion;
+    const without = { ...withCal, version: 2, calendars: [], onExcluded: 'skip', resultWebhook: null } as TimerVersion;
+    expect(diffVersions(withCal, without)).toEqual([
+      { field: 'Calendars', before: 'de-holidays', after: '' },
+      { field: 'On an excluded day', before: 'nextBusinessDay', after: 'skip' },
+      { field: 'Result webhook', before: 'https://example.com/answers', after: '' },
+    ]);
+    expect(definitionOf(withCal)).toMatchObject({ calendars: ['de-holidays'], onExcluded: 'nextBusinessDay', resultWebhook: { url: 'https://example.com/answers' } });
+    expect(definitionOf(without)).not.toHaveProperty('resultWebhook');
+    expect(definitionOf(without)).not.toHaveProperty('calendars');
+  });
+});

@@ -1,4 +1,5 @@
 import type { TimerDefinition, TimerVersion } from '@timer/client';
+import type { Extensions } from './timer-values';
 
 /** One line of a definition as the version diff compares it. */
 export interface DiffRow {
@@ -12,6 +13,13 @@ const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString(
 /** A definition (a version) as labelled lines, the form the diff compares; empty values are ''. */
 export function definitionLines(v: TimerVersion): [string, string][] {
   const n = v.notifyHTTPParam;
+  const ext = v as TimerVersion & Extensions;
+  // Lines of the fields this service's versions carry (calendars, the result webhook), and only those.
+  const extLines: [string, string][] = [];
+  if ('calendars' in ext) extLines.push(['Calendars', (ext.calendars ?? []).join(', ')]);
+  if ('onExcluded' in ext) extLines.push(['On an excluded day', ext.onExcluded ?? '']);
+  if ('resultWebhook' in ext) extLines.push(['Result webhook', ext.resultWebhook?.url ?? '']);
+
   const headers = Object.entries(n.header ?? {})
     .flatMap(([name, values]) => values.map((x) => `${name}: ${x}`))
     .join('\n');
@@ -39,6 +47,7 @@ export function definitionLines(v: TimerVersion): [string, string][] {
     ['Jitter (ms)', String(v.jitterMs)],
     ['Auto spread', v.autoSpread ? 'yes' : 'no'],
     ['Failure webhook', v.failureWebhook?.url ?? ''],
+    ...extLines,
     ['Status', ({ 1: 'disabled', 2: 'enabled', 3: 'completed' } as const)[v.status]],
   ];
 }
@@ -75,6 +84,14 @@ export function definitionOf(v: TimerVersion): TimerDefinition {
     autoSpread: v.autoSpread,
     failureWebhook: some(v.failureWebhook),
   };
+  // A PUT replaces the whole definition: these would be dropped if left out.
+  const ext = v as TimerVersion & Extensions;
+  const kept: Extensions = {
+    ...(ext.calendars && ext.calendars.length > 0 ? { calendars: ext.calendars } : {}),
+    ...(ext.onExcluded ? { onExcluded: ext.onExcluded } : {}),
+    ...(ext.resultWebhook ? { resultWebhook: ext.resultWebhook } : {}),
+  };
+  Object.assign(def, kept);
   // JSON leaves undefined out; dropping them here keeps the request body as small as it reads.
   return JSON.parse(JSON.stringify(def)) as TimerDefinition;
 }

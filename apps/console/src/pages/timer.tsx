@@ -4,6 +4,7 @@ import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pag
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, previewRows, userZone, zonedText } from '../time';
 import { headerLines, patchInput, TimerForm, valuesOf } from '../timer-form';
+import type { Extensions } from '../timer-values';
 import { answerOf, keepsAnswers } from '../answers';
 import { definitionOf, diffVersions } from '../versions';
 import { scheduleOf } from './timers';
@@ -15,8 +16,17 @@ const VERSIONS_SHOWN = 20;
 const AFTER_FIRE_MS = 1_500;
 
 /** The upcoming fires in the timer's zone and in the viewer's, each labelled, offset changes marked. */
+/** A fire a calendar excluded or moved, as GET marks it (where the service has calendars). */
+interface CalendarMark {
+  at: number;
+  calendar: string;
+  excluded?: boolean;
+  movedFrom?: number;
+}
+
 function Preview({ timer }: { timer: Timer }) {
   const times = timer.nextFireTimes ?? [];
+  const marks = new Map(((timer as { calendar?: CalendarMark[] }).calendar ?? []).map((m) => [m.at, m]));
   if (times.length === 0) return <p className="muted">No upcoming fires.</p>;
   return (
     <ol className="preview">
@@ -29,6 +39,13 @@ function Preview({ timer }: { timer: Timer }) {
             <span className="also">
               {' '}
               = <Time ms={r.ms} />
+            </span>
+          )}
+          {marks.get(r.ms)?.excluded && <span className="calendar-mark"> skipped: excluded by calendar {marks.get(r.ms)?.calendar}</span>}
+          {marks.get(r.ms)?.movedFrom !== undefined && (
+            <span className="calendar-mark">
+              {' '}
+              moved from <Time ms={marks.get(r.ms)?.movedFrom} zone={timer.timeZone} /> (calendar {marks.get(r.ms)?.calendar})
             </span>
           )}
           {r.offsetChanged && (
@@ -358,6 +375,7 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
   }
 
   const enabled = timer.status === 2;
+  const ext = timer as Timer & Extensions;
   return (
     <main>
       <p>
@@ -490,6 +508,12 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <Item label="Policies">
                 misfire {timer.misfirePolicy}, overlap {timer.overlapPolicy}, catch-up {timer.catchupPolicy ?? 'by misfire'}
                 {timer.catchupWindowMs !== null ? ` within ${timer.catchupWindowMs} ms` : ''}, jitter {timer.jitterMs} ms{timer.autoSpread ? ', auto spread' : ''}
+              </Item>
+              <Item label="Calendars" when={(ext.calendars ?? []).length > 0}>
+                {(ext.calendars ?? []).join(', ')}; on an excluded day: {ext.onExcluded}
+              </Item>
+              <Item label="Result webhook" when={!!ext.resultWebhook}>
+                <span className="url">{ext.resultWebhook?.url}</span>
               </Item>
               <Item label="Failure webhook" when={timer.failureWebhook !== null}>
                 <span className="url">{timer.failureWebhook?.url}</span>
