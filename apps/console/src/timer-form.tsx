@@ -70,6 +70,8 @@ export function TimerForm(props: {
   extra?: ReactNode;
   /** Below the schedule fields (the create page's preview). */
   scheduleExtra?: (v: TimerFormValues) => ReactNode;
+  /** The fields of calendars and of the result webhook, where the API takes them. */
+  show?: { calendars?: boolean; resultWebhook?: boolean };
 }) {
   const [v, setV] = useState(props.initial);
   const [fields, setFields] = useState<Record<string, string>>({});
@@ -147,6 +149,22 @@ export function TimerForm(props: {
             <TextField label="Max fires" name="maxFires" path="maxFires" inputMode="numeric" hint="Empty: no limit." {...common} />
           </div>
         )}
+        {props.show?.calendars && (
+          <div className="pair">
+            <TextField label="Calendars" name="calendars" path="calendars" hint="Names of the app's calendars, separated by commas: their excluded days." {...common} />
+            <SelectField
+              label="On an excluded day"
+              name="onExcluded"
+              path="onExcluded"
+              options={[
+                ['skip', 'skip the fire (recorded missed)'],
+                ['nextBusinessDay', 'move to the next business day'],
+                ['previousBusinessDay', 'move to the previous business day'],
+              ]}
+              {...common}
+            />
+          </div>
+        )}
         {props.scheduleExtra?.(v)}
       </fieldset>
       <fieldset>
@@ -183,6 +201,9 @@ export function TimerForm(props: {
           {(id, d) => <input id={id} type="checkbox" name="autoSpread" checked={v.autoSpread} onChange={(e) => setV({ ...v, autoSpread: e.target.checked })} aria-describedby={d} />}
         </Field>
         <TextField label="Failure webhook URL" name="failureWebhookUrl" path="failureWebhook.url" type="url" hint="Where this timer's dead letters go; empty: the app's." {...common} />
+        {props.show?.resultWebhook && (
+          <TextField label="Result webhook URL" name="resultWebhookUrl" path="resultWebhook.url" type="url" hint="Where each final answer of the callback is posted, signed; empty: nowhere." {...common} />
+        )}
       </fieldset>
       {props.extra}
       {placed.length > 0 && (

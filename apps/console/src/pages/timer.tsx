@@ -450,6 +450,7 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <TimerForm
                 key={`${timer.version}-${formKey}`}
                 initial={valuesOf(timer)}
+                show={{ calendars: 'calendars' in timer, resultWebhook: 'resultWebhook' in timer }}
                 submitLabel="Save changes"
                 submit={async (v) => {
                   try {
