@@ -73,6 +73,23 @@ describe('FireWriter.write in a transaction', () => {
     expect([...publisher.single.map((s) => s.task), ...publisher.batches.flat()].map((t) => t.runAt - NOW).sort((a, b) => a - b)).toEqual([1_000, 3_000]);
   });
 
+  it('answers without waiting for the broker, and holds the shutdown until the publish is done', async () => {
+    const { indexed, publisher, writer } = setup();
+    let ack!: () => void;
+    publisher.publish = (task) => new Promise<void>((resolve) => (ack = () => resolve(void publisher.single.push({ task }))));
+    const w = await writer.write([task(NOW + 1_000), task(NOW + 60_000)], M);
+    await writer.afterCommit(w);
+    expect(indexed.map((f) => f.runAt - NOW)).toEqual([60_000]);
+    expect(publisher.single).toHaveLength(0);
+    let shutDown = false;
+    const shutdown = writer.beforeApplicationShutdown().then(() => (shutDown = true));
+    await new Promise((r) => setImmediate(r));
+    expect(shutDown).toBe(false);
+    ack();
+    await shutdown;
+    expect(publisher.single.map((s) => s.task.runAt - NOW)).toEqual([1_000]);
+  });
+
   it('without a transaction indexes at once', async () => {
     const { indexed, writer } = setup();
     const w = await writer.write([task(NOW + 60_000)]);

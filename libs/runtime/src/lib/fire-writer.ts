@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { FireRef, fireId, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
@@ -36,8 +36,10 @@ const DUE_BATCH = 100;
  * task messages (`publishDue`). Rows always come first, so every message names an existing row.
  */
 @Injectable()
-export class FireWriter {
+export class FireWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger(FireWriter.name);
+  /** Due-fire publishes {@link afterCommit} started and did not wait for. */
+  private readonly publishing = new Set<Promise<unknown>>();
 
   constructor(
     @Inject(TaskRepository) private readonly rows: FireRows,
@@ -86,19 +88,30 @@ export class FireWriter {
   /**
    * Once the transaction that wrote `written` has committed: indexes its later fires and publishes its
    * due ones, those that came within NEAR_NOW_MS while it committed included (the walk may have passed
-   * them). An index failure is only logged: the trigger's walk reads MySQL too (its reconcile), so the
-   * fires still go out. Never throws.
+   * them). Resolves once the index is written; the publish goes on without holding the request, so an
+   * enable costs the same whatever the schedule's frequency (docs/benchmarks.md, "Enable by
+   * frequency"): a publish that fails is indexed, and one cut short by a crash leaves a committed row
+   * the reconciler rescues. An index failure is only logged: the trigger's walk reads MySQL too (its
+   * reconcile), so the fires still go out. Never throws.
    */
-  async afterCommit(written: Pick<WrittenFires, 'due' | 'unindexed'>, properties: Record<string, string> = {}): Promise<void> {
+  async afterCommit(written: Pick<WrittenFires, 'due' | 'unindexed'>): Promise<void> {
     const horizon = this.clock.now() + NEAR_NOW_MS;
     const due = [...written.due];
     const later: FireRef[] = [];
     for (const f of written.unindexed) (f.runAt > horizon ? later : due).push(f);
-    const indexed = later.length === 0 ? undefined : this.index.add(later).catch((e: Error) => {
+    if (due.length > 0) {
+      const publish = this.publishDue(due).finally(() => this.publishing.delete(publish));
+      this.publishing.add(publish);
+    }
+    if (later.length === 0) return;
+    await this.index.add(later).catch((e: Error) => {
       this.logger.warn(`${later.length} fire(s) not indexed (the trigger's reconcile reads them from MySQL): ${e.message}`);
     });
-    // Side by side: the publish waits for the broker's ack, the index for Redis.
-    await Promise.all([indexed, this.publishDue(due, properties)]);
+  }
+
+  /** Lets the publishes still under way finish before the broker and Redis connections close. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.publishing]);
   }
 
   /**
