@@ -10,7 +10,8 @@ const H = 120;
 const OUTCOMES = ['delivered', 'failed', 'missed', 'open'] as const;
 
 const ms = (v: number | null) => (v === null ? 'n/a' : `${v} ms`);
-const hhmm = (at: number) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(at);
+/** A minute's start in the viewer's zone, named (the charts' titles and labels). */
+const hhmm = (at: number) => `${new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(at)} ${userZone()}`;
 
 /** The smallest of 1, 2, 5 x 10^n at or above `v`: a readable top of a y axis. */
 function niceMax(v: number): number {
