@@ -1,16 +1,26 @@
 import { useState } from 'react';
+import { ROUTES } from '@timer/client';
 import { Api, fieldsOf, PreviewResult } from '../api';
 import { ErrorBanner, Link, messageOf, Time } from '../components';
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, userZone } from '../time';
 import { createInput, emptyValues, TimerForm, TimerFormValues } from '../timer-form';
+import { calendarNames } from '../timer-values';
 
 const PREVIEW_COUNT = 5;
 
-/** The schedule of the form as the preview route reads it. */
-function previewQuery(v: TimerFormValues) {
+/** The API has calendars when the client's route table lists their route. */
+const HAS_CALENDARS = Object.values(ROUTES).some((r) => (r.path as string) === '/api/app/v1/calendars');
+
+/** A preview fire, with what a calendar did to it where the API has calendars. */
+type PreviewFire = PreviewResult['fires'][number] & { calendar?: string; excluded?: boolean; movedFrom?: number };
+
+/** The schedule of the form as the preview route reads it (with the app's calendars, where named). */
+function previewQuery(v: TimerFormValues, app: string) {
   const when = (s: string) => (s ? (localInputToIso(s) ?? s) : undefined);
+  const calendars = calendarNames(v.calendars);
   return {
+    ...(HAS_CALENDARS && calendars.length > 0 ? { app, calendars: calendars.join(','), onExcluded: v.onExcluded } : {}),
     ...(v.kind === 'cron' ? { cron: v.cron, dstGap: v.dstGap as 'shift' | 'skip', dstOverlap: v.dstOverlap as 'first' | 'both' } : v.kind === 'every' ? { every: v.every } : { runAt: when(v.runAt) }),
     timeZone: v.timeZone || undefined,
     ...(v.kind !== 'runAt' ? { startAt: when(v.startAt), endAt: when(v.endAt) } : {}),
@@ -28,7 +38,7 @@ function SchedulePreview({ api, v }: { api: Api; v: TimerFormValues }) {
   const run = async () => {
     setError(undefined);
     try {
-      setResult(await api.preview(previewQuery(v)));
+      setResult(await api.preview(previewQuery(v, api.app) as Parameters<Api['preview']>[0]));
     } catch (e) {
       setResult(undefined);
       const f = fieldsOf(e);
@@ -51,11 +61,18 @@ function SchedulePreview({ api, v }: { api: Api; v: TimerFormValues }) {
             </tr>
           </thead>
           <tbody>
-            {result.fires.map((f) => (
-              <tr key={f.at}>
+            {(result.fires as PreviewFire[]).map((f) => (
+              <tr key={f.at} className={f.excluded ? 'excluded' : undefined}>
                 <td data-label="Timer's zone">
                   <Time ms={f.at} zone={result.timeZone} />
                   {f.dst && <span className="dst"> DST: {f.dst}</span>}
+                  {f.excluded && <span className="calendar-mark"> skipped: excluded by calendar {f.calendar}</span>}
+                  {f.movedFrom !== undefined && (
+                    <span className="calendar-mark">
+                      {' '}
+                      moved from <Time ms={f.movedFrom} zone={result.timeZone} /> (calendar {f.calendar})
+                    </span>
+                  )}
                 </td>
                 <td data-label="Your zone">
                   <Time ms={f.at} />
@@ -88,6 +105,7 @@ export function CreateTimer({ api }: { api: Api }) {
         }}
         onCancel={() => navigate(hrefOf({ page: 'timers' }))}
         scheduleExtra={(v) => <SchedulePreview api={api} v={v} />}
+        show={{ calendars: HAS_CALENDARS }}
         extra={
           <label className="inline">
             <input type="checkbox" name="enable" checked={enable} onChange={(e) => setEnable(e.target.checked)} /> Enable now
