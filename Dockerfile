@@ -16,7 +16,9 @@ COPY tsconfig.base.json tsconfig.build.json ./
 COPY apps apps
 COPY libs libs
 COPY bench bench
+COPY scripts/copy-lua.js scripts/copy-lua.js
 RUN npx tsc -p tsconfig.build.json \
+ && node scripts/copy-lua.js \
  && npx vite build --config apps/console/vite.config.mts \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf dist/bench

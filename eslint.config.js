@@ -1,6 +1,6 @@
 // Lint: typescript-eslint's recommended rules plus Nx module boundaries. Tags (project.json):
 //   type:app       may use every lib
-//   type:runtime   composes data and transport libs for a role
+//   type:domain    the fire domain (libs/fire): composes data and transport libs
 //   type:data / type:transport  infrastructure clients; may use util
 //   type:util      plain code (config, contracts); may use util
 //   type:testing   test helpers; only tests import it
@@ -20,8 +20,8 @@ module.exports = [
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:runtime', 'type:data', 'type:transport', 'type:util', 'type:testing'] },
-            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:data', 'type:transport', 'type:util'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:transport', 'type:util', 'type:testing'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:transport', 'type:util', 'type:testing'] },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },
             { sourceTag: 'type:transport', onlyDependOnLibsWithTags: ['type:transport', 'type:util', 'type:testing'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:testing'] },

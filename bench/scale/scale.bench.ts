@@ -50,7 +50,7 @@ import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, TaskRepository, TimerRepository } from '@timer/dal';
 import { RedisLock, SliceIndex } from '@timer/redis';
-import { FireRegenerator, FireRows, FireWriter } from '@timer/runtime';
+import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { markdownTable, numericFlags, percentiles, procCpuSeconds, shortId, Stack, writeResults } from '../../e2e/support';
 import { MigratorConfig, MigratorEnv } from '../../apps/migrator/src/config/migrator.env';
 import { MigratorMetrics } from '../../apps/migrator/src/migration/migrator.metrics';

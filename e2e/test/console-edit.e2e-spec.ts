@@ -73,10 +73,16 @@ it('shows every refused field at once, previews before create in both zones, edi
   await page.getByLabel('Headers').fill('X-Team: billing\nX-Team: reports\nAuthorization: Bearer abc');
   await page.getByLabel('Max attempts').fill('5');
   await page.getByLabel('Backoff (ms)').fill('2000');
+  await page.getByLabel('Result webhook URL').fill(receiver.url('/answers'));
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Saved as version 2.').waitFor();
   const edited = (await stack.api.getTimer(APP, id)) as { version: number; retryPolicy: unknown; notifyHTTPParam: { header: unknown } };
-  expect(edited).toMatchObject({ version: 2, retryPolicy: { maxAttempts: 5, backoffMs: 2000 }, notifyHTTPParam: { header: { 'X-Team': ['billing', 'reports'], Authorization: ['Bearer abc'] } } });
+  expect(edited).toMatchObject({
+    version: 2,
+    retryPolicy: { maxAttempts: 5, backoffMs: 2000 },
+    notifyHTTPParam: { header: { 'X-Team': ['billing', 'reports'], Authorization: ['Bearer abc'] } },
+    resultWebhook: { url: receiver.url('/answers') },
+  });
   expect(await page.locator('pre.headers').textContent()).toBe('X-Team: billing\nX-Team: reports\nAuthorization: Bearer abc');
 
   // Versions: 1 against 2 shows exactly what the edit changed; restoring 1 writes version 3 with its definition.
@@ -86,7 +92,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   await versions.getByLabel('Compared with').selectOption('2');
   const diff = page.locator('table.diff');
   await diff.waitFor();
-  expect(await diff.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-field')))).toEqual(['Headers', 'Max attempts', 'Backoff (ms)']);
+  expect(await diff.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-field')))).toEqual(['Headers', 'Max attempts', 'Backoff (ms)', 'Result webhook']);
   expect(await diff.locator('tr[data-field="Max attempts"] td').allTextContents()).toEqual(['3', '5']);
   await versions.scrollIntoViewIfNeeded();
   await consoleShot(page, 'versions', { fullPage: true });
@@ -94,11 +100,12 @@ it('shows every refused field at once, previews before create in both zones, edi
   await versions.getByRole('button', { name: 'Yes, restore version 1' }).click();
   await page.getByText('Version 1 restored as version 3.').waitFor();
   const restored = (await stack.api.getTimer(APP, id)) as { version: number; retryPolicy: unknown; notifyHTTPParam: Record<string, unknown> };
-  expect(restored).toMatchObject({ version: 3, retryPolicy: { maxAttempts: 3, backoffMs: 1000 } });
+  expect(restored).toMatchObject({ version: 3, retryPolicy: { maxAttempts: 3, backoffMs: 1000 }, resultWebhook: null });
   expect(restored.notifyHTTPParam.header).toBeUndefined();
   await versions.locator('tr[data-version="3"]').waitFor();
 
-  // The upcoming fires move on after a fire, without a reload.
+  // The upcoming fires move on after a fire, without a reload; each record shows what the receiver answered.
+  receiver.respond((d) => (d.path === '/ticker' ? { status: 202, headers: { 'content-type': 'application/json' }, body: '{"accepted":true}' } : undefined));
   const tickerId = await stack.api.createEnabled({ app: APP, name: 'ticker', every: '2s', notifyHTTPParam: { url: receiver.url('/ticker'), method: 'POST' } });
   await page.goto(`${base}/timers/${tickerId}`);
   const firstFire = page.locator('ol.preview li time').first();
@@ -107,6 +114,14 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect(await pollUntil(async () => (await firstFire.getAttribute('datetime')) !== before, 10_000)).toBe(true);
   expect(Date.parse((await firstFire.getAttribute('datetime'))!)).toBeGreaterThan(Date.parse(before!));
   await stack.api.unable(APP, tickerId);
+  const answer = page.locator('table.records td[data-label="Answer"] details').first();
+  await answer.waitFor({ timeout: 15_000 });
+  expect(await answer.locator('summary').textContent()).toBe('HTTP 202, 17 characters');
+  await answer.locator('summary').click();
+  expect(await answer.locator('pre.headers').textContent()).toBe('content-type: application/json');
+  expect(await answer.locator('pre.body').textContent()).toBe('{"accepted":true}');
+  await page.locator('table.records').scrollIntoViewIfNeeded();
+  await consoleShot(page, 'record-answer');
 
   // Three timers disabled in one action: destructive buttons wait for a selection, then a confirmation.
   const bulkIds = await Promise.all(['bulk-a', 'bulk-b', 'bulk-c'].map((name) => stack.api.createEnabled({ app: APP, name, cron: '0 0 * * *', notifyHTTPParam: { url: receiver.url('/bulk'), method: 'POST' } })));

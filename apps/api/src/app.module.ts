@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository, LedgerRepository, MaintenanceWindowRepository, OverviewRepository, QuotaRepository } from '@timer/dal';
-import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
-import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { AppRepository, LedgerRepository, MaintenanceWindowRepository, MYSQL_DEPENDENCY, OverviewRepository, QuotaRepository } from '@timer/dal';
+import { CLOCK, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
+import { FireRegenerator, FireWriter, TaskPublisher } from '@timer/fire';
+import { REDIS_DEPENDENCY } from '@timer/redis';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { AppsController } from './apps/apps.controller';
 import { AppsService } from './apps/apps.service';
 import { SecretSealer } from './apps/secret-sealer.service';
@@ -48,7 +50,7 @@ export class AppModule {
     const api = ApiConfig.load(env);
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config)],
+      imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
       controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController, OverviewController],
       providers: [
         { provide: ApiConfig, useValue: api },

@@ -1,4 +1,4 @@
-import { PausedApps, pausedAppsKey, RESUME_MARGIN_MS, SliceIndex } from '@timer/redis';
+import { PausedApps, RedisKeys, RESUME_MARGIN_MS, SliceIndex } from '@timer/redis';
 import { ApiHarness } from './api-harness';
 
 // App-wide pause and resume, and a disable that deletes the fires not yet due, against real MariaDB,
@@ -33,7 +33,7 @@ describe('api app pause/resume and disable (real MariaDB, Redis, Pulsar)', () =>
   const rows = async (id: number): Promise<Row[]> =>
     ((await h.db.query('SELECT run_at, status, error FROM tasks WHERE timer_id = ? ORDER BY run_at', [id])) as Row[]).map((r) => ({ ...r, run_at: Number(r.run_at) }));
   const pauseColumns = async (app: string) => (await h.db.query('SELECT paused_at, resumed_at FROM apps WHERE app = ?', [app])) as unknown[];
-  const mirror = async () => h.redis.hgetall(pausedAppsKey(h.prefix));
+  const mirror = async () => h.redis.hgetall(new RedisKeys(h.prefix).pausedApps());
   const indexed = async (id: number) => (await h.indexEntries()).filter((e) => e.member.startsWith(`${id}-`)).map((e) => e.score);
 
   it('refuses bad input naming the field, unknown apps and other apps\' tokens, and writes nothing', async () => {

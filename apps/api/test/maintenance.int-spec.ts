@@ -1,4 +1,4 @@
-import { maintenanceWindowsKey } from '@timer/redis';
+import { RedisKeys } from '@timer/redis';
 import { ApiHarness } from './api-harness';
 
 // Maintenance windows over HTTP against real MariaDB, Redis and Pulsar, with a fixed clock.
@@ -28,7 +28,7 @@ describe('api maintenance windows (real MariaDB, Redis, Pulsar)', () => {
   afterAll(() => h.stop());
 
   const stored = async () => Number(((await h.db.query('SELECT COUNT(*) AS n FROM maintenance_windows')) as { n: number }[])[0].n);
-  const mirror = async () => h.redis.hgetall(maintenanceWindowsKey(h.prefix));
+  const mirror = async () => h.redis.hgetall(new RedisKeys(h.prefix).maintenanceWindows());
   const post = (body: object, token?: string) => h.as(token).post('/api/app/v1/maintenance', body);
 
   it('refuses bad input with a 400 naming the field, unknown apps and timers with 404, other apps with 403; writes nothing', async () => {

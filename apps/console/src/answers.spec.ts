@@ -10,11 +10,12 @@ describe('kept answers', () => {
       { attempt: 2, startedAt: 2, response: answer(200) },
     ];
     expect(answerOf({ attempts })).toEqual(answer(200));
-    expect(answerOf({ attempts: [{ attempt: 1, startedAt: 1 }] })).toBeUndefined();
+    expect(answerOf({ attempts: [{ attempt: 1, startedAt: 1, response: null }] })).toBeUndefined();
   });
 
   it('tells a service that keeps answers (response on attempts, null included) from one that does not', () => {
     expect(keepsAnswers([{ attempts: [{ attempt: 1, startedAt: 1, response: null } as never] }])).toBe(true);
-    expect(keepsAnswers([{ attempts: [{ attempt: 1, startedAt: 1 }] }])).toBe(false);
+    // An api without kept answers has no `response` on its attempts.
+    expect(keepsAnswers([{ attempts: [{ attempt: 1, startedAt: 1 } as never] }])).toBe(false);
   });
 });

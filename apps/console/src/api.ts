@@ -10,6 +10,7 @@ import {
   PreviewQuery,
   PreviewResult,
   PurgeResult,
+  RECORD_STATUS_NAMES,
   RecordsQuery,
   RecordStatus,
   ReplayResult,
@@ -32,7 +33,8 @@ export type TimerInput = Omit<CreateTimerRequest, 'app'>;
 export type TimerChange = Omit<PatchTimerRequest, 'app' | 'id' | 'version'>;
 
 export const TIMER_STATUS: Readonly<Record<number, string>> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
-export const TASK_STATUS: Readonly<Record<number, string>> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
+/** A record status's name (the client's vocabulary), also the CSS class of its colour. */
+export const TASK_STATUS = RECORD_STATUS_NAMES;
 
 export interface Session {
   token: string;

@@ -26,6 +26,7 @@ const v1: TimerVersion = {
   autoSpread: false,
   spreadOffsetMs: null,
   failureWebhook: null,
+  resultWebhook: null,
 };
 
 describe('timer versions', () => {

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { FireClaimRepository, FireOutcomeRepository, TimerDefinitionRepository } from '@timer/dal';
-import { CLOCK, RoleConfig, systemClock } from '@timer/platform';
-import { FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { FireClaimRepository, FireOutcomeRepository, MYSQL_DEPENDENCY, TimerDefinitionRepository } from '@timer/dal';
+import { CLOCK, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
+import { FireWriter, TaskPublisher } from '@timer/fire';
+import { REDIS_DEPENDENCY } from '@timer/redis';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { ExecutorConfig } from './config/executor.env';
 import { AppShareGate } from './delivery-control/app-share.gate';
 import { DeliveryControlMetrics } from './delivery-control/delivery-control.metrics';
@@ -15,6 +17,7 @@ import { ExecutorLiveness } from './fire/executor-liveness.service';
 import { FireAdmission } from './fire/fire-admission.service';
 import { FireClaimer } from './fire/fire-claimer.service';
 import { FireDelivery } from './fire/fire-delivery.service';
+import { ResultWebhooks } from './fire/result-webhooks.service';
 import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
 import { FireLanes } from './fire/fire-lanes';
@@ -41,7 +44,7 @@ export class AppModule {
     const executor = ExecutorConfig.load(env);
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config)],
+      imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
       controllers: [TaskHandler],
       providers: [
         { provide: ExecutorConfig, useValue: executor },
@@ -71,6 +74,7 @@ export class AppModule {
         AttemptOutcomes,
         OverlapGuard,
         FireDelivery,
+        ResultWebhooks,
         FireLanes,
         FireService,
         DeliveryControlMetrics,

@@ -5,11 +5,12 @@ import type { AddressInfo } from 'net';
 import type Redis from 'ioredis';
 import { lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { TaskMessage, TOPICS, fireId } from '@timer/contracts';
+import { TaskMessage, TOPICS } from '@timer/contracts';
 import { dataSourceOptions, runMigrations, TaskEntity, TaskRepository, TimerRepository, TimerStatus, NewTimer, TimerEntity } from '@timer/dal';
 import { loadRoleConfig, MetricsService } from '@timer/platform';
 import { PeekedMessage, PulsarAdmin, topicName } from '@timer/pulsar';
-import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
+import { ClientPulsar } from '@timer/pulsar-transport';
+import { taskMessage, taskRecord } from '@timer/fire';
 import { REDIS } from '@timer/redis';
 import { deletePulsarNamespace, testEnv, uniqueId } from '@timer/testing';
 import { AppModule } from '../src/app.module';
@@ -185,8 +186,8 @@ export class ExecutorHarness {
 
   /** Publishes a task message as the trigger does. */
   async publish(timerId: string, runAt: number, attempt = 1): Promise<TaskMessage> {
-    const message: TaskMessage = { timerId, runAt, fireId: fireId(timerId, runAt), attempt };
-    await lastValueFrom(this.client.emit(TOPICS.tasks, new PulsarRecordBuilder(message).setKey(timerId).build()));
+    const message = taskMessage({ timerId, runAt }, { attempt });
+    await lastValueFrom(this.client.emit(TOPICS.tasks, taskRecord(message)));
     return message;
   }
 

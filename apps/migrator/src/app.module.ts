@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { LedgerRepository, MigratorWindowRepository } from '@timer/dal';
-import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { FireRegenerator, FireWriter, RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { LedgerRepository, MigratorWindowRepository, MYSQL_DEPENDENCY } from '@timer/dal';
+import { CLOCK, loadConfig, MetricsService, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
+import { FireRegenerator, FireWriter, TaskPublisher } from '@timer/fire';
+import { REDIS_DEPENDENCY } from '@timer/redis';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { CompletionLoop } from './completion/completion.loop';
 import { CompletionService } from './completion/completion.service';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
@@ -35,7 +37,7 @@ export class AppModule {
     const migrator = new MigratorConfig(loadConfig(MigratorEnv, env));
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config)],
+      imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
       controllers: [RangeHandler, FailureNotifierHandler],
       providers: [
         { provide: MigratorConfig, useValue: migrator },

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
 import { RedisLock, SliceIndex } from '@timer/redis';
-import { FireRegenerator, FireRows, FireWriter } from '@timer/runtime';
+import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { fireTimesBetween } from '@timer/schedule';
 import { deleteKeys, testEnv, uniqueId } from '@timer/testing';
 import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { CLOCK, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { SliceStore } from '@timer/redis';
-import { RoleRuntimeModule } from '@timer/runtime';
+import { CLOCK, loadConfig, MetricsService, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
+import { REDIS_DEPENDENCY, SliceStore } from '@timer/redis';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { SchedulerConfig, SchedulerEnv } from './config/scheduler.env';
 import { SchedulerLoop } from './scheduling/scheduler.loop';
 import { SchedulerMetrics } from './scheduling/scheduler.metrics';
@@ -20,7 +20,7 @@ export class AppModule {
     const scheduler = new SchedulerConfig(loadConfig(SchedulerEnv, env));
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config)],
+      imports: [RoleRuntimeModule.forRole(config, { redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
       providers: [
         { provide: SchedulerConfig, useValue: scheduler },
         { provide: CLOCK, useValue: systemClock },

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { SliceMessage, SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { PulsarAdmin, ReceivedMessage, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar } from '@timer/pulsar-transport';
-import { RedisLock, SliceIndex, sliceDoneAllKey, sliceDoneKey, SliceStore } from '@timer/redis';
+import { RedisKeys, RedisLock, SliceIndex, SliceStore } from '@timer/redis';
 import { deleteKeys, deletePulsarNamespace, eventually, testEnv, uniqueId } from '@timer/testing';
 import { SchedulerConfig, SchedulerEnv } from '../src/config/scheduler.env';
 import { SchedulerMetrics } from '../src/scheduling/scheduler.metrics';
@@ -110,8 +110,8 @@ describe('scheduler against Redis and Pulsar', () => {
 
   it('never offers a done slice, and offers a not-done one again once its lease expired', async () => {
     const now = () => T0 + 5_000;
-    for (let b = 0; b < 10; b++) if (b !== 4) await redis.set(sliceDoneKey(prefix, T0 - M, b), '1', 'PX', 60_000);
-    await redis.set(sliceDoneAllKey(prefix, T0 - 2 * M), '1', 'PX', 60_000);
+    for (let b = 0; b < 10; b++) if (b !== 4) await redis.set(new RedisKeys(prefix).sliceDone(T0 - M, b), '1', 'PX', 60_000);
+    await redis.set(new RedisKeys(prefix).sliceDoneAll(T0 - 2 * M), '1', 'PX', 60_000);
     const s = scheduler(now, { TIMER_SLICE_LEASE_MS: 1500 });
     await s.tick();
     const first = await receive(11);
@@ -119,7 +119,7 @@ describe('scheduler against Redis and Pulsar', () => {
     received.length = 0;
     await s.tick(); // within the lease: nothing
     await new Promise((r) => setTimeout(r, 1700)); // the leases expire; none of the slices was marked done
-    await redis.set(sliceDoneKey(prefix, T0, 7), '1', 'PX', 60_000); // meanwhile one is finished
+    await redis.set(new RedisKeys(prefix).sliceDone(T0, 7), '1', 'PX', 60_000); // meanwhile one is finished
     await s.tick();
     const second = await receive(10);
     expect(ids(second)).toEqual(['-1:4', ...all([0]).filter((k) => k !== '0:7')].sort());
@@ -131,8 +131,8 @@ describe('scheduler against Redis and Pulsar', () => {
     const now = T0 + 2_000;
     const old = T0 - 30 * M;
     const pipeline = redis.pipeline();
-    for (let m = T0 - 60 * M; m <= T0; m += M) if (m !== old) pipeline.set(sliceDoneAllKey(prefix, m), '1', 'PX', 60_000);
-    for (let b = 0; b < 10; b++) if (b !== 3) pipeline.set(sliceDoneKey(prefix, old, b), '1', 'PX', 60_000);
+    for (let m = T0 - 60 * M; m <= T0; m += M) if (m !== old) pipeline.set(new RedisKeys(prefix).sliceDoneAll(m), '1', 'PX', 60_000);
+    for (let b = 0; b < 10; b++) if (b !== 3) pipeline.set(new RedisKeys(prefix).sliceDone(old, b), '1', 'PX', 60_000);
     await pipeline.exec();
     const s = scheduler(() => now, { TIMER_SCHEDULER_LOOKBACK_MINUTES: 60 });
     const result = await s.tick();

@@ -1,8 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { SliceTaskRepository } from '@timer/dal';
-import { CLOCK, Clock, loadConfig, MetricsService, RoleConfig, systemClock } from '@timer/platform';
-import { SliceIndex, SliceStore } from '@timer/redis';
-import { RoleRuntimeModule, TaskPublisher } from '@timer/runtime';
+import { MYSQL_DEPENDENCY, SliceTaskRepository } from '@timer/dal';
+import { CLOCK, Clock, loadConfig, MetricsService, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
+import { REDIS_DEPENDENCY, SliceIndex, SliceStore } from '@timer/redis';
+import { TaskPublisher } from '@timer/fire';
+import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { TriggerConfig, TriggerEnv } from './config/trigger.env';
 import { SliceWalker } from './slices/slice-walker';
 import { SlicesHandler } from './slices/slices.handler';
@@ -20,7 +21,7 @@ export class AppModule {
     const trigger = new TriggerConfig(loadConfig(TriggerEnv, env));
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config)],
+      imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
       controllers: [SlicesHandler],
       providers: [
         { provide: TriggerConfig, useValue: trigger },

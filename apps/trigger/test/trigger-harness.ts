@@ -5,7 +5,7 @@ import { dataSourceOptions, runMigrations, TaskStatusValue } from '@timer/dal';
 import { loadRoleConfig } from '@timer/platform';
 import { Consumer, topicName, WsPulsarClient } from '@timer/pulsar';
 import { ClientPulsar, createPulsarServer } from '@timer/pulsar-transport';
-import { RedisLock, SliceIndex, sliceLockResource } from '@timer/redis';
+import { LOCK_RESOURCES, RedisLock, SliceIndex } from '@timer/redis';
 import { deletePulsarNamespace, testEnv, uniqueId } from '@timer/testing';
 import Redis from 'ioredis';
 import { lastValueFrom } from 'rxjs';
@@ -139,7 +139,7 @@ export class TriggerHarness {
 
   /** Plays the scheduler: takes the slice lock and returns the message to publish. */
   async offer(minute: number, bucket: number, buckets = 4): Promise<SliceMessage> {
-    const held = await this.lock.tryAcquire({ resource: sliceLockResource(minute, bucket), ttlMs: 30_000 });
+    const held = await this.lock.tryAcquire({ resource: LOCK_RESOURCES.slice(minute, bucket), ttlMs: 30_000 });
     if (!held) throw new Error(`slice ${minute}:${bucket} is locked`);
     return { minute, bucket, buckets, lockToken: held.token };
   }

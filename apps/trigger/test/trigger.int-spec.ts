@@ -2,7 +2,7 @@
  * The trigger against the real MariaDB, Redis and Pulsar: the test plays the scheduler (slice lock +
  * SliceMessage on `timer-slices`) and the executor (a consumer of `timer-tasks`).
  */
-import { lockTokenKey, sliceCursorKey, sliceDoneKey, sliceLockResource } from '@timer/redis';
+import { LOCK_RESOURCES, RedisKeys } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { fireIdOf, TriggerHarness } from './trigger-harness';
 import { FireRef, minuteOf } from '@timer/contracts';
@@ -54,7 +54,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
 
     const slice = await h.offer(minute, bucket);
     await h.publishSlice(slice);
-    await eventually('the done marker', async () => (await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))) === 1, 30_000);
+    await eventually('the done marker', async () => (await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))) === 1, 30_000);
 
     await receiveExactly(minute, [...inIndex, ...onlyInMysql].map(fireIdOf));
     for (const r of h.receivedIn(minute)) {
@@ -66,9 +66,9 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
       }
       expect(r.task).toEqual({ timerId: r.task.timerId, runAt: r.task.runAt, fireId: `${r.task.timerId}-${r.task.runAt}`, attempt: 1 });
     }
-    expect(await h.redis.exists(lockTokenKey(h.prefix, sliceLockResource(minute, bucket)))).toBe(0);
-    expect(await h.redis.get(sliceCursorKey(h.prefix, minute, bucket))).toBe(String(minute + MINUTE));
-    const ttl = await h.redis.pttl(sliceDoneKey(h.prefix, minute, bucket));
+    expect(await h.redis.exists(new RedisKeys(h.prefix).lock(LOCK_RESOURCES.slice(minute, bucket)))).toBe(0);
+    expect(await h.redis.get(new RedisKeys(h.prefix).sliceCursor(minute, bucket))).toBe(String(minute + MINUTE));
+    const ttl = await h.redis.pttl(new RedisKeys(h.prefix).sliceDone(minute, bucket));
     expect(ttl).toBeGreaterThan(47 * 3_600_000);
   });
 
@@ -79,7 +79,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     await h.insertRows(fires);
     await h.index.add(fires);
     await h.publishSlice(await h.offer(minute, bucket));
-    await eventually('the done marker', async () => (await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))) === 1, 30_000);
+    await eventually('the done marker', async () => (await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))) === 1, 30_000);
     await receiveExactly(minute, fires.map(fireIdOf));
     const got = h.receivedIn(minute);
     expect(got.map((r) => r.fires)).toEqual([5, 5, 5, 5, 5]);
@@ -94,10 +94,10 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     const fires: FireRef[] = [10_000, 20_000, 29_999, 30_000, 40_000, 50_000].map((o, i) => ({ timerId: String(2 + 4 * (i + 1)), runAt: minute + o }));
     await h.insertRows(fires);
     await h.index.add(fires);
-    await h.redis.set(sliceCursorKey(h.prefix, minute, bucket), String(minute + 30_000));
+    await h.redis.set(new RedisKeys(h.prefix).sliceCursor(minute, bucket), String(minute + 30_000));
 
     await h.publishSlice(await h.offer(minute, bucket));
-    await eventually('the done marker', async () => (await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))) === 1, 30_000);
+    await eventually('the done marker', async () => (await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))) === 1, 30_000);
     await receiveExactly(minute, fires.filter((f) => f.runAt >= minute + 30_000).map(fireIdOf));
   });
 
@@ -109,7 +109,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     await h.index.add(fires);
     const stale = await h.offer(minute, bucket);
     // The lease expired and the scheduler re-offered the slice with a new token.
-    const lockKey = lockTokenKey(h.prefix, sliceLockResource(minute, bucket));
+    const lockKey = new RedisKeys(h.prefix).lock(LOCK_RESOURCES.slice(minute, bucket));
     await h.redis.set(lockKey, 'newer-offer', 'PX', 30_000);
     const before = await h.sliceCount('superseded');
 
@@ -117,7 +117,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     await eventually('the superseded outcome', async () => (await h.sliceCount('superseded')) > before, 20_000);
     await sleep(1_000);
     expect(h.receivedIn(minute)).toHaveLength(0);
-    expect(await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))).toBe(0);
+    expect(await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))).toBe(0);
     expect(await h.redis.get(lockKey)).toBe('newer-offer');
   });
 
@@ -129,7 +129,7 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     // No index keys, no bucket count and no lock: Redis lost everything after the scheduler's offer.
     expect(await h.redis.exists(h.index.sliceKey(minute, bucket), h.index.bucketsKey(minute))).toBe(0);
     await h.publishSlice({ minute, bucket, buckets: 4, lockToken: 'offer-before-the-flush' });
-    await eventually('the done marker', async () => (await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))) === 1, 30_000);
+    await eventually('the done marker', async () => (await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))) === 1, 30_000);
     await receiveExactly(minute, rows.map(fireIdOf));
   });
 
@@ -158,10 +158,10 @@ describe('trigger (real MariaDB, Redis, Pulsar)', () => {
     await h.closeApp();
     const closeMs = Date.now() - closing;
     expect(await h.sliceCount('stopped')).toBe(stoppedBefore + 1);
-    const cursor = Number(await h.redis.get(sliceCursorKey(h.prefix, minute, bucket)));
+    const cursor = Number(await h.redis.get(new RedisKeys(h.prefix).sliceCursor(minute, bucket)));
     expect(cursor).toBeGreaterThan(fires.at(-1)!.runAt);
     expect(cursor).toBeLessThan(minute + MINUTE);
-    expect(await h.redis.exists(sliceDoneKey(h.prefix, minute, bucket))).toBe(0);
+    expect(await h.redis.exists(new RedisKeys(h.prefix).sliceDone(minute, bucket))).toBe(0);
     process.stdout.write(`live slice: app closed in ${closeMs} ms, cursor at +${cursor - minute} ms\n`);
   });
 });

@@ -7,5 +7,5 @@ export { ROUTES } from './lib/routes';
 export type { OperationId } from './lib/routes';
 export { DEFAULT_SIGNATURE_TOLERANCE_MS, verifyCallbackSignature } from './lib/signature';
 export type { HmacSubtle, VerifyCallbackOptions } from './lib/signature';
-export { RecordStatus, TimerStatus } from './lib/types';
+export { RECORD_STATUS_NAMES, RECORD_STATUSES, RecordStatus, TimerStatus } from './lib/types';
 export type * from './lib/types';

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'fs';
 import { createServer, IncomingHttpHeaders, Server } from 'http';
 import { AddressInfo } from 'net';
-import { ErrorCodes, RecordStatus, ROUTES, TimerApiError, TimerClient, verifyCallbackSignature } from '../src';
+import { ErrorCodes, RECORD_STATUSES, RecordStatus, ROUTES, TimerApiError, TimerClient, verifyCallbackSignature } from '../src';
 // The e2e Stack is what starts the built roles as processes; it lives in e2e/support, which is no lib.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { pollUntil, Stack } from '../../../e2e/support';
@@ -59,6 +59,15 @@ describe('@timer/client against the running api', () => {
     if (process.env.TIMER_CLIENT_TYPES_WRITE === '1') writeFileSync(GENERATED_TYPES, fresh);
     const stale = readFileSync(GENERATED_TYPES, 'utf8') !== fresh;
     expect({ stale, fix: 'npm run client:types' }).toEqual({ stale: false, fix: 'npm run client:types' });
+  });
+
+  it('has the record statuses of the served OpenAPI document: numbers, names and meanings', async () => {
+    type Doc = { components: { schemas: Record<string, { properties: Record<string, { enum?: number[]; description?: string }> }> } };
+    const doc = (await (await fetch(`http://127.0.0.1:${stack.port('api')}/api/docs-json`)).json()) as Doc;
+    const served = doc.components.schemas.TaskView.properties.status;
+    expect(served.enum).toEqual(RECORD_STATUSES.map((s) => s.value));
+    expect(served.description).toBe(RECORD_STATUSES.map((s) => `${s.value} ${s.name}: ${s.meaning}`).join('; '));
+    expect(Object.values(RecordStatus)).toEqual(RECORD_STATUSES.map((s) => s.value));
   });
 
   it('takes a timer through create, get, patch, enable, run, records, versions, disable and delete', async () => {

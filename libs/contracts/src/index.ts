@@ -21,3 +21,4 @@ export { FireRef, fireId, fireIdPrefix, formatFireId, isTimerId, parseFireId } f
 export { MESSAGE_PROPERTIES } from './lib/properties';
 export { DEFAULT_WINDOW_MINUTES, isMinuteStart, MINUTE_MS, minuteOf, NEAR_NOW_MS, preparedWindows, Window, windowOf, WINDOWS_AHEAD } from './lib/time';
 export { FAILURE_NOTIFICATIONS_PER_POST, FailureNotification, FailureNotificationBatch, FailureNotificationKind, MISSED_REASONS_NOTIFIED } from './lib/failure-notification';
+export { FIRE_STATUS_CHOICES, FIRE_STATUS_DESCRIPTION, FIRE_STATUS_VALUES, FIRE_STATUSES, FireStatus, FireStatusName, FireStatusValue } from './lib/fire-status';

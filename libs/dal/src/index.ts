@@ -1,6 +1,6 @@
 export { dataSourceOptions, ENTITIES, MIGRATIONS, MysqlConnectionOptions, MysqlSsl, mysqlSslOptions } from './lib/data-source.options';
 export { loggableSql, TypeOrmLogger } from './lib/typeorm-logger';
-export { DalModule } from './lib/dal.module';
+export { DalModule, MYSQL_DEPENDENCY } from './lib/dal.module';
 export { DalRepositoriesModule } from './lib/dal-repositories.module';
 export { MysqlHealthCheck } from './lib/mysql-health.check';
 export { SecretCipher, SecretKeyError } from './lib/secret-cipher';
@@ -9,7 +9,7 @@ export { AppEntity, FailureWebhook } from './lib/entities/app.entity';
 export { AppTokenEntity } from './lib/entities/app-token.entity';
 export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './lib/entities/timer.entity';
 export { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from './lib/entities/fire-policies';
-export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, OPEN_OUTCOME, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
+export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, OPEN_OUTCOME, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskAttemptResponse, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
 export { DueCursor, EnabledState, FinishedCandidate, FinishedCursor, NewTimer, NextFireAdvance, TimerFields, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
 export { INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, TaskRepository } from './lib/repositories/task.repository';
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
@@ -24,7 +24,7 @@ export { MigratorWindowRepository } from './lib/repositories/migrator-window.rep
 export { SliceRange, SliceTaskRepository } from './lib/repositories/slice-task.repository';
 export { FireState, OUTCOME_CHUNK } from './lib/repositories/fire-query-helpers';
 export { ClaimResult, FireClaimRepository, FireClaimRequest } from './lib/repositories/fire-claim.repository';
-export { FireOutcome, FireOutcomeRepository } from './lib/repositories/fire-outcome.repository';
+export { FireOutcome, FireOutcomeRepository, OUTCOME_RESPONSE_CHARS } from './lib/repositories/fire-outcome.repository';
 export { DefinitionChanges, TimerDefinition, TimerDefinitionRepository } from './lib/repositories/timer-definition.repository';
 export { LedgerRepository, OverdueFire, PAUSED_REASON, WindowAccount } from './lib/repositories/ledger.repository';
 export { FireHistogram, HistogramOptions, QuotaRepository, StoredQuota } from './lib/repositories/quota.repository';

@@ -10,6 +10,7 @@ export { LifecycleService } from './lib/health/lifecycle.service';
 export { MetricsModule } from './lib/metrics/metrics.module';
 export { MetricsService } from './lib/metrics/metrics.service';
 export { bootstrapRole, exitOnBootFailure, RoleBootstrapOptions } from './lib/bootstrap/bootstrap-role';
+export { RoleDependencies, RoleDependency, RoleRuntimeModule } from './lib/bootstrap/role-runtime.module';
 export { TickLoop } from './lib/schedule/tick-loop';
 export { Clock, CLOCK, NowClock, systemClock } from './lib/clock';
 export { bootLogSettings, LogSettings } from './lib/config/log-settings';

@@ -28,4 +28,4 @@ export { DEAD_LETTER_PROPERTIES, DEFAULT_MAX_UNDECODABLE_DELIVERIES, UNDECODABLE
 export { DEFAULT_NAMESPACE, DEFAULT_TENANT, resolveTopicName } from './lib/topic-name';
 export type { TopicDefaults } from './lib/topic-name';
 export { createPulsarServer, pulsarClientOptions } from './lib/pulsar-config';
-export { PULSAR_TOPOLOGY, PulsarHealthCheck, PulsarModule, PulsarTopology } from './lib/pulsar.module';
+export { PULSAR_DEPENDENCY, PULSAR_TOPOLOGY, PulsarHealthCheck, PulsarModule, PulsarTopology } from './lib/pulsar.module';

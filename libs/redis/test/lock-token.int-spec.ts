@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { redisTestContext, testEnv } from '@timer/testing';
-import { extendLockToken, lockTokenKey, RedisLock, releaseLockToken, sliceCursorKey } from '../src';
+import { extendLockToken, RedisKeys, RedisLock, releaseLockToken } from '../src';
 
 describe('extendLockToken / releaseLockToken against a real Redis', () => {
   const ctx = redisTestContext();
@@ -9,7 +9,7 @@ describe('extendLockToken / releaseLockToken against a real Redis', () => {
   it('extends a RedisLock lease by its token from another process, and refuses another token', async () => {
     const held = await new RedisLock(ctx.redis, ctx.prefix).tryAcquire({ resource: 'slice:1:2', ttlMs: 1_000 });
     expect(held).toBeDefined();
-    expect(lockTokenKey(ctx.prefix, 'slice:1:2')).toBe(`${ctx.prefix}lock:slice:1:2`);
+    expect(new RedisKeys(ctx.prefix).lock('slice:1:2')).toBe(`${ctx.prefix}lock:slice:1:2`);
     expect(await extendLockToken(ctx.redis, ctx.prefix, { resource: 'slice:1:2', token: held!.token, ttlMs: 20_000 })).toBe('held');
     expect(await ctx.redis.pttl(`${ctx.prefix}lock:slice:1:2`)).toBeGreaterThan(15_000);
     expect(await extendLockToken(ctx.redis, ctx.prefix, { resource: 'slice:1:2', token: 'other', ttlMs: 20_000, reclaimIfFree: true })).toBe('lost');
@@ -39,6 +39,6 @@ describe('extendLockToken / releaseLockToken against a real Redis', () => {
   });
 
   it('names the slice cursor key', () => {
-    expect(sliceCursorKey('timer:', 1_893_456_000_000, 3)).toBe('timer:slice-cursor:1893456000000:3');
+    expect(new RedisKeys('timer:').sliceCursor(1_893_456_000_000, 3)).toBe('timer:slice-cursor:1893456000000:3');
   });
 });

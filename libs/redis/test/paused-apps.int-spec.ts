@@ -1,5 +1,5 @@
 import { redisTestContext } from '@timer/testing';
-import { inPause, PAUSE_WRITE_TRUST_MS, PausedApps, pausedAppsKey } from '../src';
+import { inPause, PAUSE_WRITE_TRUST_MS, PausedApps, RedisKeys } from '../src';
 
 describe('PausedApps against a real Redis', () => {
   const ctx = redisTestContext();
@@ -16,9 +16,9 @@ describe('PausedApps against a real Redis', () => {
         ['b', { pausedAt: T + 5, resumedAt: T + 2_005 }],
       ]),
     );
-    expect(await ctx.redis.hget(pausedAppsKey(ctx.prefix), 'b')).toBe(`${T + 5}:${T + 2_005}:${T + 5}`);
+    expect(await ctx.redis.hget(new RedisKeys(ctx.prefix).pausedApps(), 'b')).toBe(`${T + 5}:${T + 2_005}:${T + 5}`);
     // An entry that is not of this format is left out, not a crash.
-    await ctx.redis.hset(pausedAppsKey(ctx.prefix), 'junk', 'x');
+    await ctx.redis.hset(new RedisKeys(ctx.prefix).pausedApps(), 'junk', 'x');
     expect([...(await paused.read()).keys()].sort()).toEqual(['a', 'b']);
   });
 

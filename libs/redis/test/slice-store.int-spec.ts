@@ -1,6 +1,6 @@
 import { redisTestContext } from '@timer/testing';
 import { minuteOf } from '@timer/contracts';
-import { SLICE_STATE_TTL_MS, SliceIndex, sliceDoneKey, SliceStore } from '../src';
+import { RedisKeys, SLICE_STATE_TTL_MS, SliceIndex, SliceStore } from '../src';
 
 describe('SliceStore against a real Redis', () => {
   const ctx = redisTestContext();
@@ -22,7 +22,7 @@ describe('SliceStore against a real Redis', () => {
     expect(await ctx.redis.exists(index.sliceKey(minute, 1))).toBe(0);
     expect(await index.due(minute, 2, minute, minute + 60_000)).toEqual([{ timerId: '2', runAt: minute + 1_000 }]);
     expect((await store.state([{ minute, buckets: 4 }]))[0].done).toEqual([false, true, false, false]);
-    const ttl = await ctx.redis.pttl(sliceDoneKey(ctx.prefix, minute, 1));
+    const ttl = await ctx.redis.pttl(new RedisKeys(ctx.prefix).sliceDone(minute, 1));
     expect(ttl).toBeGreaterThan(SLICE_STATE_TTL_MS - 60_000);
     expect(ttl).toBeLessThanOrEqual(SLICE_STATE_TTL_MS);
   });
@@ -31,6 +31,6 @@ describe('SliceStore against a real Redis', () => {
     const store = new SliceStore(ctx.redis, ctx.prefix, new SliceIndex(ctx.redis, ctx.prefix));
     await store.markDone(minute, 3);
     await store.markDone(minute, 3);
-    expect(await ctx.redis.exists(sliceDoneKey(ctx.prefix, minute, 3))).toBe(1);
+    expect(await ctx.redis.exists(new RedisKeys(ctx.prefix).sliceDone(minute, 3))).toBe(1);
   });
 });

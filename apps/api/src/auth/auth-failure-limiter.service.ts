@@ -26,7 +26,7 @@ export class AuthFailureLimiterService {
   /** Counts one failure of `address`; throws the 429 (with Retry-After) once it is past its limit for this window. */
   async recordFailure(address: string): Promise<void> {
     const limit = this.config.authFailuresPerMin;
-    const w = await this.windows.incr('failed-authentication limit', `authfail:${address}`, WINDOW_MS);
+    const w = await this.windows.incr('failed-authentication limit', this.windows.keys.authFailures(address), WINDOW_MS);
     if (!w || w.count <= limit) return;
     const retryAfter = retryAfterSec(w.ttlMs);
     throw new ApiError(429, ErrorCode.AUTH_FAILURES_LIMITED, `too many failed authentications from this address (${limit} per minute); retry in ${retryAfter} s`, {

@@ -29,7 +29,7 @@ export class RateLimiterService {
 
   async take(app: string): Promise<RateDecision> {
     const limit = this.config.rateLimitPerSec;
-    const w = await this.windows.incr('rate limit', `ratelimit:${app}`, WINDOW_MS);
+    const w = await this.windows.incr('rate limit', this.windows.keys.rateLimit(app), WINDOW_MS);
     if (!w) return { allowed: true, limit, remaining: limit, retryAfterSec: 1 };
     return { allowed: w.count <= limit, limit, remaining: Math.max(0, limit - w.count), retryAfterSec: retryAfterSec(w.ttlMs) };
   }

@@ -1,19 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { REDIS, REDIS_KEY_PREFIX } from '@timer/redis';
-
-// The first INCR of a window sets its expiry, in the same script so a crash cannot leave a counter
-// without one.
-const INCR = `
-local n = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {n, ttl}`;
-
-const PEEK = `
-local n = redis.call('GET', KEYS[1])
-if not n then return {0, 0} end
-return {tonumber(n), redis.call('PTTL', KEYS[1])}`;
+import { LUA_SCRIPTS, REDIS, REDIS_KEY_PREFIX, RedisKeys } from '@timer/redis';
 
 type WindowRedis = Redis & {
   timerWindowIncr(key: string, windowMs: number): Promise<[number, number]>;
@@ -30,7 +17,7 @@ export interface WindowCount {
 export const retryAfterSec = (ttlMs: number): number => Math.max(1, Math.ceil(ttlMs / 1000));
 
 /**
- * Fixed-window counters in Redis (`<prefix><name>`), shared by every api replica: the per-app rate
+ * Fixed-window counters in Redis (keys from {@link RedisKeys}), shared by every api replica: the per-app rate
  * limit and the failed-authentication limit. A limit protects the service and must not take it down:
  * on a Redis error the calls answer `undefined` (the caller lets the request through) and a warning
  * per limit is logged at most every 10 s.
@@ -40,27 +27,30 @@ export class RedisWindowCounter {
   private readonly logger = new Logger(RedisWindowCounter.name);
   private readonly redis: WindowRedis;
   private readonly lastWarn = new Map<string, number>();
+  /** The keys of the counters (`rateLimit`, `authFailures`). */
+  readonly keys: RedisKeys;
 
   constructor(
     @Inject(REDIS) redis: Redis,
-    @Inject(REDIS_KEY_PREFIX) private readonly prefix: string,
+    @Inject(REDIS_KEY_PREFIX) prefix: string,
   ) {
-    if (!('timerWindowIncr' in redis)) redis.defineCommand('timerWindowIncr', { numberOfKeys: 1, lua: INCR });
-    if (!('timerWindowPeek' in redis)) redis.defineCommand('timerWindowPeek', { numberOfKeys: 1, lua: PEEK });
+    this.keys = new RedisKeys(prefix);
+    if (!('timerWindowIncr' in redis)) redis.defineCommand('timerWindowIncr', LUA_SCRIPTS.incrWindow);
+    if (!('timerWindowPeek' in redis)) redis.defineCommand('timerWindowPeek', LUA_SCRIPTS.peekWindow);
     this.redis = redis as WindowRedis;
   }
 
   /**
-   * Counts one more in the window of `name` (starting one of `windowMs` if none is running). `what`
+   * Counts one more in the window of `key` (starting one of `windowMs` if none is running). `what`
    * names the limit in the warning when Redis fails.
    */
-  incr(what: string, name: string, windowMs: number): Promise<WindowCount | undefined> {
-    return this.guard(what, () => this.redis.timerWindowIncr(this.prefix + name, windowMs));
+  incr(what: string, key: string, windowMs: number): Promise<WindowCount | undefined> {
+    return this.guard(what, () => this.redis.timerWindowIncr(key, windowMs));
   }
 
-  /** The count of `name` without changing it (0 when no window is running). */
-  peek(what: string, name: string): Promise<WindowCount | undefined> {
-    return this.guard(what, () => this.redis.timerWindowPeek(this.prefix + name));
+  /** The count of `key` without changing it (0 when no window is running). */
+  peek(what: string, key: string): Promise<WindowCount | undefined> {
+    return this.guard(what, () => this.redis.timerWindowPeek(key));
   }
 
   private async guard(what: string, call: () => Promise<[number, number]>): Promise<WindowCount | undefined> {

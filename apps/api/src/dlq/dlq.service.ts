@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, MESSAGE_PROPERTIES, parseFireId } from '@timer/contracts';
 import { AppRepository, DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureWebhook, ReopenedFire, runInTransaction } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { TaskPublisher } from '@timer/runtime';
+import { TaskPublisher, taskMessage } from '@timer/fire';
 import { DataSource } from 'typeorm';
 import { assertAppAccess, Principal } from '../auth/principal';
 import { badRequest, notFound, unavailable } from '../common/errors';
@@ -88,7 +88,7 @@ export class DeadLettersService {
       const results = await Promise.allSettled(
         chunk.map((f) =>
           this.publisher.publish(
-            { timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 },
+            taskMessage(f),
             { [MESSAGE_PROPERTIES.runNow]: '1', [MESSAGE_PROPERTIES.replay]: 'api' },
           ),
         ),

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { fireId, TaskMessage } from '@timer/contracts';
 import { BackfillRepository, runInTransaction, TimerStatus } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { TaskPublisher } from '@timer/runtime';
+import { TaskPublisher, taskMessage } from '@timer/fire';
 import { fireTimesBetween, specOf } from '@timer/schedule';
 import { DataSource } from 'typeorm';
 import { assertTimerAccess, Principal } from '../auth/principal';
@@ -69,7 +68,7 @@ export class BackfillService {
     let firstError: unknown;
     for (let i = 0; i < runAts.length; i += PUBLISH_CHUNK) {
       const chunk = runAts.slice(i, i + PUBLISH_CHUNK);
-      const results = await Promise.allSettled(chunk.map((runAt) => this.publisher.publish(backfillMessage(timerId, runAt))));
+      const results = await Promise.allSettled(chunk.map((runAt) => this.publisher.publish(taskMessage({ timerId, runAt }, { backfill: true }))));
       for (const r of results) {
         if (r.status === 'fulfilled') published++;
         else firstError ??= r.reason;
@@ -80,8 +79,4 @@ export class BackfillService {
     }
     return published;
   }
-}
-
-function backfillMessage(timerId: string, runAt: number): TaskMessage {
-  return { timerId, runAt, fireId: fireId(timerId, runAt), attempt: 1, backfill: true };
 }

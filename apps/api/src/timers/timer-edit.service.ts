@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { preparedWindows } from '@timer/contracts';
 import { DuplicateTimerNameError, runInTransaction, TimerChange, TimerFields, TimerRepository, TimerStatus, TimerVersionRepository } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { FireRegenerator, Regeneration } from '@timer/runtime';
+import { FireRegenerator, Regeneration } from '@timer/fire';
 import { DataSource } from 'typeorm';
 import { assertTimerAccess, Principal } from '../auth/principal';
 import { ApiError, conflict, ErrorCode } from '../common/errors';

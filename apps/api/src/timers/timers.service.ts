@@ -17,7 +17,7 @@ import {
   TimerVersionRepository,
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { FireWriter, WrittenFires } from '@timer/runtime';
+import { FireWriter, WrittenFires } from '@timer/fire';
 import { formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
@@ -442,6 +442,7 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
     failureWebhook: t.failureWebhook ?? null,
+    resultWebhook: t.resultWebhook ?? null,
     autoSpread: Boolean(t.autoSpread),
     spreadOffsetMs: t.spreadOffsetMs ?? null,
   };

@@ -105,7 +105,7 @@ export function CreateTimer({ api }: { api: Api }) {
         }}
         onCancel={() => navigate(hrefOf({ page: 'timers' }))}
         scheduleExtra={(v) => <SchedulePreview api={api} v={v} />}
-        show={{ calendars: HAS_CALENDARS }}
+        show={{ calendars: HAS_CALENDARS, resultWebhook: true }}
         extra={
           <label className="inline">
             <input type="checkbox" name="enable" checked={enable} onChange={(e) => setEnable(e.target.checked)} /> Enable now

@@ -33,6 +33,18 @@ describe('ExecutorConfig', () => {
     expect(ExecutorConfig.load({ TIMER_CALLBACK_ALLOW_PRIVATE: '0' }).allowPrivate).toBe(false);
   });
 
+  it('keeps content-type and 4096 body bytes of an answer by default; reads, bounds and names the record variables', () => {
+    expect(ExecutorConfig.load({})).toMatchObject({ recordHeaders: ['content-type'], recordBodyBytes: 4_096 });
+    expect(ExecutorConfig.load({ TIMER_RECORD_HEADERS: ' Content-Type, X-Request-Id ', TIMER_RECORD_BODY_BYTES: '0' })).toMatchObject({
+      recordHeaders: ['content-type', 'x-request-id'],
+      recordBodyBytes: 0,
+    });
+    expect(ExecutorConfig.load({ TIMER_RECORD_HEADERS: 'None' }).recordHeaders).toEqual([]);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_BODY_BYTES: '65537' })).toThrow(/TIMER_RECORD_BODY_BYTES/);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_BODY_BYTES: '-1' })).toThrow(/TIMER_RECORD_BODY_BYTES/);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_HEADERS: 'content type;x' })).toThrow(/TIMER_RECORD_HEADERS/);
+  });
+
   it('names a bad variable', () => {
     expect(() => ExecutorConfig.load({ TIMER_EXECUTOR_CONCURRENCY: 'many' })).toThrow(/TIMER_EXECUTOR_CONCURRENCY/);
   });

@@ -55,6 +55,7 @@ export class AttemptOutcomes {
         claimedBy: token,
         claimedUntil: null,
         startedAt: target + lateness,
+        response: result.response ?? null,
       });
       if (!applied) return this.fenced(msg);
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
@@ -74,6 +75,7 @@ export class AttemptOutcomes {
       // The callback started `lateness` after its target, run_at plus the fire's jitter (FireDelivery
       // measures both from one clock reading).
       startedAt: target + lateness,
+      response: result.response ?? null,
     };
 
     if (!sent) return this.notSent(claimed, timer, base, result, notBefore);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 import { hostname } from 'os';
-import { REDIS, REDIS_KEY_PREFIX } from '@timer/redis';
+import { REDIS, RedisKeys } from '@timer/redis';
 
 /** How long an executor counts as alive after its last beat. */
 export const LIVENESS_TTL_MS = 4_000;
@@ -25,7 +25,7 @@ export class ExecutorLiveness implements OnApplicationBootstrap, OnApplicationSh
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(REDIS_KEY_PREFIX) private readonly prefix: string,
+    private readonly keys: RedisKeys,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -60,7 +60,7 @@ export class ExecutorLiveness implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private key(processId: string): string {
-    return `${this.prefix}executor-alive:${processId}`;
+    return this.keys.executorAlive(processId);
   }
 
   private async beat(): Promise<void> {

@@ -19,6 +19,7 @@ import { LightFirst } from './light-first';
 import { MaintenanceGate } from './maintenance-gate.service';
 import { catchupDecision } from './misfire';
 import { OverlapGuard } from './overlap-guard.service';
+import { ResultWebhooks } from './result-webhooks.service';
 import { TimerCache } from './timer-cache.service';
 
 const METHODS: readonly CallbackMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -49,6 +50,7 @@ export class FireDelivery {
     @Optional() private readonly sends: InstantSends = new InstantSends(clock),
     @Optional() private readonly diag?: InstantDiagnostics,
     @Optional() private readonly tracing: Tracing = NO_TRACING,
+    @Optional() private readonly results?: ResultWebhooks,
   ) {
     this.waits = new InstantWaits(clock);
   }
@@ -171,6 +173,8 @@ export class FireDelivery {
     const notBefore = gate.go ? gate.done(result) : gate.until;
     const recording = this.outcomes.called(attempt, def.timer, result, lateness + (gate.go ? gate.waitedMs : 0), target, notBefore, gate.go);
     const outcome = await (this.tracing.enabled ? this.traced('timer.fire.outcome', msg, 'internal', recording, (r) => ['timer.result', r]) : recording);
+    // The final answer, once recorded, to the timer's result webhook: in the background, never delaying the fire.
+    if (gate.go && (outcome === 'succeeded' || outcome === 'failed')) this.results?.notify(def.timer.resultWebhook, msg, outcome, result, this.secretsOf(def));
     if (overlap && outcome === 'retry') await this.overlap.retrying(def.timer, attempt);
     else if (overlap && outcome !== 'fenced') await this.overlap.settled(def.timer, attempt);
     return outcome;

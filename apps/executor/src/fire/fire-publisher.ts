@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { lastValueFrom } from 'rxjs';
-import { MESSAGE_PROPERTIES, TaskBatchMessage, taskBatchOf, taskBatchPropertiesOf, TaskMessage, TOPICS } from '@timer/contracts';
+import { MESSAGE_PROPERTIES, TaskMessage, TOPICS } from '@timer/contracts';
+import { taskBatchRecord, taskRecord } from '@timer/fire';
 import { CLOCK, NowClock } from '@timer/platform';
-import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
+import { ClientPulsar, PulsarRecord } from '@timer/pulsar-transport';
 import { RescueMarks } from '@timer/redis';
 
 const FIRE_ID_PROPERTY = MESSAGE_PROPERTIES.fireId;
@@ -120,19 +121,14 @@ export class FirePublisher {
     const deferrals = { [MESSAGE_PROPERTIES.deferrals]: String(part[0].deferrals) };
     const at = Math.max(...part.map((h) => h.at));
     if (part.length === 1) return this.emit(TOPICS.retries, part[0].message, { [FIRE_ID_PROPERTY]: part[0].message.fireId, ...deferrals }, at);
-    const messages = part.map((h) => h.message);
-    return this.send(TOPICS.retries, taskBatchOf(messages), messages[0].timerId, { ...taskBatchPropertiesOf(messages), ...deferrals }, at);
+    return this.send(TOPICS.retries, taskBatchRecord(part.map((h) => h.message), deferrals, at));
   }
 
-  /** One fire; its trace context (in its payload) is also its message's `traceparent` property, as the task publisher sends it. */
   private emit(topic: string, message: TaskMessage, properties: Record<string, string>, deliverAt?: number): Promise<void> {
-    if (message.traceparent) properties[MESSAGE_PROPERTIES.traceparent] = message.traceparent;
-    return this.send(topic, message, message.timerId, properties, deliverAt);
+    return this.send(topic, taskRecord(message, properties, deliverAt));
   }
 
-  private async send(topic: string, payload: TaskMessage | TaskBatchMessage, key: string, properties: Record<string, string>, deliverAt?: number): Promise<void> {
-    const b = new PulsarRecordBuilder<TaskMessage | TaskBatchMessage>(payload).setKey(key).setProperties(properties);
-    if (deliverAt !== undefined) b.setDeliverAt(deliverAt);
-    await lastValueFrom(this.client.emit(topic, b.build()), { defaultValue: undefined });
+  private async send(topic: string, record: PulsarRecord): Promise<void> {
+    await lastValueFrom(this.client.emit(topic, record), { defaultValue: undefined });
   }
 }

@@ -5,7 +5,7 @@ import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerD
 import { TaskStatus, TimerStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
-import { FireWriter } from '@timer/runtime';
+import { FireWriter } from '@timer/fire';
 import type { MaintenanceWindow } from '@timer/schedule';
 import { FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';

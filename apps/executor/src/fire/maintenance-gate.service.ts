@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TimerEntity } from '@timer/dal';
-import { FireWriter } from '@timer/runtime';
+import { FireWriter } from '@timer/fire';
 import { AttemptOutcomes } from './attempt-outcomes.service';
 import { ClaimedAttempt, FireResult } from './fire.types';
 import { MaintenanceWatch } from './maintenance-watch.service';

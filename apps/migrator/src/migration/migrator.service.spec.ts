@@ -5,7 +5,7 @@ import { HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
-import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from '@timer/runtime';
+import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from '@timer/fire';
 import { ChangedTimers, ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
 
 /** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage, preparedWindows } from '@timer/contracts';
 import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
-import { RedisLock } from '@timer/redis';
-import { FireRegenerator, FireWriter } from '@timer/runtime';
+import { LOCK_RESOURCES, RedisLock } from '@timer/redis';
+import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
@@ -130,7 +130,7 @@ export class MigratorService {
     const window: Window = { start: prepared.from, end: prepared.until };
     const started = Date.now();
     try {
-      const counts = await this.underLease('migrate:topup', (checkpoint) => this.expand(window, checkpoint));
+      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint));
       if (counts && counts.timers > 0) {
         this.metrics.firesCreated.inc(counts.inserted);
         this.logger.log(`top-up to ${new Date(window.end).toISOString()}: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`);
@@ -178,7 +178,7 @@ export class MigratorService {
   async migrateWindow(window: Window): Promise<WindowOutcome> {
     const started = Date.now();
     try {
-      const outcome = await this.underLease(`migrate:${window.start}`, async (checkpoint): Promise<WindowOutcome> => {
+      const outcome = await this.underLease(LOCK_RESOURCES.migrateWindow(window.start), async (checkpoint): Promise<WindowOutcome> => {
         // Re-check under the lock: another replica may have completed it since the tick listed it.
         if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
         const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];

@@ -4,7 +4,7 @@ import { lastValueFrom } from 'rxjs';
 import { MigrateRangeMessage, TOPICS } from '@timer/contracts';
 import { TimerRepository } from '@timer/dal';
 import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
-import { REDIS, REDIS_KEY_PREFIX } from '@timer/redis';
+import { REDIS, RedisKeys } from '@timer/redis';
 import { ExpandCounts, MAX_RANGES, RangeCoordination } from './migrator.service';
 
 /** Done markers outlive any window that could still be migrated (catch-up is at most 7 days). */
@@ -21,7 +21,7 @@ export class RangeCoordinator implements RangeCoordination {
     private readonly timers: TimerRepository,
     private readonly client: ClientPulsar,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(REDIS_KEY_PREFIX) private readonly prefix: string,
+    private readonly keys: RedisKeys,
   ) {}
 
   boundaries(size: number, beforeMs: number): Promise<string[]> {
@@ -43,6 +43,6 @@ export class RangeCoordinator implements RangeCoordination {
   }
 
   private key(r: MigrateRangeMessage): string {
-    return `${this.prefix}migrate-range:${r.windowStart}:${r.windowEnd}:${r.fromTimerId}:${r.toTimerId}`;
+    return this.keys.migrateRange(r.windowStart, r.windowEnd, r.fromTimerId, r.toTimerId);
   }
 }

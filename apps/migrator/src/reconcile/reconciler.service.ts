@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { fireId, TaskMessage, windowOf } from '@timer/contracts';
 import { AppRepository, LedgerRepository, OverdueFire, TaskStatus } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
-import { PausedApps, RedisLock, RescueMarks } from '@timer/redis';
-import { TaskPublisher } from '@timer/runtime';
+import { LOCK_RESOURCES, PausedApps, RedisLock, RescueMarks } from '@timer/redis';
+import { TaskPublisher, taskMessage } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { ExecutorBacklog } from './executor-backlog';
 import { ReconcilerMetrics, RescueReason } from './reconciler.metrics';
@@ -98,7 +98,7 @@ export class ReconcilerService {
   ) {}
 
   async pass(): Promise<PassResult> {
-    const lock = await this.locks.tryAcquire({ resource: 'reconciler', ttlMs: Math.max(10_000, 3 * this.config.reconcileIntervalMs) });
+    const lock = await this.locks.tryAcquire({ resource: LOCK_RESOURCES.reconciler, ttlMs: Math.max(10_000, 3 * this.config.reconcileIntervalMs) });
     if (!lock) return { ran: false };
     try {
       const now = this.clock.now();
@@ -230,5 +230,5 @@ function reasonOf(r: OverdueFire): RescueReason {
  */
 export function rescueMessage(r: OverdueFire): TaskMessage {
   const attempt = r.status === TaskStatus.Running && r.claimedBy !== null ? Math.max(1, r.attempt) : r.attempt + 1;
-  return { timerId: r.timerId, runAt: r.runAt, fireId: fireId(r.timerId, r.runAt), attempt, ...(r.backfill ? { backfill: true as const } : {}) };
+  return taskMessage(r, { attempt, backfill: r.backfill });
 }

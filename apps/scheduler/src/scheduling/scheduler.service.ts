@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MINUTE_MS, minuteOf, SliceMessage } from '@timer/contracts';
-import { RedisLock, sliceLockResource } from '@timer/redis';
+import { LOCK_RESOURCES, RedisLock } from '@timer/redis';
 import { SchedulerConfig } from '../config/scheduler.env';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SLICE_PUBLISHER, SLICE_STATE_STORE } from './scheduler.tokens';
@@ -93,7 +93,7 @@ export class SchedulerService {
     const result: TickResult = { offered: [], held: 0, failed: 0, open: open.length };
     /** Offers one slice; false when another offer holds it (being walked or offered within the lease). */
     const offer = async ({ minute, bucket, buckets }: (typeof open)[number]): Promise<boolean> => {
-      const lock = await this.locks.tryAcquire({ resource: sliceLockResource(minute, bucket), ttlMs: this.config.sliceLeaseMs });
+      const lock = await this.locks.tryAcquire({ resource: LOCK_RESOURCES.slice(minute, bucket), ttlMs: this.config.sliceLeaseMs });
       if (!lock) {
         result.held++;
         return false;

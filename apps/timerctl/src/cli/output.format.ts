@@ -1,7 +1,7 @@
-import type { AppSummary, AppToken, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
+import { RECORD_STATUS_NAMES } from '@timer/client';
+import type { AppSummary, AppToken, Attempt, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
-export const RECORD_STATUS_NAMES: Record<number, string> = { 0: 'pending', 1: 'running', 2: 'succeeded', 3: 'failed', 4: 'missed' };
 
 /** Epoch ms as ISO 8601 UTC, without the milliseconds when they are 0. */
 export function instant(ms: number | null | undefined): string {
@@ -65,6 +65,8 @@ export function formatTimer(t: Timer): string {
     ['misfire', t.misfirePolicy],
     ...(t.failureWebhook ? [['failure webhook', t.failureWebhook.url] as [string, string]] : []),
     ...Object.entries(t.failureWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
+    ...(t.resultWebhook ? [['result webhook', t.resultWebhook.url] as [string, string]] : []),
+    ...Object.entries(t.resultWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
     ['created', instant(t.createdAt)],
     ['next fires', (t.nextFireTimes ?? []).map(instant).join(', ') || '-'],
   ];
@@ -121,8 +123,18 @@ export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSiz
     r.latenessMs === null ? '-' : `${r.latenessMs} ms`,
     r.costMs === null ? '-' : `${r.costMs} ms`,
     oneLine(r.error),
+    answer(r.attempts[r.attempts.length - 1]?.response),
   ]);
-  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
+  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error', 'answer'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+/** The last attempt's kept answer: its content type and the start of its body (`…` when cut here or by the executor). */
+function answer(r: Attempt['response'] | undefined): string {
+  if (!r) return '-';
+  const type = r.headers['content-type'];
+  const body = r.body === '' ? '' : oneLine(r.body, 40);
+  const text = [type, body].filter((s) => s).join(' ') || '(empty)';
+  return r.truncated && !text.endsWith('…') ? `${text}…` : text;
 }
 
 const ms = (v: number | null) => (v === null ? '-' : `${v} ms`);

@@ -1,3 +1,4 @@
+import { RECORD_STATUSES } from '@timer/client';
 import { parseArgs } from 'util';
 
 /** Exit codes scripts can rely on (apps/timerctl/README.md). */
@@ -25,7 +26,7 @@ export class UsageError extends Error {
 export const DEFAULT_URL = 'http://127.0.0.1:8092';
 
 /** The definition flags of `timers create` and `timers edit` (each maps to one field of the api). */
-const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'file'];
+const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'result-webhook', 'result-webhook-header', 'file'];
 const PAGE = ['page', 'page-size'];
 
 interface CommandSpec {
@@ -39,7 +40,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'timers list': { args: [], options: ['name', 'status', ...PAGE], summary: 'timers of the app, newest first' },
   'timers get': { args: ['ID'], options: [], summary: 'one timer: definition, status, version, next fire times' },
   'timers create': { args: [], options: [...DEFINITION, 'enable', 'idempotency-key'], summary: 'create a timer (disabled unless --enable)' },
-  'timers edit': { args: ['ID'], options: [...DEFINITION, 'no-failure-webhook', 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
+  'timers edit': { args: ['ID'], options: [...DEFINITION, 'no-failure-webhook', 'no-result-webhook', 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
   'timers enable': { args: ['ID'], options: [], summary: 'start firing' },
   'timers disable': { args: ['ID'], options: [], summary: 'stop firing (pending fires are removed)' },
   'timers run': { args: ['ID'], options: [], summary: 'one fire now' },
@@ -78,6 +79,9 @@ const OPTIONS = {
   'failure-webhook': { type: 'string' },
   'failure-webhook-header': { type: 'string', multiple: true },
   'no-failure-webhook': { type: 'boolean' },
+  'result-webhook': { type: 'string' },
+  'result-webhook-header': { type: 'string', multiple: true },
+  'no-result-webhook': { type: 'boolean' },
   'bucket-ms': { type: 'string' },
   'all-apps': { type: 'boolean' },
   file: { type: 'string' },
@@ -187,10 +191,12 @@ timers create / edit:
   --max-attempts N  --backoff-ms N  --misfire fire_late|skip
   --failure-webhook URL  --failure-webhook-header "Name: value" (repeat)  where this timer's dead letters and missed fires are
                      posted instead of the app's webhook; edit: --no-failure-webhook removes it (the app's applies again)
+  --result-webhook URL  --result-webhook-header "Name: value" (repeat)  where each final answer of the callback is posted;
+                     edit: --no-result-webhook removes it
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
-records: --timer ID --fire FIRE_ID --status pending|running|succeeded|failed|missed --from TIME --to TIME --pending
+records: --timer ID --fire FIRE_ID --status ${RECORD_STATUSES.map((s) => s.name).join('|')} --from TIME --to TIME --pending
 preview: --count N (default 10)
 overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Clock } from '@timer/platform';
 import { FireRef, fireId, MAX_TASKS_PER_MESSAGE, MINUTE_MS, SliceMessage, TaskMessage } from '@timer/contracts';
+import { taskMessage } from '@timer/fire';
 import type { SliceRange } from '@timer/dal';
 import type { LockTokenExtension } from '@timer/redis';
 import { FireSource, TriggerMetrics } from './trigger.metrics';
@@ -469,7 +470,7 @@ class StepMessages {
   send(fires: Fire[]): SentMessage {
     return {
       fires,
-      failed: this.publisher.publishBatch(fires.map(taskOf)).then(
+      failed: this.publisher.publishBatch(fires.map((f) => taskMessage(f))).then(
         () => undefined,
         (error: unknown) => ({ error }),
       ),
@@ -479,10 +480,6 @@ class StepMessages {
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function taskOf(f: Fire): TaskMessage {
-  return { timerId: f.timerId, runAt: f.runAt, fireId: f.id, attempt: 1 };
 }
 
 function message(e: unknown): string {

@@ -18,14 +18,14 @@ export interface paths {
          * Replace a timer's definition (extension)
          * @description Every field as in create (the same rules and defaults), plus `id` and the current `version`. Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         put: operations["updateTimer"];
         /**
          * Create a timer (seed 4.6.1)
          * @description Created disabled; enable it to start firing. The admin token creates the app on first use.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         post: operations["createTimer"];
         /**
@@ -39,7 +39,7 @@ export interface paths {
          * Change some fields of a timer (extension)
          * @description `id`, `app`, the current `version` and only the fields to change, each with the rules of create; `cron` or `runAt` replaces the schedule; `notifyHTTPParam` and `retryPolicy` are patched field by field (`header` or `body` null removes it). Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give at most one of `cron`, `runAt` and `every` (one replaces the stored schedule). `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. The stored fields count as given. `dstGap` other than `shift` needs `cron`. The stored fields count as given. `dstOverlap` other than `first` needs `cron`. The stored fields count as given. `endAt` must be after `startAt`. The stored fields count as given. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.
+         *     Rules between fields (also in `x-timer-rules`): Give at most one of `cron`, `runAt` and `every` (one replaces the stored schedule). `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. The stored fields count as given. `dstGap` other than `shift` needs `cron`. The stored fields count as given. `dstOverlap` other than `first` needs `cron`. The stored fields count as given. `endAt` must be after `startAt`. The stored fields count as given. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.
          */
         patch: operations["patchTimer"];
         trace?: never;
@@ -757,6 +757,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
         };
         CreateTimerResponse: {
             /**
@@ -908,6 +910,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
@@ -1085,6 +1089,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
@@ -1190,6 +1196,8 @@ export interface components {
             spreadOffsetMs: number | null;
             /** @description this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook) */
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
+            resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /** @example 3 */
             version: number;
             /**
@@ -1306,6 +1314,8 @@ export interface components {
             spreadOffsetMs: number | null;
             /** @description this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook) */
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
+            resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /** @example 42 */
             id: number;
             /** @example billing */
@@ -1516,6 +1526,32 @@ export interface components {
             msg: string;
             data: components["schemas"]["BackfillResult"];
         };
+        ResponseView: {
+            /**
+             * @description HTTP status answered
+             * @example 200
+             */
+            status: number;
+            /**
+             * @description the headers TIMER_RECORD_HEADERS names (lower-case; repeated ones joined with ", "), those the receiver sent
+             * @example {
+             *       "content-type": "application/json"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * @description the first TIMER_RECORD_BODY_BYTES bytes of the body as UTF-8, bytes that are not UTF-8 as U+FFFD
+             * @example {"ok":true}
+             */
+            body: string;
+            /**
+             * @description the body was longer than `body` (or not kept: TIMER_RECORD_BODY_BYTES=0)
+             * @example false
+             */
+            truncated: boolean;
+        };
         AttemptView: {
             /**
              * @description 1-based (a replayed dead letter starts over at 1)
@@ -1533,6 +1569,8 @@ export interface components {
             costMs?: number | null;
             /** @description why it failed (first 256 characters); null on success */
             error?: string | null;
+            /** @description what the receiver answered; null when no answer came or the executor kept none (TIMER_RECORD_HEADERS, TIMER_RECORD_BODY_BYTES) */
+            response: components["schemas"]["ResponseView"] | null;
         };
         TaskView: {
             /**
@@ -1547,7 +1585,7 @@ export interface components {
             /** @description scheduled time (epoch ms) */
             runAt: number;
             /**
-             * @description 0 pending, 1 running, 2 succeeded, 3 failed, 4 missed
+             * @description 0 pending: waiting for its time, a retry or a hand-back; 1 running: claimed by an executor: its callback is under way; 2 succeeded: its callback answered 2xx; 3 failed: its attempts are spent or the answer was not retryable: a dead letter; 4 missed: never to be delivered (misfire policy, pause, maintenance, superseded), with the reason recorded
              * @enum {number}
              */
             status: 0 | 1 | 2 | 3 | 4;
@@ -3676,7 +3714,7 @@ export interface operations {
                 timerID?: string;
                 /** @description Only this fire: `<timerId>-<runAtMs>`, as in `X-Timer-Fire-Id` and `fireId` of a record. Shown whatever its state (`includePending` aside). */
                 fireID?: string;
-                /** @description 0 pending, 1 running, 2 succeeded, 3 failed, 4 missed. */
+                /** @description 0 pending: waiting for its time, a retry or a hand-back; 1 running: claimed by an executor: its callback is under way; 2 succeeded: its callback answered 2xx; 3 failed: its attempts are spent or the answer was not retryable: a dead letter; 4 missed: never to be delivered (misfire policy, pause, maintenance, superseded), with the reason recorded */
                 status?: 0 | 1 | 2 | 3 | 4;
                 /** @description Only fires with runAt >= from: epoch ms or ISO 8601 with `Z`/offset. */
                 from?: number | string;

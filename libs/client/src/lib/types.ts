@@ -36,6 +36,21 @@ export type TimerStatus = Schemas['TimerView']['status'];
 export const RecordStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Missed: 4 } as const satisfies Record<string, Schemas['TaskView']['status']>;
 export type RecordStatus = Schemas['TaskView']['status'];
 
+/**
+ * Every record status: number, name and meaning. The client's own copy of the service's vocabulary,
+ * since it ships without the service's libs; its test holds it against the served OpenAPI document.
+ */
+export const RECORD_STATUSES: readonly { value: RecordStatus; name: string; meaning: string }[] = [
+  { value: 0, name: 'pending', meaning: 'waiting for its time, a retry or a hand-back' },
+  { value: 1, name: 'running', meaning: 'claimed by an executor: its callback is under way' },
+  { value: 2, name: 'succeeded', meaning: 'its callback answered 2xx' },
+  { value: 3, name: 'failed', meaning: 'its attempts are spent or the answer was not retryable: a dead letter' },
+  { value: 4, name: 'missed', meaning: 'never to be delivered (misfire policy, pause, maintenance, superseded), with the reason recorded' },
+];
+
+/** A record status's name by its number (`pending`, `running`, ...). */
+export const RECORD_STATUS_NAMES: Readonly<Record<number, string>> = Object.fromEntries(RECORD_STATUSES.map((s) => [s.value, s.name]));
+
 export type TimerChange = Schemas['TimerVersionView']['change'];
 
 /** A header given as one string is stored as a one-element array; the schema reads arrays only. */

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { RoleConfig } from '@timer/platform';
+import { RoleConfig, RoleDependency } from '@timer/platform';
 import { DalRepositoriesModule } from './dal-repositories.module';
 import { dataSourceOptions } from './data-source.options';
 import { MysqlHealthCheck } from './mysql-health.check';
@@ -38,3 +38,6 @@ import { SecretCipher } from './secret-cipher';
   exports: [MysqlHealthCheck, SecretCipher, DalRepositoriesModule],
 })
 export class DalModule {}
+
+/** What a role that depends on MySQL is given (`RoleRuntimeModule.forRole`). */
+export const MYSQL_DEPENDENCY: RoleDependency = { module: DalModule, check: MysqlHealthCheck };

@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { PulsarAdmin, retryUntil, topicName } from '@timer/pulsar';
 import { provisionTopology } from './provision-topology';
-import { DependencyCheck, RoleConfig } from '@timer/platform';
+import { BATCHED_TOPICS, TOPOLOGY } from '@timer/contracts';
+import { DependencyCheck, RoleConfig, RoleDependency } from '@timer/platform';
 import { ClientPulsar } from './client-pulsar';
 import { pulsarClientOptions } from './pulsar-config';
 
@@ -94,3 +95,10 @@ export class PulsarModule implements OnApplicationBootstrap, OnApplicationShutdo
     await this.client.close();
   }
 }
+
+/**
+ * What a role that depends on Pulsar is given (`RoleRuntimeModule.forRole`). Every role creates every
+ * topic and subscription, so whichever starts first, nothing is published into a topic its consumer's
+ * subscription does not exist on yet.
+ */
+export const PULSAR_DEPENDENCY: RoleDependency = { module: PulsarModule.forRoot({ topology: TOPOLOGY, batching: BATCHED_TOPICS }), check: PulsarHealthCheck };

@@ -1,36 +1,12 @@
 import type Redis from 'ioredis';
+import { LUA_SCRIPTS } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
 
 /** Claim sequence numbers per bitmap: 2 bits each plus the opening bit, 16 KiB a chunk. */
 export const CALL_MARKS_CHUNK = 65_536;
 
 /** What a taker-over learns about the dead holder's claim. */
 export type CallStart = 'called' | 'not_called' | 'unknown';
-
-// Bit layout of one chunk: bit 0 "open" (every call of the chunk's claims marked since the chunk was
-// opened), then per claim i: bit 2i+2 "called", bit 2i+3 "taken over".
-
-// KEYS: chunk; ARGV: ttlMs, indexes. Per index: 1 (called bit set: go ahead) or 0 (taken over: do not call).
-const MARK = `
-local out = {}
-for j = 2, #ARGV do
-  local i = tonumber(ARGV[j])
-  if redis.call('getbit', KEYS[1], 2 * i + 3) == 1 then out[j - 1] = 0
-  else redis.call('setbit', KEYS[1], 2 * i + 2, 1) out[j - 1] = 1 end
-end
-redis.call('pexpire', KEYS[1], ARGV[1])
-return out`;
-
-// KEYS: chunk; ARGV: ttlMs, index. Sets "taken over" (the holder can no longer start the call), then
-// returns 2 when the chunk is not open (lost, flushed, never opened: nothing is proven), 1 when the
-// call started, 0 when it had not.
-const TAKE_OVER = `
-local i = tonumber(ARGV[2])
-redis.call('setbit', KEYS[1], 2 * i + 3, 1)
-local open = redis.call('getbit', KEYS[1], 0)
-local called = redis.call('getbit', KEYS[1], 2 * i + 2)
-redis.call('pexpire', KEYS[1], ARGV[1])
-if open == 0 then return 2 end
-return called`;
 
 interface CallMarkCommands {
   timerCallMarkMany(key: string, ttlMs: number, ...indexes: number[]): Promise<number[]>;
@@ -40,19 +16,23 @@ interface CallMarkCommands {
 /**
  * Which claims of an executor process have started their callback (docs/architecture.md, "Duplicates on
  * an executor death"). One bitmap per process and chunk of {@link CALL_MARKS_CHUNK} claim sequence
- * numbers, `<prefix>executor-calls:<processId>:<chunk>`: the process opens a chunk before it hands out
- * any of its claims, sets a claim's "called" bit before its call goes out, and a taker-over of a dead
- * process's claim sets "taken over" and reads "called" in one script, so a holder still running (a
- * paused process) cannot start the call after the read. A chunk that is missing or was re-created
+ * numbers ({@link RedisKeys.executorCalls}; bit 0 "open", then per claim i: bit 2i+2 "called", bit
+ * 2i+3 "taken over"): the process opens a chunk before it hands out any of its claims, sets a claim's
+ * "called" bit before its call goes out, and a taker-over of a dead process's claim sets "taken over"
+ * and reads "called" in one script, so a holder still running (a paused process) cannot start the
+ * call after the read. A chunk that is missing or was re-created
  * without its opening bit (FLUSHALL, expiry) proves nothing: its claims count as called.
  */
 export class CallMarks {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
   ) {
-    redis.defineCommand('timerCallMarkMany', { numberOfKeys: 1, lua: MARK });
-    redis.defineCommand('timerCallTakeOver', { numberOfKeys: 1, lua: TAKE_OVER });
+    this.keys = new RedisKeys(prefix);
+    redis.defineCommand('timerCallMarkMany', LUA_SCRIPTS.markCalls);
+    redis.defineCommand('timerCallTakeOver', LUA_SCRIPTS.takeOverCall);
   }
 
   private get commands(): CallMarkCommands {
@@ -60,7 +40,7 @@ export class CallMarks {
   }
 
   key(processId: string, chunk: number): string {
-    return `${this.prefix}executor-calls:${processId}:${chunk}`;
+    return this.keys.executorCalls(processId, chunk);
   }
 
   /** Opens a chunk none of whose claims exist yet (so none can have been called unmarked). */

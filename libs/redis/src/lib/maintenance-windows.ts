@@ -1,27 +1,23 @@
 import type Redis from 'ioredis';
 import type { MaintenanceWindow } from '@timer/schedule';
+import { RedisKeys } from './redis-keys';
 
 /** How often every executor re-reads the windows: a new window reaches the executors within this. */
 export const MAINTENANCE_REFRESH_MS = 1_000;
 
-/** HASH: app -> JSON array of the app's windows, the mirror of its `maintenance_windows` rows. */
-export function maintenanceWindowsKey(prefix: string): string {
-  return `${prefix}maintenance-windows`;
-}
-
 /**
- * The maintenance windows in Redis (`<prefix>maintenance-windows`), which every executor reads every
+ * The maintenance windows in Redis (`maintenanceWindows`, {@link RedisKeys}), which every executor reads every
  * {@link MAINTENANCE_REFRESH_MS}. The api rewrites an app's entry from MySQL after each create or
  * delete (the whole app at once, so a retry or a race ends in what MySQL has). The one owner of the key.
  */
 export class MaintenanceWindows {
+  readonly key: string;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  get key(): string {
-    return maintenanceWindowsKey(this.prefix);
+    prefix: string,
+  ) {
+    this.key = new RedisKeys(prefix).maintenanceWindows();
   }
 
   /** Makes the app's entry `windows` (none: the entry is removed). */

@@ -1,4 +1,6 @@
 import type Redis from 'ioredis';
+import { LUA_SCRIPTS } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
 
 /**
  * How often every executor re-reads the paused apps. The pause of an app reaches the executors within
@@ -21,11 +23,6 @@ export const RESUME_MARGIN_MS = 2_000;
  */
 export const PAUSE_WRITE_TRUST_MS = 10_000;
 
-/** HASH: app -> `<pausedAt>:<resumedAt or empty>:<writtenAt>` (epoch ms), the mirror of `apps.paused_at`/`resumed_at`. */
-export function pausedAppsKey(prefix: string): string {
-  return `${prefix}paused-apps`;
-}
-
 /** An app's latest pause as the executors see it: fires with pausedAt <= runAt < resumedAt are not delivered. */
 export interface PauseState {
   pausedAt: number;
@@ -43,50 +40,21 @@ export function inPause(state: PauseState | undefined, runAt: number): boolean {
   return state !== undefined && runAt >= state.pausedAt && (state.resumedAt === null || runAt < state.resumedAt);
 }
 
-// Makes the hash what MySQL says (ARGV: now, trustMs, then app, pausedAt, resumedAt-or-'' per pause),
-// except for an entry the api wrote less than trustMs ago that is ahead of MySQL (a later pause, or the
-// resume of the same pause): its transaction may still be committing. Returns {written, removed}.
-const SYNC = `
-local now, trust = tonumber(ARGV[1]), tonumber(ARGV[2])
-local want = {}
-for i = 3, #ARGV, 3 do want[ARGV[i]] = {ARGV[i + 1], ARGV[i + 2]} end
-local written, removed, seen = 0, 0, {}
-local current = redis.call('HGETALL', KEYS[1])
-for i = 1, #current, 2 do
-  local app = current[i]
-  local p, r, w = string.match(current[i + 1], '^(%d+):(%d*):(%d+)$')
-  local fresh = w ~= nil and tonumber(w) > now - trust
-  local m = want[app]
-  seen[app] = true
-  if m == nil then
-    if not fresh then redis.call('HDEL', KEYS[1], app); removed = removed + 1 end
-  elseif p ~= m[1] or r ~= m[2] then
-    local ahead = p ~= nil and (tonumber(p) > tonumber(m[1]) or (p == m[1] and r ~= '' and m[2] == ''))
-    if not (ahead and fresh) then
-      redis.call('HSET', KEYS[1], app, m[1] .. ':' .. m[2] .. ':' .. ARGV[1]); written = written + 1
-    end
-  end
-end
-for app, m in pairs(want) do
-  if not seen[app] then redis.call('HSET', KEYS[1], app, m[1] .. ':' .. m[2] .. ':' .. ARGV[1]); written = written + 1 end
-end
-return {written, removed}`;
-
 /**
- * The paused apps in Redis (`<prefix>paused-apps`), a mirror of `apps.paused_at`/`resumed_at` that
+ * The paused apps in Redis (`pausedApps`, {@link RedisKeys}), a mirror of `apps.paused_at`/`resumed_at` that
  * every executor reads every {@link PAUSED_APPS_REFRESH_MS}. The api writes it inside its pause and
  * resume transactions (before the commit, so a Redis failure rolls them back); the migrator's
  * reconciler makes it match MySQL every pass (a flushed Redis, a rolled-back transaction), and drops
  * pauses that ended long ago. The one owner of the key.
  */
 export class PausedApps {
+  readonly key: string;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  get key(): string {
-    return pausedAppsKey(this.prefix);
+    prefix: string,
+  ) {
+    this.key = new RedisKeys(prefix).pausedApps();
   }
 
   /** Records that `app` is paused from `pausedAt` on. */
@@ -118,7 +86,7 @@ export class PausedApps {
   async sync(ledger: readonly LedgerPause[], nowMs: number, trustMs = PAUSE_WRITE_TRUST_MS): Promise<{ written: number; removed: number }> {
     const args: (string | number)[] = [nowMs, trustMs];
     for (const p of ledger) args.push(p.app, String(p.pausedAt), p.resumedAt === null ? '' : String(p.resumedAt));
-    const [written, removed] = (await this.redis.eval(SYNC, 1, this.key, ...args)) as [number, number];
+    const [written, removed] = (await this.redis.eval(LUA_SCRIPTS.syncPausedApps.lua, 1, this.key, ...args)) as [number, number];
     return { written: Number(written), removed: Number(removed) };
   }
 }

@@ -1,14 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import type Redis from 'ioredis';
-import { lockTokenKey, RELEASE_SCRIPT } from './lock-token';
-
-// Token-checked scripts: only the holder may extend or release (a lock that expired and was taken
-// by another replica must not be released by the late first holder).
-const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+import { LUA_SCRIPTS } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
 
 export interface LockOptions {
-  /** What is locked, e.g. `slice:202611221230:3`; the key prefix is added. */
+  /** What is locked, one of `LOCK_RESOURCES`; stored under {@link RedisKeys.lock}. */
   resource: string;
   /** Lease; the lock expires by itself if the holder dies. */
   ttlMs: number;
@@ -27,15 +24,18 @@ export interface HeldLock {
 /** Distributed lock on one Redis: atomic `SET NX PX` with a random token. */
 export class RedisLock {
   private readonly logger = new Logger(RedisLock.name);
+  private readonly keys: RedisKeys;
 
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    prefix: string,
+  ) {
+    this.keys = new RedisKeys(prefix);
+  }
 
   /** Takes the lock or returns `undefined` when someone else holds it (or Redis is unreachable). */
   async tryAcquire({ resource, ttlMs }: LockOptions): Promise<HeldLock | undefined> {
-    const key = lockTokenKey(this.prefix, resource);
+    const key = this.keys.lock(resource);
     const token = randomUUID();
     try {
       const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
@@ -61,6 +61,8 @@ export class RedisLock {
   }
 
   private held(resource: string, key: string, token: string): HeldLock {
+    // Token-checked scripts: only the holder may extend or release (a lock that expired and was taken
+    // by another replica must not be released by the late first holder).
     const run = async (what: string, script: string, ...args: (string | number)[]) => {
       try {
         return (await this.redis.eval(script, 1, key, token, ...args)) === 1;
@@ -72,8 +74,8 @@ export class RedisLock {
     return {
       resource,
       token,
-      extend: (ttlMs) => run('extend', EXTEND, ttlMs),
-      release: () => run('release', RELEASE_SCRIPT),
+      extend: (ttlMs) => run('extend', LUA_SCRIPTS.extendLock.lua, ttlMs),
+      release: () => run('release', LUA_SCRIPTS.deleteIfEqual.lua),
     };
   }
 }

@@ -1,7 +1,8 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { RoleConfig } from '@timer/platform';
+import { RoleConfig, RoleDependency } from '@timer/platform';
 import { RedisHealthCheck } from './redis-health.check';
+import { RedisKeys } from './redis-keys';
 import { RedisLock } from './redis-lock';
 import { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './redis.tokens';
 import { SliceIndex, SliceIndexOptions } from './slice-index';
@@ -31,6 +32,7 @@ import { CallMarks } from './call-marks';
         }),
     },
     { provide: REDIS_KEY_PREFIX, inject: [RoleConfig], useFactory: (config: RoleConfig) => config.redis.TIMER_REDIS_KEY_PREFIX },
+    { provide: RedisKeys, inject: [REDIS_KEY_PREFIX], useFactory: (p: string) => new RedisKeys(p) },
     { provide: RedisLock, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RedisLock(r, p) },
     {
       provide: SliceIndex,
@@ -49,7 +51,7 @@ import { CallMarks } from './call-marks';
     { provide: CallMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new CallMarks(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisLock, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisKeys, RedisLock, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
@@ -58,3 +60,6 @@ export class RedisModule implements OnApplicationShutdown {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
+
+/** What a role that depends on Redis is given (`RoleRuntimeModule.forRole`). */
+export const REDIS_DEPENDENCY: RoleDependency = { module: RedisModule, check: RedisHealthCheck };

@@ -1,20 +1,25 @@
 import type Redis from 'ioredis';
+import { RedisKeys } from './redis-keys';
 
 /**
- * When the reconciler last re-published a fire: `<prefix>rescued:<fireId>` with a TTL, so a fire that
+ * When the reconciler last re-published a fire: `rescued` ({@link RedisKeys}) with a TTL, so a fire that
  * stays overdue (queued behind a backlog, or its timer's callback keeps failing to be claimed) is
  * re-published at most once per TTL, by whichever replica runs the pass.
  *
- * And which pending fires wait in the broker for their return: `<prefix>handed-back:<fireId>`, written by
+ * And which pending fires wait in the broker for their return: `handedBack`, written by
  * the executor once a fair-delivery hand-back is stored on the retries topic, expiring some time after
  * the hand-back's return. Such a fire is pending and overdue but not lost; the reconciler leaves it
  * alone while the mark lives, and rescues it like any pending fire once the mark has lapsed.
  */
 export class RescueMarks {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    prefix: string,
+  ) {
+    this.keys = new RedisKeys(prefix);
+  }
 
   /** Marks each fire id unless marked within `ttlMs`; true where this call set the mark. */
   async mark(fireIds: readonly string[], ttlMs: number): Promise<boolean[]> {
@@ -42,11 +47,11 @@ export class RescueMarks {
   }
 
   rescuedKey(fireId: string): string {
-    return `${this.prefix}rescued:${fireId}`;
+    return this.keys.rescued(fireId);
   }
 
   handedBackKey(fireId: string): string {
-    return `${this.prefix}handed-back:${fireId}`;
+    return this.keys.handedBack(fireId);
   }
 
   private results(results: [Error | null, unknown][] | null, n: number): unknown[] {

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import { FireRef, fireId, fireIdPrefix, isMinuteStart, isTimerId, MAX_BUCKETS, MINUTE_MS, minuteOf, parseFireId } from '@timer/contracts';
-import { sliceBucketsKey, sliceKey } from './slice-keys';
+import { LUA_SCRIPTS } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
 
 export interface SliceIndexOptions {
   /** Buckets of a minute recorded on its first use. Default 10. */
@@ -15,43 +16,27 @@ export interface SliceIndexOptions {
 /** Members per ZADD / ZREM command, and commands per pipeline round trip. */
 const CHUNK = 1_000;
 
-// Records the bucket count of a minute on first use (SET NX with an absolute expiry) and returns the
-// count in force, in one atomic step, so concurrent first users all read the same value.
-const BUCKETS = `
-redis.call('set', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2])
-return redis.call('get', KEYS[1])`;
-
-// Removes one timer's members scored in [ARGV[1], ARGV[2]) from one slice.
-const REMOVE_TIMER = `
-local members = redis.call('zrangebyscore', KEYS[1], ARGV[1], '(' .. ARGV[2])
-local prefix = ARGV[3]
-local n = 0
-for _, m in ipairs(members) do
-  if string.sub(m, 1, #prefix) == prefix then n = n + redis.call('zrem', KEYS[1], m) end
-end
-return n`;
-
 /**
  * The hot index of near-future fires: one sorted set per 2-D slice (minute, bucket).
  *
- * Keys (all under the service prefix, e.g. `timer:`):
- * - `${prefix}slice:${minute}:${bucket}`: ZSET, score = runAt (epoch ms), member = `${timerId}-${runAt}`.
- *   `minute` is the epoch ms of the minute's start (UTC); `bucket` = BigInt(timerId) % buckets(minute).
- * - `${prefix}slice-buckets:${minute}`: STRING, the bucket count of that minute, written once
- *   (SET NX) by whichever role uses the minute first, and read by everyone after: all roles agree.
- * Both expire at the minute's end + `retentionMs` (PEXPIREAT; re-adding is idempotent).
+ * Keys ({@link RedisKeys}): `slice` (a ZSET per slice, member = the fire id), where `minute` is the epoch
+ * ms of the minute's start (UTC) and `bucket` = BigInt(timerId) % buckets(minute); and `sliceBuckets`,
+ * the bucket count of that minute, written once (SET NX) by whichever role uses the minute first and read
+ * by everyone after, so all roles agree. Both expire at the minute's end + `retentionMs` (PEXPIREAT; re-adding is idempotent).
  */
 export class SliceIndex {
   private readonly defaultBuckets: number;
   private readonly retentionMs: number;
   /** Bucket counts already read; a minute's count never changes once recorded. */
   private readonly knownBuckets = new Map<number, number>();
+  private readonly keys: RedisKeys;
 
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     options: SliceIndexOptions = {},
   ) {
+    this.keys = new RedisKeys(prefix);
     this.defaultBuckets = options.defaultBuckets ?? 10;
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
     if (!Number.isSafeInteger(this.defaultBuckets) || this.defaultBuckets < 1 || this.defaultBuckets > MAX_BUCKETS) {
@@ -68,12 +53,12 @@ export class SliceIndex {
 
   /** ZSET key of a slice. */
   sliceKey(minute: number, bucket: number): string {
-    return sliceKey(this.prefix, minute, bucket);
+    return this.keys.slice(minute, bucket);
   }
 
   /** Key of a minute's recorded bucket count. */
   bucketsKey(minute: number): string {
-    return sliceBucketsKey(this.prefix, minute);
+    return this.keys.sliceBuckets(minute);
   }
 
   /** Bucket count of the minute: recorded with SET NX (defaultBuckets) on first use, then read. */
@@ -84,7 +69,7 @@ export class SliceIndex {
     // Past its retention a minute has no index to agree on (SET PXAT in the past stores nothing);
     // its fires are read from MySQL, partitioned by the default count.
     if (this.expired(minute)) return this.defaultBuckets;
-    const value = await this.redis.eval(BUCKETS, 1, this.bucketsKey(minute), this.defaultBuckets, this.expireAt(minute));
+    const value = await this.redis.eval(LUA_SCRIPTS.sliceBuckets.lua, 1, this.bucketsKey(minute), this.defaultBuckets, this.expireAt(minute));
     return this.remember(minute, value);
   }
 
@@ -137,7 +122,7 @@ export class SliceIndex {
       const buckets = counts[i];
       if (buckets === null) return;
       const key = this.sliceKey(m, this.bucketOf(timerId, buckets));
-      commands.push(['eval', REMOVE_TIMER, 1, key, Math.max(fromMs, m), Math.min(toMs, m + MINUTE_MS), fireIdPrefix(timerId)]);
+      commands.push(['eval', LUA_SCRIPTS.removeTimer.lua, 1, key, Math.max(fromMs, m), Math.min(toMs, m + MINUTE_MS), fireIdPrefix(timerId)]);
     });
     const results = await this.run(commands);
     return results.reduce<number>((n, r) => n + Number(r), 0);

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { SliceMessage } from '@timer/contracts';
 import { extendLockToken, LockTokenExtension, releaseLockToken } from './lock-token';
-import { SLICE_STATE_TTL_MS, sliceCursorKey, sliceDoneAllKey, sliceDoneKey, sliceKey, sliceLockResource } from './slice-keys';
+import { LOCK_RESOURCES, RedisKeys, SLICE_STATE_TTL_MS } from './redis-keys';
 import { SliceIndex } from './slice-index';
 
 /** What the scheduler knows of one minute's slices. */
@@ -20,11 +20,15 @@ export interface MinuteState {
  * when Redis fails.
  */
 export class SliceStore {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly index: SliceIndex,
-  ) {}
+  ) {
+    this.keys = new RedisKeys(prefix);
+  }
 
   /**
    * Bucket count of each minute: the recorded count, or the default recorded now (SET NX) for a minute
@@ -40,8 +44,8 @@ export class SliceStore {
     if (minutes.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const { minute, buckets } of minutes) {
-      pipeline.exists(sliceDoneAllKey(this.prefix, minute));
-      for (let b = 0; b < buckets; b++) pipeline.exists(sliceDoneKey(this.prefix, minute, b));
+      pipeline.exists(this.keys.sliceDoneAll(minute));
+      for (let b = 0; b < buckets; b++) pipeline.exists(this.keys.sliceDone(minute, b));
     }
     const results = (await pipeline.exec()) ?? [];
     let i = 0;
@@ -60,7 +64,7 @@ export class SliceStore {
 
   /** Records that every bucket of the minute is done, so later ticks check one key for it. */
   async markMinuteDone(minute: number): Promise<void> {
-    await this.redis.set(sliceDoneAllKey(this.prefix, minute), '1', 'PX', SLICE_STATE_TTL_MS);
+    await this.redis.set(this.keys.sliceDoneAll(minute), '1', 'PX', SLICE_STATE_TTL_MS);
   }
 
   /** Extends the slice lock with the message's token (or takes it back when it expired and is free). */
@@ -68,28 +72,28 @@ export class SliceStore {
     // An expired lock nobody took (e.g. Redis restarted, or the lease ran out during a stall) is taken
     // back with the same token rather than abandoning the walk; never once the slice is done.
     return extendLockToken(this.redis, this.prefix, {
-      resource: sliceLockResource(slice.minute, slice.bucket),
+      resource: LOCK_RESOURCES.slice(slice.minute, slice.bucket),
       token: slice.lockToken,
       ttlMs,
       reclaimIfFree: true,
-      unlessKeyExists: sliceDoneKey(this.prefix, slice.minute, slice.bucket),
+      unlessKeyExists: this.keys.sliceDone(slice.minute, slice.bucket),
     });
   }
 
   /** Token-checked release of the slice lock. */
   release(slice: SliceMessage): Promise<boolean> {
-    return releaseLockToken(this.redis, this.prefix, sliceLockResource(slice.minute, slice.bucket), slice.lockToken);
+    return releaseLockToken(this.redis, this.prefix, LOCK_RESOURCES.slice(slice.minute, slice.bucket), slice.lockToken);
   }
 
   async readCursor(minute: number, bucket: number): Promise<number | null> {
-    const value = await this.redis.get(sliceCursorKey(this.prefix, minute, bucket));
+    const value = await this.redis.get(this.keys.sliceCursor(minute, bucket));
     if (value === null) return null;
     const at = Number(value);
     return Number.isSafeInteger(at) ? at : null;
   }
 
   async writeCursor(minute: number, bucket: number, at: number): Promise<void> {
-    await this.redis.set(sliceCursorKey(this.prefix, minute, bucket), String(at), 'PX', SLICE_STATE_TTL_MS);
+    await this.redis.set(this.keys.sliceCursor(minute, bucket), String(at), 'PX', SLICE_STATE_TTL_MS);
   }
 
   /**
@@ -100,8 +104,8 @@ export class SliceStore {
   async markDone(minute: number, bucket: number): Promise<void> {
     const results = await this.redis
       .multi()
-      .set(sliceDoneKey(this.prefix, minute, bucket), '1', 'PX', SLICE_STATE_TTL_MS)
-      .unlink(sliceKey(this.prefix, minute, bucket))
+      .set(this.keys.sliceDone(minute, bucket), '1', 'PX', SLICE_STATE_TTL_MS)
+      .unlink(this.keys.slice(minute, bucket))
       .exec();
     const failed = results?.find(([err]) => err)?.[0];
     if (!results || failed) throw failed ?? new Error('MULTI of markDone aborted');

@@ -2,12 +2,10 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
-import { parseFireId } from '@timer/contracts';
+import { FIRE_STATUS_CHOICES, FIRE_STATUS_DESCRIPTION, FIRE_STATUS_VALUES, parseFireId } from '@timer/contracts';
 import { IsAppName, parseIsoInstant, TIMER_ID, toBoolean, toQueryInteger, toTimerId } from '../../common/validators';
 import { isEpochMs, parseRunAt } from '../../timers/dto/create-timer.dto';
 import { PageQuery } from '../../timers/dto/list-timers.query';
-
-export const TASK_STATUSES = [0, 1, 2, 3, 4] as const;
 
 /** The message for a refused `from` or `to`, naming the impossible field of an ISO date when there is one. */
 function instantMessage(field: string, value: unknown): string {
@@ -60,10 +58,10 @@ export class RecordsQuery extends PageQuery {
   })
   fireID?: string;
 
-  @ApiPropertyOptional({ enum: TASK_STATUSES, description: '0 pending, 1 running, 2 succeeded, 3 failed, 4 missed.' })
+  @ApiPropertyOptional({ enum: [...FIRE_STATUS_VALUES], description: FIRE_STATUS_DESCRIPTION })
   @IsOptional()
   @Transform(toQueryInteger)
-  @IsIn(TASK_STATUSES, { message: 'status must be one of 0 (pending), 1 (running), 2 (succeeded), 3 (failed), 4 (missed)' })
+  @IsIn(FIRE_STATUS_VALUES, { message: `status must be one of ${FIRE_STATUS_CHOICES}` })
   status?: number;
 
   @OptionalInstant('from', 'Only fires with runAt >= from: epoch ms or ISO 8601 with `Z`/offset.')

@@ -100,6 +100,8 @@ export class TimerDefinitionView {
   spreadOffsetMs!: number | null;
   @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook)" })
   failureWebhook!: FailureWebhookDto | null;
+  @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "where each final answer of this timer's callback is POSTed; null: nowhere" })
+  resultWebhook!: FailureWebhookDto | null;
 }
 
 /** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */

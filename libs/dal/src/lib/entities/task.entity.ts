@@ -1,9 +1,10 @@
 import { AfterLoad, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { FireStatus, FireStatusValue } from '@timer/contracts';
 import { bigintNumber, bigintString } from './transformers';
 
-/** Task (fire) status values. */
-export const TaskStatus = { Pending: 0, Running: 1, Succeeded: 2, Failed: 3, Missed: 4 } as const;
-export type TaskStatusValue = (typeof TaskStatus)[keyof typeof TaskStatus];
+/** `tasks.status`: the fire statuses of `@timer/contracts`, under the name the repositories use. */
+export const TaskStatus = FireStatus;
+export type TaskStatusValue = FireStatusValue;
 /** Statuses of a settled fire (its record may be purged after retention). */
 export const FINISHED_TASK_STATUSES: readonly TaskStatusValue[] = [TaskStatus.Succeeded, TaskStatus.Failed, TaskStatus.Missed];
 /** `tasks.outcome` of an open fire (pending or running); a settled fire's is its status. */
@@ -19,6 +20,17 @@ export const TASK_ATTEMPTS_KEPT = 32;
 /** Characters of an attempt's error kept in its entry of `attempts`. */
 export const ATTEMPT_ERROR_MAX = 256;
 
+/** What the receiver answered an attempt, as its entry of `tasks.attempts` keeps it (docs/callback-answers.md). */
+export interface TaskAttemptResponse {
+  status: number;
+  /** The configured subset (TIMER_RECORD_HEADERS), lower-case names. */
+  headers: Record<string, string>;
+  /** The first TIMER_RECORD_BODY_BYTES bytes, UTF-8 with invalid sequences replaced by U+FFFD. */
+  body: string;
+  /** The body was longer than what `body` keeps. */
+  truncated: boolean;
+}
+
 /** One delivery attempt of a fire, as `tasks.attempts` keeps it. */
 export interface TaskAttempt {
   /** 1-based. */
@@ -28,6 +40,8 @@ export interface TaskAttempt {
   httpStatus: number | null;
   costMs: number | null;
   error: string | null;
+  /** What the receiver answered; absent when the executor keeps no answers or none came (no connection, timeout). */
+  response?: TaskAttemptResponse;
 }
 
 /** The columns {@link attemptsOf} reads. */

@@ -109,4 +109,8 @@ export class TimerVersionEntity {
   /** Where this timer's failure notifications go; null = the app's (`AppEntity.failureWebhook`). */
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
+
+  /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
+  @Column({ name: 'result_webhook', type: 'json', nullable: true })
+  resultWebhook!: FailureWebhook | null;
 }

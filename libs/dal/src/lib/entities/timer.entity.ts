@@ -133,6 +133,10 @@ export class TimerEntity {
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
 
+  /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
+  @Column({ name: 'result_webhook', type: 'json', nullable: true })
+  resultWebhook!: FailureWebhook | null;
+
   /** Bumped on every change (status, delete); caches compare it. */
   @Column({ type: 'int', default: 1 })
   version!: number;

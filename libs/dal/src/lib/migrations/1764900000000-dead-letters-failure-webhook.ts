@@ -6,7 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `tasks.dead_letter_at`: a virtual column, the run_at of a failed fire not purged, else NULL, indexed
  *   with the app: an app's dead letters newest first without scanning its delivered fires. A fire's
  *   value changes only when it fails or is purged or replayed, so the hot path (pending, running,
- *   succeeded) never moves its index entry.
+ *   succeeded) never moves its index entry. `status = 3` is `FireStatus.Failed` (libs/contracts): a
+ *   migration keeps the literal it ran with, whatever the vocabulary becomes.
  * - `apps.failure_webhook`: `{url, headers?}` the app's failure notifications go to; NULL = none.
  */
 export class DeadLettersFailureWebhook1764900000000 implements MigrationInterface {

@@ -1,10 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { FireRef, fireId, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
+import { FireRef, NEAR_NOW_MS } from '@timer/contracts';
 import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
 import { fireTimesBetween, nextFireTimes, specOf, StoredSchedule } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
+import { taskMessage } from './task-messages';
 import { TaskPublisher } from './task-publisher';
 
 export type FireRows = Pick<TaskRepository, 'insertIgnore'>;
@@ -131,7 +132,7 @@ export class FireWriter implements BeforeApplicationShutdown {
     for (let i = 0; i < messages.length; i += atOnce) {
       const chunk = messages.slice(i, i + atOnce);
       const results = await Promise.allSettled(
-        chunk.map((fires) => (fires.length === 1 ? this.publisher.publish(taskOf(fires[0]), properties) : this.publisher.publishBatch(fires.map(taskOf)))),
+        chunk.map((fires) => (fires.length === 1 ? this.publisher.publish(taskMessage(fires[0]), properties) : this.publisher.publishBatch(fires.map((f) => taskMessage(f))))),
       );
       results.forEach((r, j) => {
         if (r.status === 'fulfilled') published += chunk[j].length;
@@ -147,8 +148,4 @@ export class FireWriter implements BeforeApplicationShutdown {
     }
     return published;
   }
-}
-
-function taskOf(f: FireRef): TaskMessage {
-  return { timerId: f.timerId, runAt: f.runAt, fireId: fireId(f.timerId, f.runAt), attempt: 1 };
 }

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { MESSAGE_PROPERTIES, TaskMessage, taskBatchOf, taskBatchPropertiesOf, taskTopicOf, TOPICS } from '@timer/contracts';
+import { TaskMessage, taskTopicOf, TOPICS } from '@timer/contracts';
 import { CLOCK, FireSpan, NO_TRACING, NowClock, Tracing } from '@timer/platform';
-import { ClientPulsar, PulsarRecordBuilder } from '@timer/pulsar-transport';
+import { ClientPulsar } from '@timer/pulsar-transport';
 import { lastValueFrom } from 'rxjs';
+import { taskBatchRecord, taskRecord } from './task-messages';
 
 /**
  * Publishes task messages keyed by timer id, with the fire id as a property: the trigger for the
@@ -42,10 +43,7 @@ export class TaskPublisher implements OnApplicationBootstrap {
   }
 
   private async emitOne(task: TaskMessage, properties: Record<string, string>): Promise<void> {
-    const props: Record<string, string> = { ...properties, [MESSAGE_PROPERTIES.fireId]: task.fireId };
-    if (task.traceparent) props[MESSAGE_PROPERTIES.traceparent] = task.traceparent;
-    const record = new PulsarRecordBuilder(task).setKey(task.timerId).setProperties(props).build();
-    await lastValueFrom(this.client.emit(taskTopicOf(task.runAt, this.clock.now()), record), { defaultValue: undefined });
+    await lastValueFrom(this.client.emit(taskTopicOf(task.runAt, this.clock.now()), taskRecord(task, properties)), { defaultValue: undefined });
   }
 
   /** Publishes `tasks` each in a `timer.fire.publish` span (a new trace unless it has one), ended once `publish` settled. */
@@ -89,7 +87,6 @@ export class TaskPublisher implements OnApplicationBootstrap {
   }
 
   private async emitBatch(topic: string, tasks: TaskMessage[]): Promise<void> {
-    const record = new PulsarRecordBuilder(taskBatchOf(tasks)).setKey(tasks[0].timerId).setProperties(taskBatchPropertiesOf(tasks)).build();
-    await lastValueFrom(this.client.emit(topic, record), { defaultValue: undefined });
+    await lastValueFrom(this.client.emit(topic, taskBatchRecord(tasks)), { defaultValue: undefined });
   }
 }
