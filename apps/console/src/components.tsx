@@ -176,3 +176,16 @@ export function toggled<T>(set: ReadonlySet<T>, id: T, on: boolean): Set<T> {
   else next.delete(id);
   return next;
 }
+
+/** What a calendar did to a fire (GET's marks, the preview's fields): skipped, or moved from the day the schedule gave. */
+export function CalendarNote({ mark, zone }: { mark: { calendar?: string; excluded?: boolean; movedFrom?: number } | undefined; zone: string }) {
+  if (!mark?.calendar) return null;
+  if (mark.excluded) return <span className="calendar-mark"> skipped: excluded by calendar {mark.calendar}</span>;
+  if (mark.movedFrom === undefined) return null;
+  return (
+    <span className="calendar-mark">
+      {' '}
+      moved from <Time ms={mark.movedFrom} zone={zone} /> (calendar {mark.calendar})
+    </span>
+  );
+}

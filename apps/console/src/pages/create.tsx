@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ROUTES } from '@timer/client';
 import { Api, fieldsOf, PreviewResult } from '../api';
-import { ErrorBanner, Link, messageOf, Time } from '../components';
+import { CalendarNote, ErrorBanner, Link, messageOf, Time } from '../components';
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, userZone } from '../time';
 import { createInput, emptyValues, TimerForm, TimerFormValues } from '../timer-form';
@@ -66,13 +66,7 @@ function SchedulePreview({ api, v }: { api: Api; v: TimerFormValues }) {
                 <td data-label="Timer's zone">
                   <Time ms={f.at} zone={result.timeZone} />
                   {f.dst && <span className="dst"> DST: {f.dst}</span>}
-                  {f.excluded && <span className="calendar-mark"> skipped: excluded by calendar {f.calendar}</span>}
-                  {f.movedFrom !== undefined && (
-                    <span className="calendar-mark">
-                      {' '}
-                      moved from <Time ms={f.movedFrom} zone={result.timeZone} /> (calendar {f.calendar})
-                    </span>
-                  )}
+                  <CalendarNote mark={f} zone={result.timeZone} />
                 </td>
                 <td data-label="Your zone">
                   <Time ms={f.at} />

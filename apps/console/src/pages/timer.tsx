@@ -1,6 +1,6 @@
 import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS, TimerVersion } from '../api';
-import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
+import { CalendarNote, ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
 import { hrefOf, navigate } from '../router';
 import { localInputToIso, previewRows, userZone, zonedText } from '../time';
 import { headerLines, patchInput, TimerForm, valuesOf } from '../timer-form';
@@ -41,13 +41,7 @@ function Preview({ timer }: { timer: Timer }) {
               = <Time ms={r.ms} />
             </span>
           )}
-          {marks.get(r.ms)?.excluded && <span className="calendar-mark"> skipped: excluded by calendar {marks.get(r.ms)?.calendar}</span>}
-          {marks.get(r.ms)?.movedFrom !== undefined && (
-            <span className="calendar-mark">
-              {' '}
-              moved from <Time ms={marks.get(r.ms)?.movedFrom} zone={timer.timeZone} /> (calendar {marks.get(r.ms)?.calendar})
-            </span>
-          )}
+          <CalendarNote mark={marks.get(r.ms)} zone={timer.timeZone} />
           {r.offsetChanged && (
             <span className="dst" title={`the offset of ${timer.timeZone} changes before this fire`}>
               {' '}
