@@ -15,7 +15,7 @@ export { INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, Ta
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
 export { TimerVersionRepository } from './lib/repositories/timer-version.repository';
 export { IDEMPOTENCY_KEY_TTL_MS, IdempotencyKeyRepository, IdempotencyKeyTakenError, StoredIdempotencyKey } from './lib/repositories/idempotency-key.repository';
-export { APP_TOKEN_PREFIX, AppRepository, hashToken, PauseWindow } from './lib/repositories/app.repository';
+export { APP_TOKEN_PREFIX, AppRepository, AppSummary, hashToken, PauseWindow, TokenSummary } from './lib/repositories/app.repository';
 export { isId, MAX_PAGE_SIZE } from './lib/repositories/query-helpers';
 export { DuplicateAppError, DuplicateTimerNameError, isDeadlockError, isDuplicateKeyError } from './lib/errors';
 export { truncateUtf8 } from './lib/truncate';

@@ -1,5 +1,5 @@
 import { RECORD_STATUS_NAMES } from '@timer/client';
-import type { Attempt, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
+import type { AppSummary, AppToken, Attempt, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 
@@ -101,6 +101,16 @@ const range = (page: Page<unknown>, pageIndex: number, pageSize: number) =>
 export function formatDeadLetters(page: Page<DeadLetter>, pageIndex: number, pageSize: number): string {
   const rows = page.data.map((d) => [d.fireId, instant(d.runAt), instant(d.failedAt), String(d.attempts), d.reason, d.httpStatus === null ? '-' : String(d.httpStatus), oneLine(d.error)]);
   return `${table(['fire id', 'run at', 'failed at', 'attempts', 'reason', 'http', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+export function formatApps(page: Page<AppSummary>, pageIndex: number, pageSize: number): string {
+  const rows = page.data.map((a) => [a.app, String(a.liveTimers), String(a.liveTokens), a.paused ? 'paused' : '-', instant(a.createdAt)]);
+  return `${table(['app', 'timers', 'tokens', 'paused', 'created'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+export function formatTokens(page: Page<AppToken>): string {
+  const rows = page.data.map((t) => [String(t.id), t.label ?? '-', instant(t.createdAt), instant(t.revokedAt)]);
+  return `${table(['id', 'label', 'issued', 'revoked'], rows)}\n${page.total} token(s)`;
 }
 
 export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSize: number): string {

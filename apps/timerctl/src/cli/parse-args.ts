@@ -49,6 +49,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   preview: { args: ['ID'], options: ['count'], summary: "the timer's next fire times in its zone and in UTC, DST changes marked" },
   'dlq list': { args: [], options: [...PAGE], summary: 'dead letters of the app, latest first' },
   'dlq replay': { args: [], options: ['fire', 'timer', 'all'], summary: 'deliver dead letters once more: --fire ID (repeat), --timer ID or --all' },
+  'apps list': { args: [], options: [...PAGE], summary: 'every app: live timers, live tokens, paused (admin token)' },
+  'tokens list': { args: [], options: ['revoked'], summary: "the app's tokens: id, label, issued, revoked (never the token)" },
   overview: { args: [], options: ['from', 'to', 'bucket-ms', 'all-apps'], summary: 'fires per second, outcomes, lateness p50/p99 and backlog, per minute of the last hour' },
 };
 
@@ -95,6 +97,7 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   pending: { type: 'boolean' },
+  revoked: { type: 'boolean' },
   count: { type: 'string' },
 } as const;
 
@@ -197,6 +200,7 @@ records: --timer ID --fire FIRE_ID --status ${RECORD_STATUSES.map((s) => s.name)
 preview: --count N (default 10)
 overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)
+tokens list: --revoked (also the revoked ones)
 dlq replay: --fire FIRE_ID (repeat) | --timer ID | --all; at most 500 a request ("remaining" says how many are left)
 TIME: epoch ms or ISO 8601 with Z or an offset.
 exit codes: 0 ok, 1 refused by the api (4xx), 2 usage error, 3 api unreachable or failing (5xx), 4 the api lacks the route (dlq on an older api)`;

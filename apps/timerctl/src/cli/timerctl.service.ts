@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { ErrorCodes, RECORD_STATUS_NAMES, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import type { CreateTimerRequest, FailureWebhook, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, TIMER_STATUS_NAMES } from './output.format';
+import { formatApps, formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, formatTokens, instant, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */
@@ -97,6 +97,15 @@ export class TimerctlService {
       case 'dlq list':
       case 'dlq replay':
         return this.deadLetters(command);
+      case 'apps list': {
+        const paging = this.paging();
+        const page = await this.client.listApps(paging);
+        return { data: page, text: formatApps(page, paging.pageIndex, paging.pageSize) };
+      }
+      case 'tokens list': {
+        const page = await this.client.listAppTokens({ app: this.app(), includeRevoked: this.inv.values.revoked || undefined });
+        return { data: page, text: formatTokens(page) };
+      }
       case 'overview':
         return this.overview();
       default:

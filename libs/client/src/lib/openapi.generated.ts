@@ -239,7 +239,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the apps (admin)
+         * @description By name; each with its live timers, live tokens and whether it is paused. No secret is listed.
+         */
+        get: operations["listApps"];
         put?: never;
         /** Create an app (admin) */
         post: operations["createApp"];
@@ -256,7 +260,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List an app's tokens (admin, or a token of the app)
+         * @description Newest first: id, label, issued and revoked times. Never the token or its hash: a token is shown once, when issued.
+         */
+        get: operations["listAppTokens"];
         put?: never;
         /**
          * Issue an app token (admin)
@@ -1629,6 +1637,73 @@ export interface components {
             /** @example ok */
             msg: string;
             data: components["schemas"]["AppView"];
+        };
+        AppSummaryView: {
+            /** @example billing */
+            app: string;
+            /**
+             * @description epoch ms
+             * @example 1767225600000
+             */
+            createdAt: number;
+            /**
+             * @description live (not deleted) timers, enabled or not
+             * @example 12
+             */
+            liveTimers: number;
+            /** @description paused (`POST /api/app/v1/pause`) and not resumed */
+            paused: boolean;
+            /**
+             * @description tokens not revoked
+             * @example 2
+             */
+            liveTokens: number;
+        };
+        AppsResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["AppSummaryView"][];
+            /** @example 1 */
+            total: number;
+        };
+        TokenView: {
+            /**
+             * @description the id to revoke it by
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description the label given at issue
+             * @example ci deploy
+             */
+            label: string | null;
+            /**
+             * @description issued at (epoch ms)
+             * @example 1767225600000
+             */
+            createdAt: number;
+            /**
+             * @description revoked at (epoch ms); null while it is live
+             * @example null
+             */
+            revokedAt: number | null;
+        };
+        TokensResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["TokenView"][];
+            /** @example 1 */
+            total: number;
         };
         IssueTokenDto: {
             /** @example billing */
@@ -3731,6 +3806,95 @@ export interface operations {
             };
         };
     };
+    listApps: {
+        parameters: {
+            query?: {
+                pageIndex?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppsResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token (code 40300) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createApp: {
         parameters: {
             query?: never;
@@ -3815,6 +3979,107 @@ export interface operations {
             };
             /** @description a `Content-Encoding` other than identity, gzip, deflate or br, or a JSON charset that cannot be decoded (code 41500) */
             415: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAppTokens: {
+        parameters: {
+            query: {
+                app: string;
+                /** @description Also list revoked tokens (with `revokedAt`); left out by default. */
+                includeRevoked?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokensResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such app (code 40400) */
+            404: {
                 headers: {
                     /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
                     "X-Request-Id"?: string;
