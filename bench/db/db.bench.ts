@@ -2,7 +2,7 @@
  * MariaDB's CPU per fire, without the pipeline (a command, not a test):
  *
  *   npm run bench:db -- [--timers 5000] [--seconds 20] [--reps 3] [--claim-batch 250] [--outcome-batch 250]
- *                       [--preload-minutes 1] [--purge 1]
+ *                       [--preload-minutes 1] [--purge 1] [--response-bytes 0]
  *
  * On a fresh database (migrated with the real migrations, dropped at the end) it plays, through the
  * real repositories of @timer/dal, the statements the roles issue per fire for --timers every-second
@@ -11,7 +11,8 @@
  *   insert     the migrator's rows (TaskRepository.insertIgnore, timer by timer as a window is expanded)
  *   reconcile  the trigger's pending reads (SliceTaskRepository.pendingInSlice: 10 buckets, 10 s ranges)
  *   claim      the executor's claims (FireClaimRepository.claimMany, --claim-batch fires a statement)
- *   outcome    the executor's outcomes (FireOutcomeRepository.recordOutcomes, delivered, with the attempt)
+ *   outcome    the executor's outcomes (FireOutcomeRepository.recordOutcomes, delivered, with the attempt;
+ *              --response-bytes N > 0: each with a kept answer of N body bytes, docs/callback-answers.md)
  *   purge      retention (TaskRepository.purgeOlderThan): not part of a pipeline bench run, so apart
  * Each kind's CPU includes the server's deferred work (InnoDB purge of the old index entries) until it
  * is quiet again. --preload-minutes minutes of finished fires are written first (not measured), so the
@@ -25,7 +26,7 @@ import { FireClaimRepository, FireClaimRequest, FireOutcome, FireOutcomeReposito
 import { markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
 import { COUNTERS, log, mariadbPid, Measure, median, Meter, withBenchDatabase } from './meter';
 
-const DEFAULTS = { timers: 5000, seconds: 20, reps: 3, claimBatch: 250, outcomeBatch: 250, preloadMinutes: 1, purge: 1 };
+const DEFAULTS = { timers: 5000, seconds: 20, reps: 3, claimBatch: 250, outcomeBatch: 250, preloadMinutes: 1, purge: 1, responseBytes: 0 };
 type Args = typeof DEFAULTS;
 
 const APP = 'bench';
@@ -105,6 +106,7 @@ async function rep(args: Args, meter: Meter, db: DataSource, startMs: number, n:
   out.push(
     await meter.measure('outcome', fires, async () => {
       let statements = 0;
+      const response = args.responseBytes > 0 ? { status: 200, headers: { 'content-type': 'application/json' }, body: 'x'.repeat(args.responseBytes), truncated: false } : null;
       for (let i = 0; i < due.length; i += args.outcomeBatch) {
         const now = Date.now();
         const batch: FireOutcome[] = due.slice(i, i + args.outcomeBatch).map((f) => ({
@@ -121,6 +123,7 @@ async function rep(args: Args, meter: Meter, db: DataSource, startMs: number, n:
           claimedBy: tokens.get(`${f.timerId}:${f.runAt}`) as string,
           claimedUntil: null,
           startedAt: now - 3,
+          response,
         }));
         const applied = await outcomes.recordOutcomes(batch);
         if (!applied.every(Boolean)) throw new Error('an outcome was fenced off');

@@ -37,6 +37,8 @@ export interface NewTimer {
   /** Calendars of the app whose excluded days the timer avoids, and what a fire on one does. */
   calendars?: string[];
   onExcluded?: 'skip' | 'nextBusinessDay' | 'previousBusinessDay';
+  /** Where each final answer of the callback is POSTed. */
+  resultWebhook?: { url: string; headers?: Record<string, string | string[]> };
 }
 
 /** The answer of PUT and PATCH /api/timer/v1/def. */
@@ -74,7 +76,15 @@ export interface TaskRecord {
   error: string | null;
   output: string | null;
   /** Every attempt made, oldest first. */
-  attempts: { attempt: number; startedAt: number; httpStatus: number | null; costMs: number | null; error: string | null }[];
+  attempts: {
+    attempt: number;
+    startedAt: number;
+    httpStatus: number | null;
+    costMs: number | null;
+    error: string | null;
+    /** What the receiver answered, as the executor keeps it. */
+    response: { status: number; headers: Record<string, string>; body: string; truncated: boolean } | null;
+  }[];
 }
 
 export class ApiCallError extends Error {

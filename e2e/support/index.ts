@@ -5,6 +5,7 @@ export { localScript, runToExit } from './local-servers';
 export type { ScriptRun } from './local-servers';
 export { metricBy, scrapeMetrics } from './metrics';
 export type { MetricSample } from './metrics';
+export { consoleShot, ConsoleRig } from './console-rig';
 export { Receiver } from './receiver';
 export type { Delivery, ReceiverOptions, Reply, Responder } from './receiver';
 export { markdownTable, numericFlags, RESULTS_DIR, writeResults } from './report';

@@ -39,8 +39,10 @@ export interface Delivery {
 export interface Reply {
   status?: number;
   delayMs?: number;
-  /** Extra response headers (e.g. `retry-after`). */
+  /** Extra response headers (e.g. `retry-after`; a `content-type` replaces text/plain). */
   headers?: Record<string, string>;
+  /** The response body; default `ok` (2xx) or `no`. */
+  body?: string;
 }
 export type Responder = (d: Delivery) => Reply | undefined;
 
@@ -149,8 +151,9 @@ export class Receiver {
         return;
       }
       d.status = status;
-      res.writeHead(status, { ...reply?.headers, 'content-type': 'text/plain', 'content-length': '2' });
-      res.end(status < 300 ? 'ok' : 'no');
+      const body = reply?.body ?? (status < 300 ? 'ok' : 'no');
+      res.writeHead(status, { 'content-type': 'text/plain', ...reply?.headers, 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
     };
     let settled = false;
     const settle = () => {

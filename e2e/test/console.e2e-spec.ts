@@ -1,15 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { nextSecond, pollUntil, Receiver, ROOT_DIR, Stack } from '../support';
+import { Page } from 'playwright-core';
+import { ConsoleRig, consoleShot, nextSecond, pollUntil } from '../support';
 
 // The web console in a real headless Chromium (Debian's, via deploy/local/chromium.sh; playwright-core
 // never downloads one) against the built roles: sign in, a create refused with the API's message next
 // to its field, create, the preview, the first records, an edit that meets a second tab's edit (409),
 // run now, disable, delete, the overview and its charts, a dead letter replayed once its receiver recovered
 // and another purged, an app and a token made, the token revoked and the signing secret rotated (shown
-// once) on the admin page, every page at a phone's width without horizontal overflow, sign out. Any console
+// once) on the admin page (the app listed, the token revoked from the app's token list), every page at a phone's width without horizontal overflow, sign out. Any console
 // error or page error fails the test; the browser's own "Failed to load resource" lines may name only the
 // two refusals the test provokes (400, 409).
 // TIMER_CONSOLE_SCREENSHOTS=1 rewrites the screenshots in docs/console/ (docs/console.md shows them).
@@ -17,38 +14,10 @@ jest.setTimeout(120_000);
 
 const APP = 'console-e2e';
 const TOKEN = 'console-e2e-admin-token-0123456789';
-const SHOTS = process.env.TIMER_CONSOLE_SCREENSHOTS === '1' ? join(ROOT_DIR, 'docs/console') : undefined;
 
-let stack: Stack;
-let receiver: Receiver;
-let browser: Browser;
-let context: BrowserContext;
-const problems: string[] = [];
-/** Chromium's own log line for each 4xx/5xx answer: only the two the test provokes may appear. */
-const failedLoads: string[] = [];
-const FAILED_LOAD = /^Failed to load resource: the server responded with a status of (\d+)/;
-
-function chromiumPath(): string {
-  const r = spawnSync('bash', [join(ROOT_DIR, 'deploy/local/chromium.sh')], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`deploy/local/chromium.sh failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').pop()!;
-}
-
-async function newPage(): Promise<Page> {
-  const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    const failed = FAILED_LOAD.exec(m.text());
-    if (failed) failedLoads.push(`${failed[1]} ${new URL(m.location().url).pathname}`);
-    else problems.push(`console error: ${m.text()} (${m.location().url})`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  return page;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-}
+const rig = new ConsoleRig();
+beforeAll(() => rig.start(TOKEN));
+afterAll(() => rig.stop());
 
 async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Token').fill(TOKEN);
@@ -56,49 +25,27 @@ async function signIn(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-beforeAll(async () => {
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  const executablePath = chromiumPath();
-  // Each assigned as it comes up and all awaited, so afterAll closes what started even when another failed
-  // (an open browser or receiver would keep Jest from exiting).
-  const started = await Promise.allSettled([
-    Receiver.start().then((r) => (receiver = r)),
-    Stack.start({ adminToken: TOKEN, env: { TIMER_WINDOW_MINUTES: '5' } }).then((s) => (stack = s)),
-    // Root in a container has no user namespaces for Chromium's sandbox.
-    chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] }).then((b) => (browser = b)),
-  ]);
-  for (const r of started) if (r.status === 'rejected') throw r.reason;
-  // A fixed zone and locale: times on screen (and the screenshots) do not depend on the machine's.
-  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([stack?.stop(), receiver?.close()]);
-});
-
-it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, draws the overview, replays and purges dead letters, makes an app and a token, revokes it, rotates the secret, fits a phone, and signs out', async () => {
-  const base = `http://127.0.0.1:${stack.port('api')}/console`;
-  const page = await newPage();
+it('signs in, creates a timer, shows its preview and records, edits it through a conflict, runs it now, draws the overview, replays and purges dead letters, makes an app and a token, lists and revokes it, rotates the secret, fits a phone, and signs out', async () => {
+  const { base, stack, receiver } = rig;
+  const page = await rig.newPage();
 
   const first = await page.goto(`${base}/`);
   expect(first?.status()).toBe(200);
   expect(first?.headers()['content-security-policy']).toContain("script-src 'self'");
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await shot(page, 'sign-in');
+  await consoleShot(page, 'sign-in');
   await signIn(page);
   await page.getByRole('heading', { name: `Timers of ${APP}` }).waitFor();
 
   // Create: the API's message next to the field it names, nothing created; then a valid one.
   await page.getByRole('main').getByRole('link', { name: 'New timer' }).click();
-  await page.getByLabel('Name').fill('heartbeat');
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat');
   await page.getByLabel('Interval').check();
   await page.getByLabel('Every').fill('0s');
-  await page.getByLabel('URL').fill(receiver.url('/console'));
+  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/console'));
   await page.getByRole('button', { name: 'Create timer' }).click();
   const everyField = page.locator('.field.invalid', { has: page.getByLabel('Every') });
   await everyField.getByText('every must be at least 1s').waitFor();
-  await shot(page, 'create-errors');
   const listed = await fetch(`http://127.0.0.1:${stack.port('api')}/api/timer/v1/defs?app=${APP}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
   expect(((await listed.json()) as { total: number }).total).toBe(0);
   await page.getByLabel('Every').fill('2s');
@@ -114,27 +61,27 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   expect(await preview.count()).toBe(5);
   expect(await preview.first().getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
   await page.locator('table.records .s-succeeded').first().waitFor({ timeout: 30_000 });
-  await shot(page, 'timer');
+  await consoleShot(page, 'timer');
 
   // Edit in this tab while a second tab (its own sign-in: the token is per tab) saves first.
   await page.getByRole('button', { name: 'Edit' }).click();
-  await page.getByLabel('Name').fill('heartbeat-tab-1');
-  const tab2 = await newPage();
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat-tab-1');
+  const tab2 = await rig.newPage();
   await tab2.goto(timerUrl);
   await signIn(tab2);
   await tab2.getByRole('button', { name: 'Edit' }).click();
-  await tab2.getByLabel('Name').fill('heartbeat-tab-2');
+  await tab2.getByLabel('Name', { exact: true }).fill('heartbeat-tab-2');
   await tab2.getByRole('button', { name: 'Save changes' }).click();
   await tab2.getByText(/Saved as version \d+/).waitFor();
   await tab2.close();
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Someone else changed this timer').waitFor();
   await page.getByRole('heading', { name: /^Definition/ }).scrollIntoViewIfNeeded();
-  await shot(page, 'conflict');
+  await consoleShot(page, 'conflict');
   await page.getByRole('button', { name: 'Reload the current version' }).click();
   await page.getByText('Someone else changed this timer').waitFor({ state: 'detached' });
-  expect(await page.getByLabel('Name').inputValue()).toBe('heartbeat-tab-2');
-  await page.getByLabel('Name').fill('heartbeat-edited');
+  expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('heartbeat-tab-2');
+  await page.getByLabel('Name', { exact: true }).fill('heartbeat-edited');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText(/Saved as version \d+/).waitFor();
   await page.getByRole('heading', { name: 'heartbeat-edited' }).waitFor();
@@ -154,11 +101,11 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   // The next fire comes from each row's own GET, which may answer after the last outcome.
   await row.locator('td[data-label="Next fire"] time').waitFor();
   expect(await row.locator('td[data-label="Next fire"] time').count()).toBe(1);
-  await shot(page, 'timers');
+  await consoleShot(page, 'timers');
   await row.getByRole('link', { name: 'heartbeat-edited' }).click();
   await page.locator('ol.preview li').first().waitFor();
   await page.setViewportSize({ width: 390, height: 844 });
-  await shot(page, 'timer-phone');
+  await consoleShot(page, 'timer-phone');
   await page.setViewportSize({ width: 1280, height: 860 });
 
   // Disable and delete, each confirmed.
@@ -194,7 +141,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByText('The minutes with fires as a table').focus();
   await page.keyboard.press('Enter');
   await page.locator('table.minutes tbody tr').first().waitFor();
-  await shot(page, 'overview');
+  await consoleShot(page, 'overview');
 
   // Dead letters: the failed fire listed; replayed (confirmed) after the receiver recovered, it arrives
   // once more, exactly that fire, and leaves the list.
@@ -206,7 +153,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   expect(await letterRow.locator('td[data-label="Last error"]').textContent()).toContain('HTTP 500');
   expect(await letterRow.locator('td[data-label="Run time"] time').getAttribute('title')).toMatch(/ UTC$/);
   await letterRow.getByRole('checkbox', { name: `Select fire ${letter}` }).check();
-  await shot(page, 'dead-letters');
+  await consoleShot(page, 'dead-letters');
   recover();
   await page.getByRole('button', { name: 'Replay selected' }).click();
   await page.getByRole('button', { name: 'Yes, replay selected' }).click();
@@ -242,13 +189,18 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   expect((await withIssued()).status).toBe(200);
   const tokenId = /Token (\d+) issued/.exec((await issue.getByText(/Token \d+ issued/).textContent()) ?? '')![1];
 
-  // Revoke it by its id (confirmed): refused from then on.
-  const revoke = page.getByRole('region', { name: 'Revoke a token' });
-  await revoke.getByLabel('App', { exact: true }).fill('console-e2e-made');
-  await revoke.getByLabel('Token id').fill(tokenId);
-  await revoke.getByRole('button', { name: 'Revoke token' }).click();
-  await revoke.getByRole('button', { name: 'Yes, revoke token' }).click();
-  await revoke.getByText(`Token ${tokenId} of app "console-e2e-made" revoked`).waitFor();
+  // Listed with the app's other tokens (never the token itself), revoked from its row (confirmed):
+  // refused from then on.
+  const tokens = page.getByRole('region', { name: 'Tokens of console-e2e-made' });
+  const tokenRow = tokens.locator(`tr[data-token-id="${tokenId}"]`);
+  expect(await tokenRow.locator('td[data-label="Label"]').textContent()).toBe('browser test');
+  expect(await tokens.textContent()).not.toContain(issued);
+  await page.locator('table.apps tr[data-app="console-e2e-made"]').waitFor();
+  await consoleShot(page, 'admin');
+  await tokenRow.getByRole('button', { name: 'Revoke' }).click();
+  await tokenRow.getByRole('button', { name: 'Yes, revoke' }).click();
+  await tokens.getByText(`Token ${tokenId} of app "console-e2e-made" revoked`).waitFor();
+  await tokenRow.waitFor({ state: 'detached' });
   expect((await withIssued()).status).toBe(401);
 
   // Rotate the signing secret (confirmed): the new one shown once, gone once the page is left.
@@ -258,7 +210,6 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await rotate.getByRole('button', { name: 'Yes, rotate secret' }).click();
   const secret = (await rotate.locator('code.secret[data-secret="Signing secret"]').textContent()) ?? '';
   expect(secret.length).toBeGreaterThanOrEqual(16);
-  await shot(page, 'admin');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Timers' }).click();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps and tokens' }).click();
   await page.getByRole('region', { name: 'Rotate the signing secret' }).waitFor();
@@ -282,7 +233,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
     expect({ path, overflow }).toEqual({ path, overflow: 0 });
     if (path === '/overview') {
       await page.getByRole('heading', { name: 'Per minute' }).scrollIntoViewIfNeeded();
-      await shot(page, 'overview-phone');
+      await consoleShot(page, 'overview-phone');
     }
   }
   await page.setViewportSize({ width: 1280, height: 860 });
@@ -292,7 +243,7 @@ it('signs in, creates a timer, shows its preview and records, edits it through a
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   expect(await page.evaluate('window.sessionStorage.length')).toBe(0);
 
-  expect(problems).toEqual([]);
+  expect(rig.problems).toEqual([]);
   // The refused create (400) and the stale edit (409), nothing else.
-  expect(failedLoads).toEqual(['400 /api/timer/v1/def', '409 /api/timer/v1/def']);
+  expect(rig.failedLoads).toEqual(['400 /api/timer/v1/def', '409 /api/timer/v1/def']);
 });

@@ -68,8 +68,16 @@ describe('records and notifyHTTPParam.timeoutMs (api, real MariaDB, Redis, Pulsa
     await h.db.query('UPDATE tasks SET http_status = 200, cost_ms = 5, started_at = ? WHERE timer_id = ? AND run_at = ?', [runAt + 41, id, runAt]);
     await h.db.query('UPDATE tasks SET http_status = 200, cost_ms = 5, attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify([entry]), gone, runAt]);
     const [fixed, stored] = await Promise.all([records(`&fireID=${id}-${runAt}`), records(`&fireID=${gone}-${runAt}`)]);
-    expect(fixed.body.data[0].attempts).toEqual([entry]);
+    expect(fixed.body.data[0].attempts).toEqual([{ ...entry, response: null }]);
     expect(JSON.stringify(fixed.body.data[0].attempts)).toBe(JSON.stringify(stored.body.data[0].attempts));
+  });
+
+  it("shows each attempt's kept answer as the executor stored it", async () => {
+    const runAt = NOW - 60_000;
+    const response = { status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>', truncated: true };
+    const entry = { attempt: 1, startedAt: runAt + 3, httpStatus: 502, costMs: 9, error: 'HTTP 502', response };
+    await h.db.query('UPDATE tasks SET attempts = ? WHERE timer_id = ? AND run_at = ?', [JSON.stringify([entry]), id, runAt]);
+    expect((await records(`&fireID=${id}-${runAt}`)).body.data[0].attempts).toEqual([entry]);
   });
 
   it('queries the whole app by status and time range (epoch ms or ISO with an offset), paged', async () => {

@@ -1,7 +1,30 @@
-import { CreateTimerRequest, DeadLetter, IssuedToken, Overview, PatchTimerRequest, PurgeResult, RECORD_STATUS_NAMES, ReplayResult, RecordsQuery, RecordStatus, TaskRecord, Timer, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
+import {
+  AppSummary,
+  AppToken,
+  CreateTimerRequest,
+  DeadLetter,
+  IssuedToken,
+  Overview,
+  PatchTimerRequest,
+  PauseState,
+  PreviewQuery,
+  PreviewResult,
+  PurgeResult,
+  RECORD_STATUS_NAMES,
+  RecordsQuery,
+  RecordStatus,
+  ReplayResult,
+  TaskRecord,
+  Timer,
+  TimerApiError,
+  TimerClient,
+  TimerStatus,
+  TimerVersion,
+  UpdateTimerRequest,
+} from '@timer/client';
 import { fieldErrors } from './field-errors';
 
-export type { DeadLetter, IssuedToken, Overview, PurgeResult, ReplayResult, TaskRecord, Timer };
+export type { AppSummary, AppToken, DeadLetter, IssuedToken, Overview, PreviewResult, PurgeResult, ReplayResult, TaskRecord, Timer, TimerVersion };
 /** Which dead letters a replay or purge acts on. */
 export type LetterSelection = { fireIds: string[] } | { timerId: string } | { all: true };
 /** What a create form sends (the app comes from the session). */
@@ -66,6 +89,29 @@ export class Api {
     return this.client.patchTimer({ app: this.app, id, version, ...change });
   }
 
+  /** A definition replaced whole (PUT): how a version is restored. */
+  replaceTimer(id: number, version: number, def: Omit<UpdateTimerRequest, 'app' | 'id' | 'version'>) {
+    return this.client.updateTimer({ ...def, app: this.app, id, version });
+  }
+
+  /** The versions of a timer, newest first (the first is the current definition). */
+  versions(id: number, pageIndex = 1, pageSize = 20): Promise<{ data: TimerVersion[]; total: number }> {
+    return this.client.listTimerVersions({ app: this.app, id, pageIndex, pageSize });
+  }
+
+  /** The next fire times of a schedule, nothing created (the service's own preview). */
+  preview(q: PreviewQuery): Promise<PreviewResult> {
+    return this.client.previewFireTimes(q);
+  }
+
+  pauseApp(): Promise<PauseState> {
+    return this.client.pauseApp({ app: this.app });
+  }
+
+  resumeApp(): Promise<PauseState> {
+    return this.client.resumeApp({ app: this.app });
+  }
+
   async enable(id: number): Promise<void> {
     await this.client.enableTimer({ app: this.app, id });
   }
@@ -104,6 +150,15 @@ export class Api {
   }
 
   // Admin: these name their app themselves (any app, not only the session's).
+  listApps(pageIndex: number, pageSize: number): Promise<{ data: AppSummary[]; total: number }> {
+    return this.client.listApps({ pageIndex, pageSize });
+  }
+
+  /** Ids, labels and times of the app's tokens; never a token. */
+  listTokens(app: string, includeRevoked = false): Promise<{ data: AppToken[]; total: number }> {
+    return this.client.listAppTokens({ app, includeRevoked });
+  }
+
   async createApp(app: string): Promise<void> {
     await this.client.createApp({ app });
   }

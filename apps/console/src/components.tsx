@@ -1,14 +1,31 @@
 import { MouseEvent, ReactNode, useId, useState } from 'react';
 import { navigate } from './router';
-import { localText, utcText } from './time';
+import { userZone, utcText, wallText } from './time';
 
-/** A time in the user's zone, UTC on hover. */
-export function Time({ ms, children }: { ms: number | null | undefined; children?: ReactNode }) {
+/**
+ * A time labelled with its zone: the viewer's unless `zone` names another (a timer's), UTC on hover.
+ * The label is the IANA name, so two times on one page never read alike in different zones.
+ */
+export function Time({ ms, zone, children }: { ms: number | null | undefined; zone?: string; children?: ReactNode }) {
   if (ms === null || ms === undefined) return <span className="muted">none</span>;
+  const z = zone ?? userZone();
   return (
-    <time dateTime={new Date(ms).toISOString()} title={utcText(ms)}>
-      {children ?? localText(ms)}
-    </time>
+    <span className="when">
+      <time dateTime={new Date(ms).toISOString()} title={utcText(ms)}>
+        {children ?? wallText(ms, z)}
+      </time>{' '}
+      <ZoneLabel zone={z} />
+    </span>
+  );
+}
+
+/** The name of a zone as a label, saying whether it is the viewer's. */
+export function ZoneLabel({ zone }: { zone: string }) {
+  const yours = zone === userZone();
+  return (
+    <span className="zone" title={yours ? 'your time zone' : 'not your time zone (the timer\'s)'}>
+      {zone}
+    </span>
   );
 }
 
@@ -150,4 +167,25 @@ export function Item({ label, children, when = true }: { label: string; children
 export function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message;
   return 'the request failed';
+}
+
+/** `set` with `id` added (`on`) or removed: a row's checkbox in a selection. */
+export function toggled<T>(set: ReadonlySet<T>, id: T, on: boolean): Set<T> {
+  const next = new Set(set);
+  if (on) next.add(id);
+  else next.delete(id);
+  return next;
+}
+
+/** What a calendar did to a fire (GET's marks, the preview's fields): skipped, or moved from the day the schedule gave. */
+export function CalendarNote({ mark, zone }: { mark: { calendar?: string; excluded?: boolean; movedFrom?: number } | undefined; zone: string }) {
+  if (!mark?.calendar) return null;
+  if (mark.excluded) return <span className="calendar-mark"> skipped: excluded by calendar {mark.calendar}</span>;
+  if (mark.movedFrom === undefined) return null;
+  return (
+    <span className="calendar-mark">
+      {' '}
+      moved from <Time ms={mark.movedFrom} zone={zone} /> (calendar {mark.calendar})
+    </span>
+  );
 }

@@ -10,6 +10,11 @@ describe('fieldErrors', () => {
     });
   });
 
+  it('reads every field of one answer, a path followed by a colon too', () => {
+    const msg = 'notifyHTTPParam.header: name "X Y" is not a valid header name (RFC 7230 token); retryPolicy.maxAttempts must not be greater than 10; jitterMs must be an integer';
+    expect(Object.keys(fieldErrors(msg))).toEqual(['notifyHTTPParam.header', 'retryPolicy.maxAttempts', 'jitterMs']);
+  });
+
   it('keeps a message about no field under ""', () => {
     expect(fieldErrors('property status should not exist')).toEqual({ '': 'property status should not exist' });
   });

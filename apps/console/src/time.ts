@@ -10,6 +10,11 @@ export function localText(ms: number): string {
   return local.format(ms);
 }
 
+/** `ms` as a wall-clock time in `zone`, without the zone (the console labels it with the zone's name). */
+export function wallText(ms: number, zone: string): string {
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium', timeZone: zone }).format(ms);
+}
+
 /** `ms` as a wall-clock time in `zone` with its offset ("Mar 29, 2026, 03:00:00 GMT+2"). */
 export function zonedText(ms: number, zone: string): string {
   return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long', timeZone: zone }).format(ms);

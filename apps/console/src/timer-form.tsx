@@ -1,85 +1,66 @@
 import { FormEvent, ReactNode, useState } from 'react';
-import type { CallbackMethod } from '@timer/client';
-import { fieldsOf, Timer, TimerChange, TimerInput } from './api';
+import { fieldsOf } from './api';
 import { ErrorBanner, Field, messageOf } from './components';
-import { localInputToIso, userZone } from './time';
+import { userZone } from './time';
+import { FIELD_LABELS, TimerFormValues, VALUE_PATHS } from './timer-values';
 
-export type ScheduleKind = 'cron' | 'every' | 'runAt';
-
-/** The form's values: strings as the inputs hold them. */
-export interface TimerFormValues {
-  name: string;
-  kind: ScheduleKind;
-  cron: string;
-  every: string;
-  /** `datetime-local` (the user's wall clock). */
-  runAt: string;
-  timeZone: string;
-  url: string;
-  method: string;
-  body: string;
-}
+export { createInput, emptyValues, headerLines, patchInput, valuesOf } from './timer-values';
+export type { TimerFormValues } from './timer-values';
 
 const METHODS = ['POST', 'GET', 'PUT', 'PATCH', 'DELETE'];
 
-export function emptyValues(): TimerFormValues {
-  return { name: '', kind: 'cron', cron: '0 * * * * *', every: '1m', runAt: '', timeZone: userZone(), url: '', method: 'POST', body: '' };
+/** Messages about fields the form has no input for, or about no field: shown above the buttons. */
+function unplaced(found: Record<string, string>): string | undefined {
+  const rest = Object.entries(found).filter(([k]) => !(k in FIELD_LABELS));
+  return rest.length > 0 ? rest.map(([, m]) => m).join('; ') : undefined;
 }
 
-function wallClock(ms: number): string {
-  const d = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+type Setter = (k: keyof TimerFormValues) => (e: { target: { value: string } }) => void;
+
+/** A text input in a Field, wired to its value and its message. */
+function TextField(props: { label: string; name: keyof TimerFormValues; path: string; v: TimerFormValues; set: Setter; fields: Record<string, string>; hint?: string; type?: string; inputMode?: 'numeric' }) {
+  const error = props.fields[props.path];
+  return (
+    <Field label={props.label} error={error} hint={props.hint}>
+      {(id, d) => (
+        <input
+          id={id}
+          name={props.name}
+          type={props.type ?? 'text'}
+          step={props.type === 'datetime-local' ? 1 : undefined}
+          inputMode={props.inputMode}
+          value={props.v[props.name] as string}
+          onChange={props.set(props.name)}
+          aria-invalid={!!error}
+          aria-describedby={d}
+        />
+      )}
+    </Field>
+  );
 }
 
-export function valuesOf(t: Timer): TimerFormValues {
-  return {
-    name: t.name,
-    kind: t.cron ? 'cron' : t.every ? 'every' : 'runAt',
-    cron: t.cron ?? '',
-    every: t.every ?? '',
-    runAt: t.runAt !== null ? wallClock(t.runAt) : '',
-    timeZone: t.timeZone,
-    url: t.notifyHTTPParam.url,
-    method: t.notifyHTTPParam.method,
-    body: t.notifyHTTPParam.body ?? '',
-  };
-}
-
-/** Every field of a create, as the API reads them (it validates; the console does not second-guess it). */
-export function createInput(v: TimerFormValues): TimerInput {
-  return {
-    name: v.name,
-    ...scheduleInput(v),
-    timeZone: v.timeZone || undefined,
-    notifyHTTPParam: { url: v.url, method: v.method as CallbackMethod, ...(v.body ? { body: v.body } : {}) },
-  };
-}
-
-function scheduleInput(v: TimerFormValues): Pick<TimerInput, 'cron' | 'every' | 'runAt'> {
-  if (v.kind === 'cron') return { cron: v.cron };
-  if (v.kind === 'every') return { every: v.every };
-  // An empty or unreadable value is sent as typed, so the API's message names runAt.
-  return { runAt: localInputToIso(v.runAt) ?? v.runAt };
-}
-
-/** Only what changed, for a PATCH: a schedule given replaces the schedule, a cleared body is removed. */
-export function patchInput(before: TimerFormValues, v: TimerFormValues): TimerChange {
-  const out: TimerChange = {};
-  if (v.name !== before.name) out.name = v.name;
-  if (v.kind !== before.kind || v[v.kind] !== before[v.kind]) Object.assign(out, scheduleInput(v));
-  if (v.timeZone !== before.timeZone) out.timeZone = v.timeZone;
-  const n: NonNullable<TimerChange['notifyHTTPParam']> = {};
-  if (v.url !== before.url) n.url = v.url;
-  if (v.method !== before.method) n.method = v.method as CallbackMethod;
-  if (v.body !== before.body) n.body = v.body === '' ? null : v.body;
-  if (Object.keys(n).length > 0) out.notifyHTTPParam = n;
-  return out;
+/** A select in a Field; `options` are [value, label]. */
+function SelectField(props: { label: string; name: keyof TimerFormValues; path: string; v: TimerFormValues; set: Setter; fields: Record<string, string>; options: readonly (readonly [string, string])[]; hint?: string }) {
+  const error = props.fields[props.path];
+  return (
+    <Field label={props.label} error={error} hint={props.hint}>
+      {(id, d) => (
+        <select id={id} name={props.name} value={props.v[props.name] as string} onChange={props.set(props.name)} aria-invalid={!!error} aria-describedby={d}>
+          {props.options.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
 }
 
 /**
- * The definition form of create and edit. `submit` calls the API; a 400's messages are shown next to
- * the field each names (the rest above the button), any other failure in the banner.
+ * The definition form of create and edit: every field the API takes. `submit` calls the API; every
+ * message of a 400 is shown at once, each under the field it names, with a count above the buttons;
+ * any other failure in the banner.
  */
 export function TimerForm(props: {
   initial: TimerFormValues;
@@ -87,12 +68,29 @@ export function TimerForm(props: {
   submit: (v: TimerFormValues) => Promise<void>;
   onCancel?: () => void;
   extra?: ReactNode;
+  /** Below the schedule fields (the create page's preview). */
+  scheduleExtra?: (v: TimerFormValues) => ReactNode;
+  /** The fields of calendars and of the result webhook, where the API takes them. */
+  show?: { calendars?: boolean; resultWebhook?: boolean };
 }) {
   const [v, setV] = useState(props.initial);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set = (k: keyof TimerFormValues) => (e: { target: { value: string } }) => setV({ ...v, [k]: e.target.value });
+  // A field changed since the answer: its message no longer applies.
+  const clear = (k: keyof TimerFormValues) =>
+    setFields((f) => {
+      const path = VALUE_PATHS[k] ?? k;
+      if (!(path in f)) return f;
+      const rest = { ...f };
+      delete rest[path];
+      return rest;
+    });
+  const set: Setter = (k) => (e) => {
+    setV({ ...v, [k]: e.target.value });
+    clear(k);
+  };
+  const common = { v, set, fields };
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
@@ -104,10 +102,8 @@ export function TimerForm(props: {
     } catch (err) {
       const found = fieldsOf(err);
       if (Object.keys(found).length > 0) {
-        const known = new Set(['name', 'cron', 'every', 'runAt', 'timeZone', 'notifyHTTPParam.url', 'notifyHTTPParam.method', 'notifyHTTPParam.body']);
         setFields(found);
-        const rest = Object.entries(found).filter(([k]) => !known.has(k));
-        setError(rest.length > 0 ? rest.map(([, m]) => m).join('; ') : undefined);
+        setError(unplaced(found));
       } else {
         setError(messageOf(err));
       }
@@ -115,12 +111,12 @@ export function TimerForm(props: {
       setBusy(false);
     }
   };
+  // In the order of the form, whatever order the answer named them in.
+  const placed = Object.keys(FIELD_LABELS).filter((k) => k in fields);
 
   return (
     <form onSubmit={onSubmit} className="timer-form" noValidate>
-      <Field label="Name" error={fields.name}>
-        {(id, d) => <input id={id} name="name" value={v.name} onChange={set('name')} aria-invalid={!!fields.name} aria-describedby={d} />}
-      </Field>
+      <TextField label="Name" name="name" path="name" {...common} />
       <fieldset>
         <legend>Schedule</legend>
         <div className="kinds" role="radiogroup" aria-label="Schedule kind">
@@ -136,44 +132,85 @@ export function TimerForm(props: {
             </label>
           ))}
         </div>
+        {v.kind === 'cron' && <TextField label="Cron" name="cron" path="cron" hint="5 fields, or 6 with seconds first; evaluated in the time zone below." {...common} />}
+        {v.kind === 'every' && <TextField label="Every" name="every" path="every" hint='d, h, m, s in that order: "90s", "5m", "1h30m".' {...common} />}
+        {v.kind === 'runAt' && <TextField label={`At (your time, ${userZone()})`} name="runAt" path="runAt" type="datetime-local" {...common} />}
+        <TextField label="Time zone" name="timeZone" path="timeZone" hint="IANA name, e.g. Europe/Berlin: the cron's wall clock." {...common} />
         {v.kind === 'cron' && (
-          <Field label="Cron" error={fields.cron} hint="5 fields, or 6 with seconds first; evaluated in the time zone below.">
-            {(id, d) => <input id={id} name="cron" value={v.cron} onChange={set('cron')} aria-invalid={!!fields.cron} aria-describedby={d} />}
-          </Field>
+          <div className="pair">
+            <SelectField label="DST gap" name="dstGap" path="dstGap" options={[['shift', 'shift to the gap\'s end'], ['skip', 'skip']]} {...common} />
+            <SelectField label="DST overlap" name="dstOverlap" path="dstOverlap" options={[['first', 'first occurrence'], ['both', 'both']]} {...common} />
+          </div>
         )}
-        {v.kind === 'every' && (
-          <Field label="Every" error={fields.every ?? fields.startAt} hint='d, h, m, s in that order: "90s", "5m", "1h30m".'>
-            {(id, d) => <input id={id} name="every" value={v.every} onChange={set('every')} aria-invalid={!!fields.every} aria-describedby={d} />}
-          </Field>
+        {v.kind !== 'runAt' && (
+          <div className="pair">
+            <TextField label={`Starts (your time, ${userZone()})`} name="startAt" path="startAt" type="datetime-local" {...common} />
+            <TextField label={`Ends (your time, ${userZone()})`} name="endAt" path="endAt" type="datetime-local" {...common} />
+            <TextField label="Max fires" name="maxFires" path="maxFires" inputMode="numeric" hint="Empty: no limit." {...common} />
+          </div>
         )}
-        {v.kind === 'runAt' && (
-          <Field label="At (your time)" error={fields.runAt}>
-            {(id, d) => <input id={id} name="runAt" type="datetime-local" step="1" value={v.runAt} onChange={set('runAt')} aria-invalid={!!fields.runAt} aria-describedby={d} />}
-          </Field>
+        {props.show?.calendars && (
+          <div className="pair">
+            <TextField label="Calendars" name="calendars" path="calendars" hint="Names of the app's calendars, separated by commas: their excluded days." {...common} />
+            <SelectField
+              label="On an excluded day"
+              name="onExcluded"
+              path="onExcluded"
+              options={[
+                ['skip', 'skip the fire (recorded missed)'],
+                ['nextBusinessDay', 'move to the next business day'],
+                ['previousBusinessDay', 'move to the previous business day'],
+              ]}
+              {...common}
+            />
+          </div>
         )}
-        <Field label="Time zone" error={fields.timeZone} hint="IANA name, e.g. Europe/Berlin.">
-          {(id, d) => <input id={id} name="timeZone" value={v.timeZone} onChange={set('timeZone')} aria-invalid={!!fields.timeZone} aria-describedby={d} />}
-        </Field>
+        {props.scheduleExtra?.(v)}
       </fieldset>
       <fieldset>
         <legend>Callback</legend>
-        <Field label="URL" error={fields['notifyHTTPParam.url']}>
-          {(id, d) => <input id={id} name="url" type="url" value={v.url} onChange={set('url')} aria-invalid={!!fields['notifyHTTPParam.url']} aria-describedby={d} />}
-        </Field>
-        <Field label="Method" error={fields['notifyHTTPParam.method']}>
+        <TextField label="URL" name="url" path="notifyHTTPParam.url" type="url" {...common} />
+        <SelectField label="Method" name="method" path="notifyHTTPParam.method" options={METHODS.map((m) => [m, m] as const)} {...common} />
+        <Field label="Headers" error={fields['notifyHTTPParam.header']} hint="One “Name: value” a line; repeat a name for several values.">
           {(id, d) => (
-            <select id={id} name="method" value={v.method} onChange={set('method')} aria-describedby={d}>
-              {METHODS.map((m) => (
-                <option key={m}>{m}</option>
-              ))}
-            </select>
+            <textarea id={id} name="headers" rows={3} value={v.headers} onChange={set('headers')} aria-invalid={!!fields['notifyHTTPParam.header']} aria-describedby={d} spellCheck={false} />
           )}
         </Field>
         <Field label="Body" error={fields['notifyHTTPParam.body']} hint="Sent verbatim.">
           {(id, d) => <textarea id={id} name="body" rows={3} value={v.body} onChange={set('body')} aria-invalid={!!fields['notifyHTTPParam.body']} aria-describedby={d} />}
         </Field>
+        <TextField label="Timeout (ms)" name="timeoutMs" path="notifyHTTPParam.timeoutMs" inputMode="numeric" hint="Empty: the service's default." {...common} />
+      </fieldset>
+      <fieldset>
+        <legend>Retries</legend>
+        <div className="pair">
+          <TextField label="Max attempts" name="maxAttempts" path="retryPolicy.maxAttempts" inputMode="numeric" hint="1 to 10." {...common} />
+          <TextField label="Backoff (ms)" name="backoffMs" path="retryPolicy.backoffMs" inputMode="numeric" hint="Before the second attempt, doubling." {...common} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Policies</legend>
+        <div className="pair">
+          <SelectField label="Misfire policy" name="misfirePolicy" path="misfirePolicy" options={[['fire_late', 'fire late'], ['skip', 'skip']]} hint="A fire found late." {...common} />
+          <SelectField label="Overlap policy" name="overlapPolicy" path="overlapPolicy" options={[['allow', 'allow'], ['skip', 'skip'], ['buffer_one', 'buffer one']]} hint="A fire while the one before is still running." {...common} />
+          <SelectField label="Catch-up policy" name="catchupPolicy" path="catchupPolicy" options={[['', 'as the misfire policy says'], ['all', 'all'], ['latest', 'latest'], ['none', 'none']]} {...common} />
+          <TextField label="Catch-up window (ms)" name="catchupWindowMs" path="catchupWindowMs" inputMode="numeric" hint="Empty: the service's default." {...common} />
+          <TextField label="Jitter (ms)" name="jitterMs" path="jitterMs" inputMode="numeric" {...common} />
+        </div>
+        <Field label="Auto spread" error={fields.autoSpread} hint="Move fires within the jitter instead of refusing a busy second.">
+          {(id, d) => <input id={id} type="checkbox" name="autoSpread" checked={v.autoSpread} onChange={(e) => setV({ ...v, autoSpread: e.target.checked })} aria-describedby={d} />}
+        </Field>
+        <TextField label="Failure webhook URL" name="failureWebhookUrl" path="failureWebhook.url" type="url" hint="Where this timer's dead letters go; empty: the app's." {...common} />
+        {props.show?.resultWebhook && (
+          <TextField label="Result webhook URL" name="resultWebhookUrl" path="resultWebhook.url" type="url" hint="Where each final answer of the callback is posted, signed; empty: nowhere." {...common} />
+        )}
       </fieldset>
       {props.extra}
+      {placed.length > 0 && (
+        <p className="banner error" role="alert">
+          {placed.length === 1 ? '1 field needs' : `${placed.length} fields need`} a change: {placed.map((k) => FIELD_LABELS[k]).join(', ')}.
+        </p>
+      )}
       <ErrorBanner error={error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>

@@ -1,38 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { FireClaimRepository, FireOutcomeRepository, MYSQL_DEPENDENCY, TimerDefinitionRepository } from '@timer/dal';
-import { CLOCK, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
-import { FireWriter, TaskPublisher } from '@timer/fire';
-import { REDIS_DEPENDENCY } from '@timer/redis';
+import { MYSQL_DEPENDENCY } from '@timer/dal';
+import { RoleConfig, RoleRuntimeModule } from '@timer/platform';
 import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
+import { REDIS_DEPENDENCY } from '@timer/redis';
+import { AdmitModule } from './admit/admit.module';
+import { CallModule } from './call/call.module';
 import { ExecutorConfig } from './config/executor.env';
-import { AppShareGate } from './delivery-control/app-share.gate';
-import { DeliveryControlMetrics } from './delivery-control/delivery-control.metrics';
-import { DeliveryControl } from './delivery-control/delivery-control.service';
-import { AttemptOutcomes } from './fire/attempt-outcomes.service';
-import { CallbackClientCloser, callbackClientProvider } from './fire/callback.provider';
-import { CallStarts } from './fire/call-starts.service';
-import { ClaimBatcher } from './fire/claim-batcher.service';
-import { ExecutorMetrics } from './fire/executor.metrics';
-import { ExecutorLiveness } from './fire/executor-liveness.service';
-import { FireAdmission } from './fire/fire-admission.service';
-import { FireClaimer } from './fire/fire-claimer.service';
-import { FireDelivery } from './fire/fire-delivery.service';
-import { OverlapGuard } from './fire/overlap-guard.service';
 import { FirePublisher } from './fire/fire-publisher';
-import { FireLanes } from './fire/fire-lanes';
 import { FireService } from './fire/fire.service';
-import { IdleScavenge } from './fire/idle-scavenge.service';
-import { InstantDiagnostics } from './fire/instant-diagnostics';
-import { InstantSends } from './fire/instant-sends';
-import { OutcomeRecorder } from './fire/outcome-recorder.service';
-import { PauseWatch } from './fire/pause-watch.service';
-import { MaintenanceWatch } from './fire/maintenance-watch.service';
-import { MaintenanceGate } from './fire/maintenance-gate.service';
-import { SettledFires } from './fire/settled-fires.service';
 import { TaskHandler } from './fire/task.handler';
-import { TimerCache } from './fire/timer-cache.service';
+import { IntakeModule } from './intake/intake.module';
+import { SettleModule } from './settle/settle.module';
+import { ExecutorSharedModule } from './shared/shared.module';
 
-/** The executor role: task messages -> claim -> callback -> recorded outcome (docs/architecture.md). */
+/**
+ * The executor role: task messages -> intake -> admit -> call -> settle (docs/architecture.md,
+ * "executor"). Each stage is a module of its own; this one holds the orchestrator and the one publisher
+ * that sends anything back to the broker.
+ */
 @Module({})
 export class AppModule {
   /**
@@ -43,43 +28,16 @@ export class AppModule {
     const executor = ExecutorConfig.load(env);
     return {
       module: AppModule,
-      imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
-      controllers: [TaskHandler],
-      providers: [
-        { provide: ExecutorConfig, useValue: executor },
-        { provide: CLOCK, useValue: systemClock },
-        FireClaimRepository,
-        FireOutcomeRepository,
-        TimerDefinitionRepository,
-        ExecutorMetrics,
-        InstantDiagnostics,
-        InstantSends,
-        TimerCache,
-        OutcomeRecorder,
-        ClaimBatcher,
-        FirePublisher,
-        callbackClientProvider,
-        CallbackClientCloser,
-        SettledFires,
-        ExecutorLiveness,
-        CallStarts,
-        PauseWatch,
-        MaintenanceWatch,
-        MaintenanceGate,
-        TaskPublisher,
-        FireWriter,
-        FireClaimer,
-        FireAdmission,
-        AttemptOutcomes,
-        OverlapGuard,
-        FireDelivery,
-        FireLanes,
-        FireService,
-        DeliveryControlMetrics,
-        DeliveryControl,
-        AppShareGate,
-        IdleScavenge,
+      imports: [
+        RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY }),
+        ExecutorSharedModule.register(executor),
+        IntakeModule,
+        AdmitModule,
+        CallModule,
+        SettleModule,
       ],
+      controllers: [TaskHandler],
+      providers: [FirePublisher, FireService],
     };
   }
 }

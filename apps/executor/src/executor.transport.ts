@@ -2,7 +2,7 @@ import { SUBSCRIPTIONS, TOPICS } from '@timer/contracts';
 import { RoleConfig } from '@timer/platform';
 import { createPulsarServer, PulsarConsumerConfig, ServerPulsar } from '@timer/pulsar-transport';
 import { ExecutorConfig } from './config/executor.env';
-import { catchUpConcurrency } from './fire/fire-lanes';
+import { catchUpConcurrency } from './intake/fire-lanes';
 
 /**
  * How the executor consumes: tasks and retries with TIMER_EXECUTOR_CONCURRENCY handlers each, and the

@@ -16,7 +16,7 @@ import { deletePulsarNamespace, testEnv, uniqueId } from '@timer/testing';
 import { AppModule } from '../src/app.module';
 import { ExecutorConfig } from '../src/config/executor.env';
 import { createExecutorServer } from '../src/executor.transport';
-import { ExecutorMetrics } from '../src/fire/executor.metrics';
+import { ExecutorMetrics } from '../src/shared/executor.metrics';
 
 export interface ReceivedCall {
   at: number;

@@ -92,6 +92,14 @@ describe('timerctl against the running api', () => {
     expect((await timerctl('timers', 'get')).code).toBe(2);
     expect((await timerctl('timers', 'list', '--url', 'http://127.0.0.1:9')).code).toBe(3);
     expect(await timerctl('dlq', 'list', '-o', 'json')).toMatchObject({ code: 0, out: expect.stringContaining('"total": 0') });
+    const token = await fetch(`${env.TIMER_URL}/api/app/v1/tokens`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ app: APP, label: 'ctl' }) });
+    const issued = ((await token.json()) as { data: { id: number; token: string } }).data;
+    const apps = await timerctl('apps', 'list');
+    expect(apps).toMatchObject({ code: 0, err: '' });
+    expect(apps.out).toMatch(new RegExp(`^APP +TIMERS +TOKENS +PAUSED +CREATED\\n${APP} +\\d+ +1 +- +\\S+Z\\n`));
+    const tokens = await timerctl('tokens', 'list');
+    expect(tokens.out).toMatch(new RegExp(`^ID +LABEL +ISSUED +REVOKED\\n${issued.id} +ctl +\\S+Z +-\\n1 token\\(s\\)`));
+    expect(tokens.out).not.toContain(issued.token);
     const overview = await timerctl('overview');
     expect(overview).toMatchObject({ code: 0, err: '' });
     expect(overview.out).toMatch(/^app ctl-it, \S+ to \S+ in buckets of 60 s\n/);

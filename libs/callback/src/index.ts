@@ -1,5 +1,5 @@
 export { CallbackClient } from './lib/callback-client';
-export type { CallbackClientOptions, CallbackMethod, CallbackRequest, CallbackResult, FireIdentity } from './lib/callback-client';
+export type { CallbackClientOptions, CallbackMethod, CallbackRequest, CallbackResponse, CallbackResult, FireIdentity } from './lib/callback-client';
 export { guardedLookup, isPrivateAddress, PrivateAddressError } from './lib/address-policy';
 export { signatureHeader, standardWebhookHeaders, verifySignature, WEBHOOK_SECRET_PREFIX, webhookKey } from './lib/signature';
 export type { StandardWebhookHeaders } from './lib/signature';

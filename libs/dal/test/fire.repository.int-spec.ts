@@ -4,6 +4,7 @@ import {
   FireClaimRepository,
   FireOutcome,
   FireOutcomeRepository,
+  OUTCOME_RESPONSE_CHARS,
   TASK_ATTEMPTS_KEPT,
   TaskRepository,
   TimerDefinitionRepository,
@@ -273,6 +274,37 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
         expect(applied).toEqual([true, false]);
         expect((await tasks.find(timerId, missed))!.attempts).toBeNull();
         expect((await tasks.find(timerId, fenced))!.attempts).toBeNull();
+      });
+
+      it("keeps each attempt's answer in its entry (a first success too), and splits a batch of large answers across statements", async () => {
+        const runAt = await fire();
+        expect(await claim(runAt, 1, 'R')).toBe(true);
+        const retryAt = NOW + 2_000;
+        const busy = { status: 503, headers: { 'retry-after': '1' }, body: '\u0000\uFFFD "quoted"', truncated: false };
+        const failed = { status: TaskStatus.Running, httpStatus: 503, error: 'HTTP 503', claimedBy: null, claimedUntil: retryAt + LEASE, startedAt: runAt + 3, response: busy };
+        expect(await outcomes.recordOutcomes([outcome(runAt, 'R', 1, failed)])).toEqual([true]);
+        expect(await claim(runAt, 2, 'R2', retryAt)).toBe(true);
+        const done = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}', truncated: true };
+        expect(await outcomes.recordOutcomes([outcome(runAt, 'R2', 2, { startedAt: retryAt + 5, response: done })])).toEqual([true]);
+        expect((await tasks.find(timerId, runAt))!.attempts!.map((a) => [a.attempt, a.response])).toEqual([
+          [1, busy],
+          [2, done],
+        ]);
+
+        // 600 answers of 16 KiB (about 9.6 MiB of JSON): more than one statement's share (OUTCOME_RESPONSE_CHARS).
+        const runAts: number[] = [];
+        for (let i = 0; i < 600; i++) runAts.push((nextRunAt += 1_000));
+        await tasks.insertIgnore(runAts.map((r) => ({ app: 'a', timerId, runAt: r })));
+        await db.dataSource.query("UPDATE tasks SET status = 1, attempt = 1, claimed_by = CONCAT('L', run_at), claimed_until = ? WHERE timer_id = ? AND run_at >= ?", [NOW + LEASE, timerId, runAts[0]]);
+        const big = { status: 200, headers: {}, body: 'b'.repeat(16_384), truncated: true };
+        expect(OUTCOME_RESPONSE_CHARS).toBeLessThan(600 * 16_384);
+        const query = jest.spyOn(db.dataSource, 'query');
+        const applied = await outcomes.recordOutcomes(runAts.map((r) => outcome(r, `L${r}`, 1, { startedAt: r + 1, response: big })));
+        const updates = query.mock.calls.filter(([sql]) => sql.startsWith('UPDATE')).length;
+        query.mockRestore();
+        expect(applied.every(Boolean)).toBe(true);
+        expect(updates).toBe(3);
+        expect((await tasks.find(timerId, runAts[599]))!.attempts![0].response).toEqual(big);
       });
 
       it(`keeps the latest ${TASK_ATTEMPTS_KEPT} attempts and cuts each error to ${ATTEMPT_ERROR_MAX} characters`, async () => {

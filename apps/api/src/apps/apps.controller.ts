@@ -1,9 +1,22 @@
-import { Body, Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { ApiAuth } from '../auth/api-auth.decorator';
 import { CurrentPrincipal, Principal } from '../auth/principal';
 import { Envelope, ErrorEnvelope, ok } from '../common/envelope';
-import { AppNameDto, AppResponse, IssueTokenDto, PauseResponse, RevokeTokenDto, RotateSecretDto, SecretResponse, TokenResponse } from './dto/app.dto';
+import {
+  AppNameDto,
+  AppResponse,
+  AppsResponse,
+  IssueTokenDto,
+  ListAppsQuery,
+  ListTokensQuery,
+  PauseResponse,
+  RevokeTokenDto,
+  RotateSecretDto,
+  SecretResponse,
+  TokenResponse,
+  TokensResponse,
+} from './dto/app.dto';
 import { AppsService } from './apps.service';
 
 const FORBIDDEN = { type: ErrorEnvelope, description: 'needs the admin token, or a token of this app (code 40300)' };
@@ -24,6 +37,26 @@ export class AppsController {
   @ApiConflictResponse({ type: ErrorEnvelope, description: 'the app exists (code 40900)' })
   async create(@CurrentPrincipal() p: Principal, @Body() dto: AppNameDto): Promise<AppResponse> {
     return ok({ data: await this.apps.create(p, dto.app) });
+  }
+
+  @Get('apps')
+  @ApiOperation({ summary: 'List the apps (admin)', description: 'By name; each with its live timers, live tokens and whether it is paused. No secret is listed.' })
+  @ApiOkResponse({ type: AppsResponse })
+  @ApiForbiddenResponse({ type: ErrorEnvelope, description: 'needs the admin token (code 40300)' })
+  async list(@CurrentPrincipal() p: Principal, @Query() q: ListAppsQuery): Promise<AppsResponse> {
+    return ok(await this.apps.list(p, q.pageIndex, q.pageSize));
+  }
+
+  @Get('tokens')
+  @ApiOperation({
+    summary: 'List an app\'s tokens (admin, or a token of the app)',
+    description: 'Newest first: id, label, issued and revoked times. Never the token or its hash: a token is shown once, when issued.',
+  })
+  @ApiOkResponse({ type: TokensResponse })
+  @ApiForbiddenResponse(FORBIDDEN)
+  @ApiNotFoundResponse(NO_APP)
+  async tokens(@CurrentPrincipal() p: Principal, @Query() q: ListTokensQuery): Promise<TokensResponse> {
+    return ok(await this.apps.listTokens(p, q.app, q.includeRevoked));
   }
 
   @Post('tokens')

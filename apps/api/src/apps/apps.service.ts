@@ -5,7 +5,7 @@ import { PausedApps, RESUME_MARGIN_MS } from '@timer/redis';
 import { DataSource } from 'typeorm';
 import { assertAdmin, assertAppAccess, Principal } from '../auth/principal';
 import { conflict, notFound, unavailable } from '../common/errors';
-import { IssuedToken, PauseView, SECRET_OVERLAP_DEFAULT_SECONDS, SecretView } from './dto/app.dto';
+import { AppSummaryView, IssuedToken, PauseView, SECRET_OVERLAP_DEFAULT_SECONDS, SecretView, TokenView } from './dto/app.dto';
 
 /** Fires per statement when a resume records the paused interval's pending fires missed. */
 export const RESUME_SETTLE_BATCH = 5_000;
@@ -43,6 +43,20 @@ export class AppsService {
     await this.mustExist(app);
     const { id, token } = await this.apps.addToken(app, label);
     return { id: Number(id), token };
+  }
+
+  /** Every app, by name: the admin's list (an app token is refused 403: other apps' names are not its to see). */
+  async list(p: Principal, pageIndex: number, pageSize: number): Promise<{ data: AppSummaryView[]; total: number }> {
+    assertAdmin(p, 'listing apps');
+    return this.apps.list(pageIndex, pageSize);
+  }
+
+  /** The app's tokens (ids, labels, times; never a token or its hash), for the admin or a token of that app. */
+  async listTokens(p: Principal, app: string, includeRevoked = false): Promise<{ data: TokenView[]; total: number }> {
+    assertAppAccess(p, app);
+    await this.mustExist(app);
+    const data = (await this.apps.listTokens(app, includeRevoked)).map((t) => ({ ...t, id: Number(t.id) }));
+    return { data, total: data.length };
   }
 
   async revokeToken(p: Principal, app: string, tokenId: string): Promise<void> {

@@ -245,3 +245,8 @@ export function IsTimeZoneSpelling(options?: ValidationOptions): PropertyDecorat
     options,
   );
 }
+
+/** `true`/`false` in a query string (anything else stays a string and is refused). */
+export function toBoolean({ value }: { value: unknown }): unknown {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}

@@ -41,6 +41,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PreviewController.preview': 'previewFireTimes',
   'TasksController.records': 'listRecords',
   'AppsController.create': 'createApp',
+  'AppsController.list': 'listApps',
+  'AppsController.tokens': 'listAppTokens',
   'AppsController.issue': 'issueAppToken',
   'AppsController.revoke': 'revokeAppToken',
   'AppsController.rotate': 'rotateAppSecret',

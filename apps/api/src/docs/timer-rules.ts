@@ -78,15 +78,16 @@ const definition: TimerRule[] = [
     rule: 'meaning',
     field: 'notifyHTTPParam.header',
     kind: 'headerNames',
-    text: 'Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*.',
+    text: 'Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*.',
   },
   { rule: 'meaning', field: 'failureWebhook.headers', kind: 'headerNames', text: 'The same for `failureWebhook.headers`.' },
+  { rule: 'meaning', field: 'resultWebhook.headers', kind: 'headerNames', text: 'The same for `resultWebhook.headers`.' },
   { rule: 'requires', field: 'autoSpread', unless: false, fields: ['jitterMs'], text: '`autoSpread: true` needs `jitterMs` > 0.' },
   {
     rule: 'meaning',
     field: 'notifyHTTPParam.url',
     kind: 'callbackUrl',
-    text: '`notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.',
+    text: '`notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.',
   },
 ];
 

@@ -69,5 +69,13 @@ export function toTaskView(t: TaskEntity): TaskView {
 }
 
 function toAttemptView(a: Partial<AttemptView>): AttemptView {
-  return { attempt: Number(a.attempt), startedAt: Number(a.startedAt), httpStatus: num(a.httpStatus), costMs: num(a.costMs), error: a.error ?? null };
+  const r = a.response;
+  return {
+    attempt: Number(a.attempt),
+    startedAt: Number(a.startedAt),
+    httpStatus: num(a.httpStatus),
+    costMs: num(a.costMs),
+    error: a.error ?? null,
+    response: r ? { status: Number(r.status), headers: r.headers ?? {}, body: r.body ?? '', truncated: Boolean(r.truncated) } : null,
+  };
 }

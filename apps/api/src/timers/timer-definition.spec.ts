@@ -65,6 +65,7 @@ describe('fieldsOf (create, PUT)', () => {
       catchupWindowMs: null,
       jitterMs: 0,
       failureWebhook: null,
+      resultWebhook: null,
       autoSpread: false,
       spreadOffsetMs: null,
       calendars: null,
@@ -128,6 +129,16 @@ describe('patchedFields (PATCH)', () => {
     expect(patchedFields(withHook, patch({ failureWebhook: null }))).toEqual(stored);
   });
 
+  it('replaces resultWebhook whole when given and removes it with null; the hash of a request without one is unchanged', () => {
+    const hook = { url: 'https://hooks.example/r', headers: { 'X-K': 'v' } };
+    const withHook = patchedFields(stored, patch({ resultWebhook: hook }));
+    expect(withHook).toEqual({ ...stored, resultWebhook: { url: hook.url, headers: { 'X-K': ['v'] } } });
+    expect(patchedFields(withHook, patch({ name: 'x' })).resultWebhook).toEqual(withHook.resultWebhook);
+    expect(patchedFields(withHook, patch({ resultWebhook: null })).resultWebhook).toBeNull();
+    expect(requestHash('a', { ...stored, resultWebhook: null })).toBe(requestHash('a', stored));
+    expect(requestHash('a', withHook)).not.toBe(requestHash('a', stored));
+  });
+
   it('changes only the fields given', () => {
     expect(patchedFields(stored, patch({ name: 'renamed' }))).toEqual({ ...stored, name: 'renamed' });
     expect(patchedFields(stored, patch({ timeZone: 'UTC' }))).toEqual({ ...stored, timeZone: 'UTC' });
@@ -173,6 +184,7 @@ describe('checkDefinition', () => {
     ['a private callback host', { notifyHttpParam: { url: 'http://10.0.0.1/', method: 'POST' } }, true, /^400 notifyHTTPParam\.url points to a loopback or private address/],
     ['a body over the limit', { notifyHttpParam: { url: 'https://h/', method: 'POST', body: 'x'.repeat(17) } }, true, /^400 notifyHTTPParam\.body is larger than 16 bytes/],
     ['a private failure webhook host', { failureWebhook: { url: 'http://127.0.0.1:9/f' } }, true, /^400 failureWebhook\.url points to a loopback or private address/],
+    ['a private result webhook host', { resultWebhook: { url: 'http://[::1]:9/r' } }, true, /^400 resultWebhook\.url points to a loopback or private address/],
     ['autoSpread without jitterMs', { autoSpread: true, jitterMs: 0 }, false, /^400 autoSpread needs jitterMs > 0/],
   ])('refuses %s, naming the field', (_why, over, runAtGiven, message) => {
     expect(refusal(() => checkDefinition({ ...stored, ...over } as TimerFields, RULES, runAtGiven))).toMatch(message);

@@ -55,6 +55,7 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     catchupWindowMs: dto.catchupWindowMs ?? null,
     jitterMs: dto.jitterMs ?? 0,
     failureWebhook: dto.failureWebhook ? webhookOf(dto.failureWebhook) : null,
+    resultWebhook: dto.resultWebhook ? webhookOf(dto.resultWebhook) : null,
     autoSpread: dto.autoSpread ?? false,
     // Admission's choice, not the caller's: see spreadCarried.
     spreadOffsetMs: null,
@@ -86,6 +87,7 @@ export function storedFields(t: TimerEntity): TimerFields {
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
     failureWebhook: t.failureWebhook ?? null,
+    resultWebhook: t.resultWebhook ?? null,
     autoSpread: Boolean(t.autoSpread),
     spreadOffsetMs: t.spreadOffsetMs ?? null,
     calendars: t.calendars?.length ? t.calendars : null,
@@ -100,7 +102,7 @@ export function storedFields(t: TimerEntity): TimerFields {
  * which a one-shot does not have); `startAt`, `endAt` or `maxFires` set to null removes the bound;
  * `notifyHTTPParam` and `retryPolicy` are patched field by field, and `notifyHTTPParam.header` or
  * `.body` set to null removes them; `catchupPolicy` or `catchupWindowMs` set to null restores its
- * default; `failureWebhook` is replaced whole, null removes it (the app's applies). Any other null counts as not given, as in create. The stored `startAt` (an interval's
+ * default; `failureWebhook` and `resultWebhook` are replaced whole, null removes them (for the first, the app's applies). Any other null counts as not given, as in create. The stored `startAt` (an interval's
  * anchor) is kept unless given.
  */
 export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFields {
@@ -145,6 +147,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
   if (dto.autoSpread != null) out.autoSpread = dto.autoSpread;
   if (dto.failureWebhook === null) out.failureWebhook = null;
   else if (dto.failureWebhook !== undefined) out.failureWebhook = webhookOf(dto.failureWebhook);
+  if (dto.resultWebhook === null) out.resultWebhook = null;
+  else if (dto.resultWebhook !== undefined) out.resultWebhook = webhookOf(dto.resultWebhook);
   // null puts them back to their defaults (misfirePolicy decides; the global window).
   if (dto.catchupPolicy !== undefined) out.catchupPolicy = dto.catchupPolicy ?? null;
   if (dto.catchupWindowMs !== undefined) out.catchupWindowMs = dto.catchupWindowMs ?? null;
@@ -222,6 +226,9 @@ export function checkDefinition(f: TimerFields, rules: DefinitionRules, schedule
   if (f.failureWebhook && !rules.allowPrivateCallbacks && isPrivateLiteralHost(f.failureWebhook.url)) {
     throw badRequest('failureWebhook.url points to a loopback or private address; refused unless TIMER_CALLBACK_ALLOW_PRIVATE=true');
   }
+  if (f.resultWebhook && !rules.allowPrivateCallbacks && isPrivateLiteralHost(f.resultWebhook.url)) {
+    throw badRequest('resultWebhook.url points to a loopback or private address; refused unless TIMER_CALLBACK_ALLOW_PRIVATE=true');
+  }
   if (f.autoSpread && f.jitterMs <= 0) throw badRequest('autoSpread needs jitterMs > 0: the offset is chosen within [0, jitterMs)');
 }
 
@@ -243,7 +250,7 @@ export function spreadChanged(a: TimerFields, b: TimerFields): boolean {
   return Boolean(a.autoSpread) !== Boolean(b.autoSpread) || (Boolean(b.autoSpread) && a.jitterMs !== b.jitterMs);
 }
 
-/** The stored form of a `failureWebhook` (header names normalised as a callback's). */
+/** The stored form of a `failureWebhook` or `resultWebhook` (header names normalised as a callback's). */
 function webhookOf(w: FailureWebhookDto): FailureWebhook {
   return { url: w.url, ...(w.headers ? { headers: normalizeHeaderMap(w.headers) } : {}) };
 }
@@ -271,6 +278,7 @@ function hashedRequest(app: string, f: TimerFields): Record<string, unknown> {
     app,
     ...f,
     failureWebhook: f.failureWebhook ?? undefined,
+    resultWebhook: f.resultWebhook ?? undefined,
     autoSpread: f.autoSpread || undefined,
     spreadOffsetMs: undefined,
     calendars: f.calendars ?? undefined,

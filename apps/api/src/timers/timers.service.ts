@@ -467,6 +467,7 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     catchupWindowMs: t.catchupWindowMs ?? null,
     jitterMs: t.jitterMs,
     failureWebhook: t.failureWebhook ?? null,
+    resultWebhook: t.resultWebhook ?? null,
     autoSpread: Boolean(t.autoSpread),
     spreadOffsetMs: t.spreadOffsetMs ?? null,
     calendars: t.calendars ?? [],

@@ -1,6 +1,6 @@
 import { FormEvent, useCallback, useEffect, useState } from 'react';
 import { Api, DeadLetter, LetterSelection } from '../api';
-import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Pager, Time } from '../components';
+import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Pager, Time, toggled } from '../components';
 import { hrefOf } from '../router';
 
 const PAGE_SIZE = 20;
@@ -63,13 +63,7 @@ export function DeadLetters({ api }: { api: Api }) {
     }
   };
 
-  const toggle = (id: string, on: boolean) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
+  const toggle = (id: string, on: boolean) => setSelected((s) => toggled(s, id, on));
   const allOnPage = !!rows && rows.length > 0 && rows.every((l) => selected.has(l.fireId));
   const fireIds = [...selected];
   const timer = timerId.trim();

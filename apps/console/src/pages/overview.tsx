@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Api, Overview as OverviewData } from '../api';
 import { ErrorBanner, HeadRow, messageOf, Time } from '../components';
-import { localText } from '../time';
+import { localText, userZone } from '../time';
 
 type Bucket = OverviewData['buckets'][number];
 
@@ -10,7 +10,8 @@ const H = 120;
 const OUTCOMES = ['delivered', 'failed', 'missed', 'open'] as const;
 
 const ms = (v: number | null) => (v === null ? 'n/a' : `${v} ms`);
-const hhmm = (at: number) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(at);
+/** A minute's start in the viewer's zone, named (the charts' titles and labels). */
+const hhmm = (at: number) => `${new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(at)} ${userZone()}`;
 
 /** The smallest of 1, 2, 5 x 10^n at or above `v`: a readable top of a y axis. */
 function niceMax(v: number): number {
@@ -116,7 +117,7 @@ function MinuteTable({ o }: { o: OverviewData }) {
         {rows.map((b) => (
           <tr key={b.start}>
             <td data-label="Minute">
-              <Time ms={b.start}>{localText(b.start)}</Time>
+              <Time ms={b.start} />
             </td>
             <td data-label="Fires/s">{b.firesPerSecond}</td>
             <td data-label="Delivered">{b.delivered}</td>
@@ -186,7 +187,7 @@ export function Overview({ api }: { api: Api }) {
             <Figure label="Delivered" value={String(t.delivered)} />
             <Figure label="Failed" value={String(t.failed)} hint="dead-lettered" />
             <Figure label="Missed" value={String(t.missed)} />
-            <Figure label="Backlog" value={`${o.backlog.pending}${o.backlog.capped ? '+' : ''}`} hint={o.backlog.oldestRunAt === null ? 'no fire waiting past its time' : `pending past their time, oldest due ${localText(o.backlog.oldestRunAt)}`} />
+            <Figure label="Backlog" value={`${o.backlog.pending}${o.backlog.capped ? '+' : ''}`} hint={o.backlog.oldestRunAt === null ? 'no fire waiting past its time' : `pending past their time, oldest due ${localText(o.backlog.oldestRunAt)} ${userZone()}`} />
             <Figure label="Lateness p50" value={ms(t.latenessP50Ms)} hint={`of ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest)' : ''}`} />
             <Figure label="Lateness p99" value={ms(t.latenessP99Ms)} hint={`of ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest)' : ''}`} />
           </dl>

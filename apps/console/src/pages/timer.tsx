@@ -1,22 +1,47 @@
-import { FormEvent, useCallback, useEffect, useState } from 'react';
-import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS } from '../api';
-import { ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
+import { FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { Api, currentVersionOf, TASK_STATUS, TaskRecord, Timer, TIMER_STATUS, TimerVersion } from '../api';
+import { CalendarNote, ConfirmButton, ErrorBanner, HeadRow, Item, Link, messageOf, Notice, Pager, Time } from '../components';
 import { hrefOf, navigate } from '../router';
-import { localInputToIso, previewRows, zonedText } from '../time';
-import { patchInput, TimerForm, valuesOf } from '../timer-form';
+import { localInputToIso, previewRows, userZone, zonedText } from '../time';
+import { headerLines, patchInput, TimerForm, valuesOf } from '../timer-form';
+import type { Extensions } from '../timer-values';
+import { answerOf, keepsAnswers } from '../answers';
+import { definitionOf, diffVersions } from '../versions';
 import { scheduleOf } from './timers';
 
 const RECORDS_PAGE = 10;
 const LIVE_REFRESH_MS = 2_000;
+const VERSIONS_SHOWN = 20;
+/** After a fire's time, when the timer is read again for the next fires (the fire's row is written by then). */
+const AFTER_FIRE_MS = 1_500;
+
+/** The upcoming fires in the timer's zone and in the viewer's, each labelled, offset changes marked. */
+/** A fire a calendar excluded or moved, as GET marks it (where the service has calendars). */
+interface CalendarMark {
+  at: number;
+  calendar: string;
+  excluded?: boolean;
+  movedFrom?: number;
+}
 
 function Preview({ timer }: { timer: Timer }) {
   const times = timer.nextFireTimes ?? [];
+  const marks = new Map(((timer as { calendar?: CalendarMark[] }).calendar ?? []).map((m) => [m.at, m]));
   if (times.length === 0) return <p className="muted">No upcoming fires.</p>;
   return (
     <ol className="preview">
       {previewRows(times, timer.timeZone).map((r) => (
         <li key={r.ms}>
-          <Time ms={r.ms}>{zonedText(r.ms, timer.timeZone)}</Time>
+          <Time ms={r.ms} zone={timer.timeZone}>
+            {zonedText(r.ms, timer.timeZone)}
+          </Time>
+          {timer.timeZone !== userZone() && (
+            <span className="also">
+              {' '}
+              = <Time ms={r.ms} />
+            </span>
+          )}
+          <CalendarNote mark={marks.get(r.ms)} zone={timer.timeZone} />
           {r.offsetChanged && (
             <span className="dst" title={`the offset of ${timer.timeZone} changes before this fire`}>
               {' '}
@@ -26,6 +51,117 @@ function Preview({ timer }: { timer: Timer }) {
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * The timer's versions, newest first: any two compared field by field, and "restore this version"
+ * (a PUT of that version's definition against the current version: a new version, nothing lost).
+ */
+function Versions({ api, timer, onRestored }: { api: Api; timer: Timer; onRestored: (text: string) => Promise<void> }) {
+  const [rows, setRows] = useState<TimerVersion[]>();
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<string>();
+  const [older, setOlder] = useState<number>();
+  const [newer, setNewer] = useState<number>();
+  const uid = useId();
+
+  useEffect(() => {
+    let on = true;
+    api
+      .versions(timer.id, 1, VERSIONS_SHOWN)
+      .then((r) => {
+        if (!on) return;
+        setRows(r.data);
+        setTotal(r.total);
+        setNewer(r.data[0]?.version);
+        setOlder(r.data[1]?.version ?? r.data[0]?.version);
+      })
+      .catch((e: unknown) => on && setError(messageOf(e)));
+    return () => {
+      on = false;
+    };
+  }, [api, timer.id, timer.version]);
+
+  if (!rows) return <ErrorBanner error={error} />;
+  const a = rows.find((r) => r.version === older);
+  const b = rows.find((r) => r.version === newer);
+  const diff = a && b ? diffVersions(a, b) : [];
+  const pick = (label: string, name: string, value: number | undefined, set: (n: number) => void) => (
+    <span className="pick">
+      <label htmlFor={`${uid}-${name}`}>{label}</label>
+      <select id={`${uid}-${name}`} name={name} value={value} onChange={(e) => set(Number(e.target.value))}>
+        {rows.map((r) => (
+          <option key={r.version} value={r.version}>
+            {r.version} ({r.change})
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+  return (
+    <section aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      <ErrorBanner error={error} />
+      <table className="list versions">
+        <HeadRow columns={['Version', 'Change', 'Written']} />
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.version} data-version={r.version}>
+              <td data-label="Version">{r.version === timer.version ? `${r.version} (current)` : r.version}</td>
+              <td data-label="Change">{r.change}</td>
+              <td data-label="Written">
+                <Time ms={r.changedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {total > rows.length && <p className="muted">The {rows.length} latest of {total} versions.</p>}
+      <form className="filters" aria-label="Compare versions" onSubmit={(e) => e.preventDefault()}>
+        {pick('Version', 'older', older, setOlder)}
+        {pick('Compared with', 'newer', newer, setNewer)}
+        {a && a.version !== timer.version && (
+          <ConfirmButton
+            label={`Restore version ${a.version}`}
+            question={`Replace the definition with version ${a.version}'s? It is saved as a new version.`}
+            onConfirm={async () => {
+              try {
+                const r = await api.replaceTimer(timer.id, timer.version, definitionOf(a));
+                await onRestored(`Version ${a.version} restored as version ${r.version}.`);
+              } catch (e) {
+                setError(messageOf(e));
+              }
+            }}
+          />
+        )}
+      </form>
+      {a && b && a.version !== b.version && (
+        <table className="list diff" aria-label={`Changes from version ${a.version} to version ${b.version}`}>
+          <HeadRow columns={['Field', `Version ${a.version}`, `Version ${b.version}`]} />
+          <tbody>
+            {diff.length === 0 && (
+              <tr>
+                <td colSpan={3}>The same definition.</td>
+              </tr>
+            )}
+            {diff.map((d) => (
+              <tr key={d.field} data-field={d.field}>
+                <th scope="row" data-label="Field">
+                  {d.field}
+                </th>
+                <td data-label={`Version ${a.version}`} className="before">
+                  <pre>{d.before || '—'}</pre>
+                </td>
+                <td data-label={`Version ${b.version}`} className="after">
+                  <pre>{d.after || '—'}</pre>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
@@ -49,6 +185,24 @@ function LatenessChart({ records }: { records: TaskRecord[] }) {
       </svg>
       <figcaption>Lateness of the fires shown (max {max} ms)</figcaption>
     </figure>
+  );
+}
+
+/** A kept answer: its status and size at a glance, the headers and the body excerpt opened on request. */
+function AnswerCell({ record }: { record: TaskRecord }) {
+  const a = answerOf(record);
+  if (!a) return <span className="muted">none</span>;
+  const headers = Object.entries(a.headers).map(([k, v]) => `${k}: ${v}`);
+  return (
+    <details className="answer">
+      <summary>
+        HTTP {a.status}
+        {a.body ? `, ${a.body.length}${a.truncated ? '+' : ''} characters` : a.truncated ? ', body not kept' : ', no body'}
+      </summary>
+      {headers.length > 0 && <pre className="headers">{headers.join('\n')}</pre>}
+      {a.body && <pre className="body">{a.body}</pre>}
+      {a.truncated && <p className="muted">The body was longer: only its start is kept.</p>}
+    </details>
   );
 }
 
@@ -96,6 +250,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
     setApplied({ status: status ? Number(status) : undefined, from: ms(from), to: ms(to) });
   };
 
+  const answers = !!rows && keepsAnswers(rows);
   return (
     <section aria-labelledby="records-h">
       <h2 id="records-h">Records</h2>
@@ -112,11 +267,11 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
           </select>
         </label>
         <label>
-          From
+          From ({userZone()})
           <input name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
         <label>
-          To
+          To ({userZone()})
           <input name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
         <button type="submit">Filter</button>
@@ -129,7 +284,7 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
       {rows && rows.length === 0 && <p className="muted">No records yet.</p>}
       {rows && rows.length > 0 && (
         <table className="list records">
-          <HeadRow columns={['Fire', 'Status', 'Attempts', 'HTTP', 'Late (ms)', 'Took (ms)', 'Error']} />
+          <HeadRow columns={['Fire', 'Status', 'Attempts', 'HTTP', 'Late (ms)', 'Took (ms)', 'Error', ...(answers ? ['Answer'] : [])]} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.fireId} data-fire-id={r.fireId}>
@@ -144,6 +299,11 @@ function Records({ api, timer, refreshKey }: { api: Api; timer: Timer; refreshKe
                 <td data-label="Late (ms)">{r.latenessMs ?? ''}</td>
                 <td data-label="Took (ms)">{r.costMs ?? ''}</td>
                 <td data-label="Error">{r.error ?? ''}</td>
+                {answers && (
+                  <td data-label="Answer">
+                    <AnswerCell record={r} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -163,9 +323,12 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
   const [formKey, setFormKey] = useState(0);
   const [recordsKey, setRecordsKey] = useState(0);
 
+  const [loads, setLoads] = useState(0);
+
   const load = useCallback(async () => {
     try {
       setTimer(await api.getTimer(id));
+      setLoads((n) => n + 1);
       setError(undefined);
     } catch (e) {
       setError(messageOf(e));
@@ -175,6 +338,15 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
   useEffect(() => {
     void load();
   }, [load]);
+
+  // The upcoming fires move on after each fire: read the timer again just after the first one's time
+  // (and again after each read that still lists it).
+  const nextFire = timer?.status === 2 ? timer.nextFireTimes?.[0] : undefined;
+  useEffect(() => {
+    if (nextFire === undefined) return;
+    const t = window.setTimeout(() => void load(), Math.max(0, nextFire - Date.now()) + AFTER_FIRE_MS);
+    return () => window.clearTimeout(t);
+  }, [nextFire, loads, load]);
 
   const act = async (what: () => Promise<string | undefined>) => {
     setNotice(undefined);
@@ -197,6 +369,7 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
   }
 
   const enabled = timer.status === 2;
+  const ext = timer as Timer & Extensions;
   return (
     <main>
       <p>
@@ -271,10 +444,11 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <TimerForm
                 key={`${timer.version}-${formKey}`}
                 initial={valuesOf(timer)}
+                show={{ calendars: 'calendars' in timer, resultWebhook: 'resultWebhook' in timer }}
                 submitLabel="Save changes"
                 submit={async (v) => {
                   try {
-                    const r = await api.patchTimer(timer.id, timer.version, patchInput(valuesOf(timer), v));
+                    const r = await api.patchTimer(timer.id, timer.version, patchInput(valuesOf(timer), v, timer));
                     setEditing(false);
                     setConflict(undefined);
                     setNotice(r.changed ? `Saved as version ${r.version}.` : 'Nothing changed.');
@@ -299,6 +473,9 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <Item label="Id">{timer.id}</Item>
               <Item label="Schedule">{scheduleOf(timer)}</Item>
               <Item label="Time zone">{timer.timeZone}</Item>
+              <Item label="DST" when={timer.cron !== null}>
+                gap: {timer.dstGap}, overlap: {timer.dstOverlap}
+              </Item>
               <Item label="Starts" when={timer.startAt !== null}>
                 <Time ms={timer.startAt} />
               </Item>
@@ -311,13 +488,31 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
               <Item label="Callback">
                 <code>{timer.notifyHTTPParam.method}</code> <span className="url">{timer.notifyHTTPParam.url}</span>
               </Item>
+              <Item label="Headers" when={Object.keys(timer.notifyHTTPParam.header ?? {}).length > 0}>
+                <pre className="headers">{headerLines(timer.notifyHTTPParam.header)}</pre>
+              </Item>
               <Item label="Body" when={timer.notifyHTTPParam.body !== undefined}>
                 <pre>{timer.notifyHTTPParam.body}</pre>
+              </Item>
+              <Item label="Timeout" when={timer.notifyHTTPParam.timeoutMs !== undefined}>
+                {timer.notifyHTTPParam.timeoutMs} ms
               </Item>
               <Item label="Retries">
                 {timer.retryPolicy.maxAttempts} attempts, {timer.retryPolicy.backoffMs} ms backoff
               </Item>
-              <Item label="Misfire policy">{timer.misfirePolicy}</Item>
+              <Item label="Policies">
+                misfire {timer.misfirePolicy}, overlap {timer.overlapPolicy}, catch-up {timer.catchupPolicy ?? 'by misfire'}
+                {timer.catchupWindowMs !== null ? ` within ${timer.catchupWindowMs} ms` : ''}, jitter {timer.jitterMs} ms{timer.autoSpread ? ', auto spread' : ''}
+              </Item>
+              <Item label="Calendars" when={(ext.calendars ?? []).length > 0}>
+                {(ext.calendars ?? []).join(', ')}; on an excluded day: {ext.onExcluded}
+              </Item>
+              <Item label="Result webhook" when={!!ext.resultWebhook}>
+                <span className="url">{ext.resultWebhook?.url}</span>
+              </Item>
+              <Item label="Failure webhook" when={timer.failureWebhook !== null}>
+                <span className="url">{timer.failureWebhook?.url}</span>
+              </Item>
               <Item label="Created">
                 <Time ms={timer.createdAt} />
               </Item>
@@ -325,10 +520,19 @@ export function TimerPage({ api, id }: { api: Api; id: string }) {
           )}
         </section>
         <section aria-labelledby="preview-h">
-          <h2 id="preview-h">Upcoming fires ({timer.timeZone})</h2>
+          <h2 id="preview-h">Upcoming fires</h2>
           <Preview timer={timer} />
         </section>
       </div>
+      <Versions
+        api={api}
+        timer={timer}
+        onRestored={async (text) => {
+          setEditing(false);
+          setNotice(text);
+          await load();
+        }}
+      />
       <Records api={api} timer={timer} refreshKey={recordsKey} />
     </main>
   );

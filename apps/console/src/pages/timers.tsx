@@ -1,6 +1,6 @@
 import { FormEvent, useEffect, useState } from 'react';
 import { Api, TASK_STATUS, Timer, TIMER_STATUS } from '../api';
-import { ErrorBanner, HeadRow, Link, messageOf, Pager, Time } from '../components';
+import { ConfirmButton, ErrorBanner, Link, messageOf, Notice, Pager, Time, toggled } from '../components';
 import { BASE, hrefOf, navigate } from '../router';
 
 const PAGE_SIZE = 20;
@@ -46,6 +46,29 @@ function RowExtras({ api, timer }: { api: Api; timer: Timer }) {
   );
 }
 
+type BulkAction = 'enable' | 'disable' | 'delete';
+const BULK_DONE: Record<BulkAction, string> = { enable: 'Enabled', disable: 'Disabled', delete: 'Deleted' };
+/** Requests in flight at once during a bulk action: a few, so a large selection does not crowd out other users. */
+const BULK_PARALLEL = 4;
+
+/** Runs `fn` over `items`, `BULK_PARALLEL` at a time; the failures, each with its message. */
+async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<{ item: T; message: string }[]> {
+  const failed: { item: T; message: string }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      try {
+        await fn(item);
+      } catch (e) {
+        failed.push({ item, message: messageOf(e) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BULK_PARALLEL, items.length) }, worker));
+  return failed;
+}
+
 export function Timers({ api }: { api: Api }) {
   const params = new URLSearchParams(window.location.search);
   const name = params.get('name') ?? '';
@@ -56,6 +79,10 @@ export function Timers({ api }: { api: Api }) {
   const [rows, setRows] = useState<Timer[]>();
   const [total, setTotal] = useState(0);
   const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const [scope, setScope] = useState<'selected' | 'filtered'>('selected');
+  const [tick, setTick] = useState(0);
 
   useEffect(() => {
     let live = true;
@@ -66,12 +93,13 @@ export function Timers({ api }: { api: Api }) {
         if (!live) return;
         setRows(r.data);
         setTotal(r.total);
+        setSelected((s) => new Set(r.data.map((t) => t.id).filter((id) => s.has(id))));
       })
       .catch((e: unknown) => live && setError(messageOf(e)));
     return () => {
       live = false;
     };
-  }, [api, name, status, page]);
+  }, [api, name, status, page, tick]);
 
   const go = (q: { name?: string; status?: string; page?: number }) => {
     const next = new URLSearchParams();
@@ -85,6 +113,36 @@ export function Timers({ api }: { api: Api }) {
     e.preventDefault();
     go({ name: search.trim(), status: filter });
   };
+
+  /** Every timer the filter matches, page by page (the list route's largest page). */
+  const allMatching = async (): Promise<number[]> => {
+    const ids: number[] = [];
+    for (let p = 1; ; p++) {
+      const r = await api.listTimers({ name: name || undefined, status: status ? Number(status) : undefined, pageIndex: p, pageSize: 100 });
+      ids.push(...r.data.map((t) => t.id));
+      if (r.data.length < 100 || ids.length >= r.total) return ids;
+    }
+  };
+
+  const bulk = async (action: BulkAction) => {
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const ids = scope === 'selected' ? [...selected] : await allMatching();
+      const failed = await eachLimited(ids, (id) => (action === 'enable' ? api.enable(id) : action === 'disable' ? api.disable(id) : api.deleteTimer(id)));
+      setNotice(`${BULK_DONE[action]} ${ids.length - failed.length} of ${ids.length} timer(s).`);
+      if (failed.length > 0) setError(`Refused: ${failed.map((f) => `timer ${f.item}: ${f.message}`).join('; ')}`);
+      setSelected(new Set());
+      setTick((n) => n + 1);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+
+  const toggle = (id: number, on: boolean) => setSelected((s) => toggled(s, id, on));
+  const count = scope === 'selected' ? selected.size : total;
+  const what = scope === 'selected' ? `${selected.size} selected timer(s)` : `all ${total} timer(s) matching the filter`;
+  const allOnPage = !!rows && rows.length > 0 && rows.every((t) => selected.has(t.id));
 
   return (
     <main>
@@ -111,13 +169,44 @@ export function Timers({ api }: { api: Api }) {
         <button type="submit">Filter</button>
       </form>
       <ErrorBanner error={error} />
+      <Notice text={notice} />
+      <div className="actions bulk" role="group" aria-label="Act on timers">
+        <label className="inline">
+          <input type="radio" name="scope" checked={scope === 'selected'} onChange={() => setScope('selected')} /> Selected ({selected.size})
+        </label>
+        <label className="inline">
+          <input type="radio" name="scope" checked={scope === 'filtered'} onChange={() => setScope('filtered')} /> All matching the filter ({total})
+        </label>
+        <ConfirmButton label="Enable" question={`Enable ${what}?`} disabled={count === 0} onConfirm={() => bulk('enable')} />
+        <ConfirmButton label="Disable" question={`Disable ${what}? Their pending fires are removed.`} disabled={count === 0} onConfirm={() => bulk('disable')} />
+        <ConfirmButton label="Delete" danger question={`Delete ${what} for good?`} disabled={count === 0} onConfirm={() => bulk('delete')} />
+      </div>
       {rows && rows.length === 0 && <p className="muted">No timers match.</p>}
       {rows && rows.length > 0 && (
-        <table className="list">
-          <HeadRow columns={['Name', 'Schedule', 'Status', 'Next fire', 'Last outcome']} />
+        <table className="list timers">
+          <thead>
+            <tr>
+              <th scope="col">
+                <input
+                  type="checkbox"
+                  aria-label="Select every timer on this page"
+                  checked={allOnPage}
+                  onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((t) => t.id)) : new Set())}
+                />
+              </th>
+              {['Name', 'Schedule', 'Status', 'Next fire', 'Last outcome'].map((c) => (
+                <th key={c} scope="col">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
             {rows.map((t) => (
-              <tr key={t.id}>
+              <tr key={t.id} data-timer-id={t.id}>
+                <td data-label="Select">
+                  <input type="checkbox" aria-label={`Select ${t.name}`} checked={selected.has(t.id)} onChange={(e) => toggle(t.id, e.target.checked)} />
+                </td>
                 <td data-label="Name">
                   <Link href={hrefOf({ page: 'timer', id: String(t.id) })}>{t.name}</Link>
                 </td>
@@ -134,6 +223,36 @@ export function Timers({ api }: { api: Api }) {
         </table>
       )}
       <Pager label="Pages" page={page} total={total} pageSize={PAGE_SIZE} noun="timers" go={(p) => go({ name, status, page: p })} />
+      <AppPause api={api} />
     </main>
+  );
+}
+
+/**
+ * The API's pause is the app's: every timer of it stops firing (fires are recorded missed) until the
+ * resume, and none is delivered late. A single timer's pause is its disable.
+ */
+function AppPause({ api }: { api: Api }) {
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  const act = async (what: 'pause' | 'resume') => {
+    setError(undefined);
+    try {
+      const r = what === 'pause' ? await api.pauseApp() : await api.resumeApp();
+      setNotice(r.paused ? `App ${api.app} is paused (its fires are recorded missed until it is resumed).` : `App ${api.app} runs${r.missedFires ? `; ${r.missedFires} paused fire(s) recorded missed` : ''}.`);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="app-pause-h">
+      <h2 id="app-pause-h">The whole app</h2>
+      <ErrorBanner error={error} />
+      <Notice text={notice} />
+      <div className="actions">
+        <ConfirmButton label="Pause app" question={`Pause every timer of ${api.app}?`} onConfirm={() => act('pause')} />
+        <ConfirmButton label="Resume app" question={`Resume the timers of ${api.app}?`} onConfirm={() => act('resume')} />
+      </div>
+    </section>
   );
 }

@@ -3,8 +3,8 @@ import { Registry } from 'prom-client';
 import type { FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { ConfigError, KNOWN_VARIABLES } from '@timer/platform';
 import type { MetricsService } from '@timer/platform';
-import { ExecutorMetrics } from '../fire/executor.metrics';
-import { OutcomeRecorder } from '../fire/outcome-recorder.service';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { OutcomeRecorder } from '../settle/outcome-recorder.service';
 import { ExecutorConfig, EXECUTOR_VARIABLES, OUTCOME_WRITE_RETRY_BACKOFF_MS } from './executor.env';
 
 describe('ExecutorConfig', () => {
@@ -31,6 +31,18 @@ describe('ExecutorConfig', () => {
   it('reads "false" as false (implicit conversion would make any non-empty string true)', () => {
     expect(ExecutorConfig.load({ TIMER_CALLBACK_ALLOW_PRIVATE: 'false' }).allowPrivate).toBe(false);
     expect(ExecutorConfig.load({ TIMER_CALLBACK_ALLOW_PRIVATE: '0' }).allowPrivate).toBe(false);
+  });
+
+  it('keeps content-type and 4096 body bytes of an answer by default; reads, bounds and names the record variables', () => {
+    expect(ExecutorConfig.load({})).toMatchObject({ recordHeaders: ['content-type'], recordBodyBytes: 4_096 });
+    expect(ExecutorConfig.load({ TIMER_RECORD_HEADERS: ' Content-Type, X-Request-Id ', TIMER_RECORD_BODY_BYTES: '0' })).toMatchObject({
+      recordHeaders: ['content-type', 'x-request-id'],
+      recordBodyBytes: 0,
+    });
+    expect(ExecutorConfig.load({ TIMER_RECORD_HEADERS: 'None' }).recordHeaders).toEqual([]);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_BODY_BYTES: '65537' })).toThrow(/TIMER_RECORD_BODY_BYTES/);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_BODY_BYTES: '-1' })).toThrow(/TIMER_RECORD_BODY_BYTES/);
+    expect(() => ExecutorConfig.load({ TIMER_RECORD_HEADERS: 'content type;x' })).toThrow(/TIMER_RECORD_HEADERS/);
   });
 
   it('names a bad variable', () => {

@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
 
 /**
@@ -76,6 +76,18 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /** The longest `Retry-After` (429/503) honoured: a longer one is cut to this. */
   @IsInt() @Min(0) @Max(86_400_000)
   TIMER_RETRY_AFTER_MAX_MS: number = 600_000;
+
+  /**
+   * Response headers an attempt's record keeps (`response.headers`): comma-separated names, any case;
+   * `none` keeps none (an empty value reads as unset, as for every variable; docs/callback-answers.md).
+   */
+  @IsString() @MaxLength(1_024)
+  @Matches(/^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+\s*(,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*)*)?$/, { message: 'must be a comma-separated list of header names' })
+  TIMER_RECORD_HEADERS: string = 'content-type';
+
+  /** Bytes of the response body an attempt's record keeps (`response.body`); 0 keeps none. */
+  @IsInt() @Min(0) @Max(65_536)
+  TIMER_RECORD_BODY_BYTES: number = 4_096;
 
   /** Scavenge the young generation in the middle of each second, between the instants' bursts (IdleScavenge). */
   @EnvBoolean() @IsBoolean()
@@ -165,6 +177,14 @@ export class ExecutorConfig {
   }
   get diagInstants(): boolean {
     return this.env.TIMER_EXECUTOR_DIAG_INSTANTS;
+  }
+  /** Lower-case response header names the records keep. */
+  get recordHeaders(): string[] {
+    const names = this.env.TIMER_RECORD_HEADERS.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0);
+    return names.length === 1 && names[0] === 'none' ? [] : names;
+  }
+  get recordBodyBytes(): number {
+    return this.env.TIMER_RECORD_BODY_BYTES;
   }
   get allowPrivate(): boolean {
     return this.env.TIMER_CALLBACK_ALLOW_PRIVATE;

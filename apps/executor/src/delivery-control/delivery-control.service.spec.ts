@@ -1,15 +1,8 @@
 import { Registry } from 'prom-client';
 import type { CallbackResult } from '@timer/callback';
 import type { MetricsService } from '@timer/platform';
-import type { TimerDefinitionRepository } from '@timer/dal';
-import { FakeClock, FakeFires, FakePublisher, timerDef } from '../../test/fakes';
+import { FakeClock } from '../../test/fakes';
 import { ExecutorConfig } from '../config/executor.env';
-import { ExecutorMetrics } from '../fire/executor.metrics';
-import type { PauseWatch } from '../fire/pause-watch.service';
-import type { SettledFires } from '../fire/settled-fires.service';
-import type { FirePublisher } from '../fire/fire-publisher';
-import { TimerCache } from '../fire/timer-cache.service';
-import { AppShareGate, MAX_SHARE_DEFERRALS, shareDeferralMs, SHARE_DEFERRAL_MAX_MS } from './app-share.gate';
 import { DeliveryControlMetrics, TOP_ORIGINS } from './delivery-control.metrics';
 import { DeliveryControl, originOf } from './delivery-control.service';
 
@@ -111,77 +104,5 @@ describe('DeliveryControl', () => {
     expect(await s.control.enter('http://a:1/')).toMatchObject({ go: false, reason: 'origin_busy' });
     if (first.go) first.done(ok);
     expect((await s.control.enter('http://a:1/')).go).toBe(true);
-  });
-});
-
-describe('AppShareGate', () => {
-  function gate(concurrency: string) {
-    const s = setup({ TIMER_EXECUTOR_CONCURRENCY: concurrency });
-    const fires = new FakeFires();
-    const execMetrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
-    const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, s.config, execMetrics, s.clock);
-    for (const [id, app] of [['1', 'a'], ['2', 'a'], ['3', 'b']]) fires.defs.set(id, timerDef(id, { app }));
-    const publisher = new FakePublisher();
-    const settledIds = new Set<string>();
-    const paused = new Set<string>();
-    const settled = { isSettled: async (m: { fireId: string }) => settledIds.has(m.fireId) } as unknown as SettledFires;
-    const pauses = { get any() { return paused.size > 0; }, verdict: (app: string) => (paused.has(app) ? 'skip' : 'deliver') } as unknown as PauseWatch;
-    const g = new AppShareGate(s.control, cache, publisher as unknown as FirePublisher, s.config, s.metrics, s.clock, settled, pauses);
-    const msg = (timerId: string, attempt = 1) => ({ timerId, runAt: T0, fireId: `${timerId}-${T0}`, attempt });
-    return { ...s, g, publisher, msg, settledIds, paused };
-  }
-
-  it("over its app's share, lets a settled fire (once looked up) and a paused app's first attempt through to the admission (which drops them) instead of handing them back again and again", async () => {
-    const s = gate('2');
-    expect((await s.g.enter(s.msg('3'), {})).entered).toBe(true);
-    expect((await s.g.enter(s.msg('1'), {})).entered).toBe(true); // a at its share of 1
-    s.settledIds.add(`2-${T0}`);
-    // A settled fire is looked up at the 3rd hand-back (2 before it), not on the first ones.
-    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(false);
-    expect((await s.g.enter(s.msg('2'), { 'x-timer-deferrals': '2' })).entered).toBe(true);
-    s.publisher.handedBack.length = 0;
-    s.settledIds.clear();
-    s.paused.add('a');
-    expect((await s.g.enter(s.msg('2'), {})).entered).toBe(true);
-    // A retry of a paused app is still delivered (a pause stops first attempts only): handed back.
-    expect((await s.g.enter(s.msg('2', 2), {})).entered).toBe(false);
-    expect(s.publisher.handedBack).toHaveLength(1);
-    expect(s.control.shares.held('a')).toBe(1); // the ones let through hold nothing
-  });
-
-  it('shouldDrop: a paused app\'s scheduled first attempt, not a run now of it; a settled fire at the 3rd, 9th and 33rd hand-back', async () => {
-    const s = gate('2');
-    s.paused.add('a');
-    expect(await s.g.shouldDrop(s.msg('1'), {})).toBe(true);
-    expect(await s.g.shouldDrop(s.msg('1'), { 'x-timer-run-now': '1' })).toBe(false);
-    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
-    s.settledIds.add(`3-${T0}`);
-    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
-    for (const n of [2, 8, 32]) expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': String(n) })).toBe(true);
-    expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '3' })).toBe(false);
-  });
-
-  it('hands a message over its app\'s share back to the broker, counting the hand-backs, while another app goes on', async () => {
-    const s = gate('2');
-    expect((await s.g.enter(s.msg('3'), {})).entered).toBe(true); // app b: from now on each app's share is 1
-    const held = await s.g.enter(s.msg('1'), {});
-    expect(held.entered).toBe(true);
-    expect(await s.g.enter(s.msg('2'), { 'x-timer-deferrals': '3' })).toMatchObject({ entered: false });
-    expect(s.publisher.handedBack).toHaveLength(1);
-    const back = s.publisher.handedBack[0];
-    expect(back.deferrals).toBe(4);
-    expect(back.at - T0).toBeGreaterThanOrEqual(8_000 * 0.8);
-    expect(back.at - T0).toBeLessThanOrEqual(8_000 * 1.2);
-    // Asked-for messages and those handed back too often are taken anyway.
-    expect((await s.g.enter(s.msg('2'), { 'x-timer-run-now': '1' })).entered).toBe(true);
-    expect((await s.g.enter(s.msg('2'), { 'x-timer-deferrals': String(MAX_SHARE_DEFERRALS) })).entered).toBe(true);
-    if (held.entered) held.leave();
-    expect(s.control.shares.held('a')).toBe(2);
-  });
-
-  it('waits 1 s * 2^n, at most 30 s, with jitter', () => {
-    expect(shareDeferralMs(0, () => 0.5)).toBe(1_000);
-    expect(shareDeferralMs(2, () => 0)).toBe(3_200);
-    expect(shareDeferralMs(40, () => 1)).toBe(SHARE_DEFERRAL_MAX_MS * 1.2);
   });
 });

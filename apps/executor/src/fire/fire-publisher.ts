@@ -31,7 +31,10 @@ interface HandBack {
   reject: (e: unknown) => void;
 }
 
-/** What the executor publishes; every method resolves once the broker has persisted the message. */
+/**
+ * Everything the executor sends back to the broker, used by the orchestrator alone (FireService); every
+ * method resolves once the broker has persisted the message.
+ */
 @Injectable()
 export class FirePublisher {
   private readonly logger = new Logger(FirePublisher.name);
@@ -61,10 +64,8 @@ export class FirePublisher {
   /**
    * A fire its app's share could not take now (fair delivery), back at `at` (or up to
    * {@link HAND_BACK_BUCKET_MS} later), counting the hand-backs. The hand-backs of one event-loop turn
-   * go out together, one message per count and span of return (`{tasks: [...]}`): an app over its share
-   * hands back hundreds of fires at the instant they are due, which is when the other apps' fires make
-   * their claims and calls, and a publish per fire would hold those up
-   * (docs/benchmarks.md, "Measurements behind the code").
+   * go out together, one message per count and span of return (`{tasks: [...]}`), so a publish per fire
+   * does not hold up the other apps' claims and calls (docs/benchmarks.md, "Measurements behind the code").
    */
   handBack(message: TaskMessage, at: number, deferrals: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {

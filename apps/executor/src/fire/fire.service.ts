@@ -2,15 +2,18 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, parseTaskMessage, parseTaskPayload, TaskMessage, TRACEPARENT_PATTERN } from '@timer/contracts';
 import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { AppShareGate } from '../delivery-control/app-share.gate';
-import { ExecutorMetrics } from './executor.metrics';
-import { FireAdmission } from './fire-admission.service';
-import { FireDelivery } from './fire-delivery.service';
-import { FireLane } from './fire-lanes';
-import { FireResult } from './fire.types';
-import { InstantDiagnostics } from './instant-diagnostics';
-import { InstantWaits } from './instant-waits';
-import { SLOT_LEAD_MS, SlotLeads } from './slot-leads';
+import { Admission, FireAdmission } from '../admit/fire-admission.service';
+import { FireDelivery } from '../call/fire-delivery.service';
+import { AppShareGate } from '../intake/app-share.gate';
+import { FireLane } from '../intake/fire-lanes';
+import { SLOT_LEAD_MS, SlotLeads } from '../intake/slot-leads';
+import { AttemptOutcomes, Outcome } from '../settle/attempt-outcomes.service';
+import { ExecutorMetrics } from '../shared/executor.metrics';
+import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { endedWith } from '../shared/fire-tracing';
+import { InstantDiagnostics } from '../shared/instant-diagnostics';
+import { InstantWaits } from '../shared/instant-waits';
+import { FirePublisher } from './fire-publisher';
 
 /** A fire worked on, and the hand-back to wait for once its lane slot is free again. */
 interface Worked {
@@ -19,10 +22,13 @@ interface Worked {
 }
 
 /**
- * One task message, start to finish (docs/architecture.md, "executor"): parsed, admitted (early deferral,
- * settled duplicates, the claim: {@link FireAdmission}), then delivered (definition, misfire, callback,
- * recorded outcome, retry or dead letter: {@link FireDelivery}). Resolves once the outcome is durable,
- * so the transport's ack follows invariant 4; throws (the message is nacked) when it is not.
+ * One task message, start to finish (docs/architecture.md, "executor"), through four stages that each
+ * return a value: intake (a lane slot and the app's share: {@link FireLane}, {@link AppShareGate}),
+ * admit ({@link FireAdmission}: claimed, deferred or skipped), call ({@link FireDelivery}: a
+ * `CallResult`), settle ({@link AttemptOutcomes}: an `Outcome`, recorded). This class alone sends
+ * anything back to the broker ({@link FirePublisher}: hand-back, defer, retry, dead letter). Resolves
+ * once the outcome is durable, so the transport's ack follows invariant 4; throws (the message is
+ * nacked) when it is not.
  */
 @Injectable()
 export class FireService {
@@ -33,6 +39,8 @@ export class FireService {
   constructor(
     private readonly admission: FireAdmission,
     private readonly delivery: FireDelivery,
+    private readonly outcomes: AttemptOutcomes,
+    private readonly publisher: FirePublisher,
     private readonly metrics: ExecutorMetrics,
     private readonly shares: AppShareGate,
     private readonly config: ExecutorConfig,
@@ -63,21 +71,16 @@ export class FireService {
   }
 
   /**
-   * A fire due soon waits for its time before it takes a slot, so slots go to fires being claimed,
-   * called and recorded rather than to fires waiting: a step's fires arrive well ahead of their time, and
-   * slots held for that long cap the rate far below the lanes' size
-   * (docs/benchmarks.md, "Measurements behind the code"). Far-ahead fires take their
-   * slot at once: the admission hands them back to the broker. The fire is given back to the lane's
-   * intake when it ended, whatever the outcome.
+   * Intake: a fire due soon waits for its time before it takes a slot, so slots go to fires being
+   * claimed, called and recorded, not to fires waiting (docs/benchmarks.md, "Measurements behind the
+   * code"); a far-ahead fire takes its slot at once, to be deferred by the admission.
    */
   private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
     try {
       const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
-      // A fire its app's share will not take is handed back in the quiet part of the second, not at its
-      // instant (nor, come back late, at another one): there a slow app's hundreds of hand-backs a second
-      // would stall the event loop beside the other apps' claims and calls, and their garbage fill the
-      // young generation just then (docs/benchmarks.md, "Measurements behind the code").
-      // Else grouped by app: several apps' fires of one instant are released in turns.
+      // A fire its app's share will not take is handed back in the quiet part of the second, off the
+      // instants where the other apps' claims and calls run (docs/benchmarks.md, "Measurements behind
+      // the code"); else grouped by app, so several apps' fires of one instant are released in turns.
       if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
         await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
       } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
@@ -100,39 +103,95 @@ export class FireService {
   }
 
   /**
-   * Fair delivery: the app's share of the handlers is taken first and held until the outcome. A fire
-   * over its app's share is handed back, and the caller waits for the broker to store it after giving
-   * its lane slot back: a slot held for that publish kept another app's fires due at the same instant
-   * out of the lane: a slow app's hand-backs and its fires held filled the slots while the other
-   * apps' fires waited for one (docs/benchmarks.md, "Measurements behind the code").
+   * The stages of one fire. Its app's share is held until the outcome; a hand-back is awaited only
+   * after the lane slot is given back, so the publish does not keep another app's fires out of the lane.
    */
   private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);
     const share = entry instanceof Promise ? await entry : entry;
     if (!share.entered) {
       this.diag?.did('hand-back');
-      return { result: 'deferred-share', handedBack: share.handedBack };
+      return { result: 'deferred-share', handedBack: this.publisher.handBack(msg, share.at, share.deferrals) };
     }
     try {
       const admission = await (this.tracing.enabled ? this.admitTraced(msg, properties) : this.admission.admit(msg, properties));
-      return { result: admission.admitted ? await this.delivery.deliver(admission.attempt) : admission.result };
+      switch (admission.kind) {
+        case 'claimed':
+          return { result: await this.callAndSettle(admission.attempt) };
+        case 'deferred':
+          await this.publisher.defer(admission.msg, admission.at, admission.recheck);
+          this.admission.deferred(admission);
+          return { result: admission.result };
+        case 'skipped':
+          return { result: admission.result };
+      }
     } finally {
       share.leave();
     }
   }
 
+  /** The call, then its outcome recorded and published; the call's part of its instant ends after that. */
+  private async callAndSettle(attempt: ClaimedAttempt): Promise<FireResult> {
+    const called = await this.delivery.deliver(attempt);
+    try {
+      const outcome = this.outcomes.outcomeOf(called);
+      const settling = this.onDone(outcome);
+      const result = await (this.tracing.enabled ? this.traced('timer.fire.outcome', attempt, settling) : settling);
+      await this.delivery.settled(called, result);
+      return result;
+    } finally {
+      called.instantSent?.();
+      called.instantAnswered?.();
+    }
+  }
+
+  /**
+   * The one place an outcome reaches the broker, in the order that keeps a crash between the two
+   * writes safe (docs/architecture.md, "executor": write orders).
+   */
+  private async onDone(outcome: Outcome): Promise<FireResult> {
+    switch (outcome.kind) {
+      case 'retry': {
+        // Recorded first (fenced), published second: a crash in between leaves the row waiting for a
+        // retry nobody scheduled; this message's redelivery takes the fire over once the lease ends.
+        const result = await this.outcomes.record(outcome);
+        if (result === 'fenced') return result;
+        await this.publisher.retry(outcome.next, outcome.at);
+        this.outcomes.retried(outcome);
+        return result;
+      }
+      case 'dead-letter':
+        // Dead-lettered first: a crash before the record redelivers and dead-letters again, rather
+        // than recording failed with no dead letter.
+        await this.publisher.deadLetter(outcome.msg, outcome.properties);
+        return this.outcomes.record(outcome);
+      case 'missed':
+        // Told to the failure notifier first, as a dead letter is.
+        if (outcome.notify) await this.publisher.missed(outcome.msg, outcome.text.slice(0, 512));
+        return this.outcomes.record(outcome);
+      default:
+        return this.outcomes.record(outcome);
+    }
+  }
+
   /** The admission (early deferral, duplicates, the claim) as the fire's `timer.fire.admit` span. */
-  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): ReturnType<FireAdmission['admit']> {
+  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): Promise<Admission> {
     const span = this.tracing.start('timer.fire.admit', msg.traceparent, 'consumer', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
     try {
       const admission = await this.admission.admit(msg, properties);
-      span.setAttribute('timer.result', admission.admitted ? 'claimed' : admission.result);
+      span.setAttribute('timer.result', admission.kind === 'claimed' ? 'claimed' : admission.result);
       span.end();
       return admission;
     } catch (e) {
       span.end((e as Error).message);
       throw e;
     }
+  }
+
+  /** `work` as a span of the fire's trace, with its result as an attribute. */
+  private traced(name: string, { msg }: ClaimedAttempt, work: Promise<FireResult>): Promise<FireResult> {
+    const span = this.tracing.start(name, msg.traceparent, 'internal', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
+    return endedWith(span, work, (r) => ['timer.result', r]);
   }
 
   private invalid(reason: string, raw: unknown): FireResult {

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { TOPICS } from '@timer/contracts';
 import { PulsarContext } from '@timer/pulsar-transport';
-import { FireLanes } from './fire-lanes';
+import { FireLanes } from '../intake/fire-lanes';
 import { FireService } from './fire.service';
 
 /**

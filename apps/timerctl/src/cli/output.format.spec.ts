@@ -1,4 +1,4 @@
-import type { Overview, Timer } from '@timer/client';
+import type { Attempt, Overview, TaskRecord, Timer } from '@timer/client';
 import { formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, table, zoned } from './output.format';
 
 const timer = (over: Partial<Timer> = {}): Timer => ({
@@ -28,6 +28,7 @@ const timer = (over: Partial<Timer> = {}): Timer => ({
   autoSpread: false,
   spreadOffsetMs: null,
   failureWebhook: null,
+  resultWebhook: null,
   version: 4,
   createdAt: Date.parse('2026-03-01T10:00:00Z'),
   ...over,
@@ -99,11 +100,21 @@ describe('timerctl output', () => {
       20,
     );
     expect(out.split('\n')).toEqual([
-      'FIRE ID  RUN AT                STATUS     ATTEMPTS  HTTP  LATENESS  TOOK   ERROR',
-      '7-1000   1970-01-01T00:00:01Z  succeeded  1         200   40 ms     12 ms  -',
-      '7-2000   1970-01-01T00:00:02Z  missed     0         -     -         -      paused',
+      'FIRE ID  RUN AT                STATUS     ATTEMPTS  HTTP  LATENESS  TOOK   ERROR   ANSWER',
+      '7-1000   1970-01-01T00:00:01Z  succeeded  1         200   40 ms     12 ms  -       -',
+      '7-2000   1970-01-01T00:00:02Z  missed     0         -     -         -      paused  -',
       '(1-2 of 2)',
     ]);
+  });
+
+  it("shows the last attempt's kept answer: its content type and the start of its body, marked when cut", () => {
+    const attempt = (response: Attempt['response']): Attempt => ({ attempt: 1, startedAt: 1_000, httpStatus: 200, costMs: 3, error: null, response });
+    const record = (attempts: Attempt[]): TaskRecord => ({ fireId: '7-1000', timerID: 7, app: 'a', runAt: 1000, status: 2, attempt: 1, httpStatus: 200, costMs: 12, latenessMs: 40, error: null, output: null, backfill: false, attempts });
+    const answers = (attempts: Attempt[]) => formatRecords({ data: [record(attempts)], total: 1 }, 1, 20).split('\n')[1].replace(/.*12 ms +- +/, '');
+    expect(answers([attempt({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":\n true}', truncated: false })])).toBe('application/json {"ok": true}');
+    expect(answers([attempt(null), attempt({ status: 200, headers: {}, body: 'x'.repeat(10), truncated: true })])).toBe('xxxxxxxxxx…');
+    expect(answers([attempt({ status: 204, headers: {}, body: '', truncated: false })])).toBe('(empty)');
+    expect(answers([attempt(null)])).toBe('-');
   });
 
   it("shows a timer's own failure webhook and its headers", () => {
@@ -111,6 +122,12 @@ describe('timerctl output', () => {
     expect(out).toContain('failure webhook  https://hooks.example.com/f');
     expect(out).toContain('  header         Authorization: Bearer k');
     expect(formatTimer(timer({ failureWebhook: null }))).not.toContain('failure webhook');
+  });
+
+  it("shows a timer's result webhook", () => {
+    const out = formatTimer(timer({ resultWebhook: { url: 'https://hooks.example.com/r' } })).split('\n');
+    expect(out.some((l) => /^result webhook +https:\/\/hooks\.example\.com\/r$/.test(l))).toBe(true);
+    expect(formatTimer(timer())).not.toContain('result webhook');
   });
 
   it('prints the overview: the buckets with fires, the totals with the percentiles, the backlog', () => {

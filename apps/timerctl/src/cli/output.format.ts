@@ -1,5 +1,5 @@
 import { RECORD_STATUS_NAMES } from '@timer/client';
-import type { Calendar, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
+import type { AppSummary, AppToken, Attempt, Calendar, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 
@@ -65,6 +65,8 @@ export function formatTimer(t: Timer): string {
     ['misfire', t.misfirePolicy],
     ...(t.failureWebhook ? [['failure webhook', t.failureWebhook.url] as [string, string]] : []),
     ...Object.entries(t.failureWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
+    ...(t.resultWebhook ? [['result webhook', t.resultWebhook.url] as [string, string]] : []),
+    ...Object.entries(t.resultWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
     ['created', instant(t.createdAt)],
     ...(t.calendars?.length ? [['calendars', `${t.calendars.join(', ')} (on an excluded day: ${t.onExcluded})`] as [string, string]] : []),
     ['next fires', (t.nextFireTimes ?? []).map(instant).join(', ') || '-'],
@@ -104,6 +106,16 @@ export function formatDeadLetters(page: Page<DeadLetter>, pageIndex: number, pag
   return `${table(['fire id', 'run at', 'failed at', 'attempts', 'reason', 'http', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
 }
 
+export function formatApps(page: Page<AppSummary>, pageIndex: number, pageSize: number): string {
+  const rows = page.data.map((a) => [a.app, String(a.liveTimers), String(a.liveTokens), a.paused ? 'paused' : '-', instant(a.createdAt)]);
+  return `${table(['app', 'timers', 'tokens', 'paused', 'created'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+export function formatTokens(page: Page<AppToken>): string {
+  const rows = page.data.map((t) => [String(t.id), t.label ?? '-', instant(t.createdAt), instant(t.revokedAt)]);
+  return `${table(['id', 'label', 'issued', 'revoked'], rows)}\n${page.total} token(s)`;
+}
+
 export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSize: number): string {
   const rows = page.data.map((r) => [
     r.fireId,
@@ -114,8 +126,18 @@ export function formatRecords(page: Page<TaskRecord>, pageIndex: number, pageSiz
     r.latenessMs === null ? '-' : `${r.latenessMs} ms`,
     r.costMs === null ? '-' : `${r.costMs} ms`,
     oneLine(r.error),
+    answer(r.attempts[r.attempts.length - 1]?.response),
   ]);
-  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error'], rows)}\n${range(page, pageIndex, pageSize)}`;
+  return `${table(['fire id', 'run at', 'status', 'attempts', 'http', 'lateness', 'took', 'error', 'answer'], rows)}\n${range(page, pageIndex, pageSize)}`;
+}
+
+/** The last attempt's kept answer: its content type and the start of its body (`…` when cut here or by the executor). */
+function answer(r: Attempt['response'] | undefined): string {
+  if (!r) return '-';
+  const type = r.headers['content-type'];
+  const body = r.body === '' ? '' : oneLine(r.body, 40);
+  const text = [type, body].filter((s) => s).join(' ') || '(empty)';
+  return r.truncated && !text.endsWith('…') ? `${text}…` : text;
 }
 
 const ms = (v: number | null) => (v === null ? '-' : `${v} ms`);

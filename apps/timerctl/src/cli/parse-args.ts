@@ -26,7 +26,7 @@ export class UsageError extends Error {
 export const DEFAULT_URL = 'http://127.0.0.1:8092';
 
 /** The definition flags of `timers create` and `timers edit` (each maps to one field of the api). */
-const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'calendar', 'on-excluded', 'file'];
+const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'result-webhook', 'result-webhook-header', 'calendar', 'on-excluded', 'file'];
 /** The flags of a calendar's definition (`calendars create` and `calendars edit`). */
 const CALENDAR = ['zone', 'date', 'holiday', 'weekdays', 'file'];
 const PAGE = ['page', 'page-size'];
@@ -42,7 +42,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'timers list': { args: [], options: ['name', 'status', ...PAGE], summary: 'timers of the app, newest first' },
   'timers get': { args: ['ID'], options: [], summary: 'one timer: definition, status, version, next fire times' },
   'timers create': { args: [], options: [...DEFINITION, 'enable', 'idempotency-key'], summary: 'create a timer (disabled unless --enable)' },
-  'timers edit': { args: ['ID'], options: [...DEFINITION, 'no-failure-webhook', 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
+  'timers edit': { args: ['ID'], options: [...DEFINITION, 'no-failure-webhook', 'no-result-webhook', 'version'], summary: 'change the flags given (PATCH), or replace the definition with --file (PUT)' },
   'timers enable': { args: ['ID'], options: [], summary: 'start firing' },
   'timers disable': { args: ['ID'], options: [], summary: 'stop firing (pending fires are removed)' },
   'timers run': { args: ['ID'], options: [], summary: 'one fire now' },
@@ -56,6 +56,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'calendars create': { args: ['NAME'], options: CALENDAR, summary: 'create a calendar: --date, --holiday, --weekdays (or --file)' },
   'calendars edit': { args: ['NAME'], options: CALENDAR, summary: "replace a calendar's days (the timers that use it are regenerated)" },
   'calendars delete': { args: ['NAME'], options: [], summary: 'delete a calendar no timer uses' },
+  'apps list': { args: [], options: [...PAGE], summary: 'every app: live timers, live tokens, paused (admin token)' },
+  'tokens list': { args: [], options: ['revoked'], summary: "the app's tokens: id, label, issued, revoked (never the token)" },
   overview: { args: [], options: ['from', 'to', 'bucket-ms', 'all-apps'], summary: 'fires per second, outcomes, lateness p50/p99 and backlog, per minute of the last hour' },
 };
 
@@ -89,6 +91,9 @@ const OPTIONS = {
   date: { type: 'string', multiple: true },
   holiday: { type: 'string', multiple: true },
   weekdays: { type: 'string' },
+  'result-webhook': { type: 'string' },
+  'result-webhook-header': { type: 'string', multiple: true },
+  'no-result-webhook': { type: 'boolean' },
   'bucket-ms': { type: 'string' },
   'all-apps': { type: 'boolean' },
   file: { type: 'string' },
@@ -104,6 +109,7 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   pending: { type: 'boolean' },
+  revoked: { type: 'boolean' },
   count: { type: 'string' },
 } as const;
 
@@ -198,6 +204,8 @@ timers create / edit:
   --failure-webhook URL  --failure-webhook-header "Name: value" (repeat)  where this timer's dead letters and missed fires are
                      posted instead of the app's webhook; edit: --no-failure-webhook removes it (the app's applies again)
   --calendar NAME (repeat; edit: --calendar "" removes them)  --on-excluded skip|nextBusinessDay|previousBusinessDay
+  --result-webhook URL  --result-webhook-header "Name: value" (repeat)  where each final answer of the callback is posted;
+                     edit: --no-result-webhook removes it
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
   create: --enable (enable it at once)  --idempotency-key KEY
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
@@ -207,6 +215,7 @@ calendars create / edit NAME: --date 2026-12-24 | --date 2026-12-24..2026-12-31 
   --weekdays 6,7 (ISO: 1 Monday .. 7 Sunday)  --zone IANA (default: each timer's)  --file cal.json ({timeZone?, exclude}); edit replaces it whole
 overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)
+tokens list: --revoked (also the revoked ones)
 dlq replay: --fire FIRE_ID (repeat) | --timer ID | --all; at most 500 a request ("remaining" says how many are left)
 TIME: epoch ms or ISO 8601 with Z or an offset.
 exit codes: 0 ok, 1 refused by the api (4xx), 2 usage error, 3 api unreachable or failing (5xx), 4 the api lacks the route (dlq on an older api)`;

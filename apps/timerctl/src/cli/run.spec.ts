@@ -113,6 +113,17 @@ describe('timerctl run: requests and exit codes', () => {
     expect(await timerctl(['timers', 'create', '--no-failure-webhook'], [])).toMatchObject({ code: 2, sent: [] });
   });
 
+  it('create and edit: --result-webhook with its headers; --no-result-webhook sends null', async () => {
+    const created = await timerctl(
+      ['timers', 'create', '--name', 'n', '--cron', '* * * * *', '--callback', 'https://x.example/', '--result-webhook', 'https://hooks.example/r', '--result-webhook-header', 'X-Key: k'],
+      [{ status: 200, body: { code: 0, msg: 'ok', id: 5, version: 1 } }],
+    );
+    expect(created.sent[0].body).toMatchObject({ resultWebhook: { url: 'https://hooks.example/r', headers: { 'X-Key': ['k'] } } });
+    const removed = await timerctl(['timers', 'edit', '5', '--no-result-webhook', '--version', '3'], [{ status: 200, body: EDITED }]);
+    expect(removed.sent[0].body).toEqual({ resultWebhook: null, id: '5', app: 'billing', version: 3 });
+    expect(await timerctl(['timers', 'edit', '5', '--result-webhook-header', 'A: b', '--version', '3'], [])).toMatchObject({ code: 2, sent: [] });
+  });
+
   it("overview: the app's last hour by default, every app with --all-apps, ISO times as epoch ms", async () => {
     const data = { app: 'billing', from: 0, to: 60_000, bucketMs: 60_000, now: 60_000, buckets: [], totals: { fires: 0, firesPerSecond: 0, delivered: 0, failed: 0, missed: 0, open: 0, latenessP50Ms: null, latenessP99Ms: null, latenessFires: 0, latenessCapped: false }, backlog: { pending: 0, capped: false, oldestRunAt: null } };
     const reply = { status: 200, body: { code: 0, msg: 'ok', data } };

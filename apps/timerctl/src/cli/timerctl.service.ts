@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { ErrorCodes, RECORD_STATUS_NAMES, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
 import type { CalendarExclude, CreateTimerRequest, FailureWebhook, PatchTimerRequest, PreviewQuery, PutCalendarRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatCalendar, formatCalendars, formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, instant, TIMER_STATUS_NAMES } from './output.format';
+import { formatApps, formatCalendar, formatCalendars, formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, formatTokens, instant, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */
@@ -97,6 +97,15 @@ export class TimerctlService {
       case 'dlq list':
       case 'dlq replay':
         return this.deadLetters(command);
+      case 'apps list': {
+        const paging = this.paging();
+        const page = await this.client.listApps(paging);
+        return { data: page, text: formatApps(page, paging.pageIndex, paging.pageSize) };
+      }
+      case 'tokens list': {
+        const page = await this.client.listAppTokens({ app: this.app(), includeRevoked: this.inv.values.revoked || undefined });
+        return { data: page, text: formatTokens(page) };
+      }
       case 'overview':
         return this.overview();
       case 'calendars list': {
@@ -271,25 +280,30 @@ export class TimerctlService {
       notifyHTTPParam: Object.keys(notify).length ? (notify as TimerDefinition['notifyHTTPParam']) : undefined,
       retryPolicy: Object.keys(retry).length ? retry : undefined,
       misfirePolicy: v.misfire as TimerDefinition['misfirePolicy'] | undefined,
-      failureWebhook: this.failureWebhookFlags(),
+      failureWebhook: this.webhookFlags('failure'),
+      resultWebhook: this.webhookFlags('result'),
       calendars: v.calendar?.filter((c) => c !== ''),
       onExcluded: v['on-excluded'] as TimerDefinition['onExcluded'] | undefined,
     });
   }
 
-  /** `--failure-webhook URL` with its `--failure-webhook-header`s; `--no-failure-webhook` (edit) is null: the app's applies again. */
-  private failureWebhookFlags(): FailureWebhook | null | undefined {
+  /**
+   * `--<kind>-webhook URL` with its `--<kind>-webhook-header`s; `--no-<kind>-webhook` (edit) is null
+   * (for a failure webhook, the app's applies again).
+   */
+  private webhookFlags(kind: 'failure' | 'result'): FailureWebhook | null | undefined {
     const v = this.inv.values;
-    const headers = headerFlags(v['failure-webhook-header']);
-    if (v['no-failure-webhook']) {
-      if (v['failure-webhook'] !== undefined || headers) throw new UsageError('--no-failure-webhook removes the timer\'s failure webhook: give it without --failure-webhook and --failure-webhook-header');
+    const [url, header, none] = [`${kind}-webhook`, `${kind}-webhook-header`, `no-${kind}-webhook`] as const;
+    const headers = headerFlags(v[header] as string[] | undefined);
+    if (v[none]) {
+      if (v[url] !== undefined || headers) throw new UsageError(`--${none} removes the timer's ${kind} webhook: give it without --${url} and --${header}`);
       return null;
     }
-    if (v['failure-webhook'] === undefined) {
-      if (headers) throw new UsageError('--failure-webhook-header needs --failure-webhook URL (the webhook is replaced whole)');
+    if (v[url] === undefined) {
+      if (headers) throw new UsageError(`--${header} needs --${url} URL (the webhook is replaced whole)`);
       return undefined;
     }
-    return defined({ url: v['failure-webhook'], headers }) as FailureWebhook;
+    return defined({ url: v[url] as string, headers }) as FailureWebhook;
   }
 
   /** The file's definition with the flags over it (nested objects merged field by field). */

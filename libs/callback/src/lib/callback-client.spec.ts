@@ -65,3 +65,63 @@ describe('CallbackClient trace context', () => {
     }
   });
 });
+
+describe('CallbackClient answers kept for the record', () => {
+  let server: Server;
+  let url: string;
+  const fire = { timerId: '1', runAt: 1, attempt: 1 };
+
+  beforeAll(async () => {
+    // /text: 10 bytes of text; /binary: bytes that are not UTF-8; /big: 1 MiB; /euro: "€€" (3 bytes each).
+    server = createServer((req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.setHeader('X-Request-Id', ['a', 'b']);
+      res.setHeader('X-Other', 'not kept');
+      if (req.url === '/binary') res.end(Buffer.from([0xff, 0xfe, 0x41, 0x00, 0xc3]));
+      else if (req.url === '/continuations') res.end(Buffer.alloc(100, 0x80));
+      else if (req.url === '/big') res.end(Buffer.alloc(1_048_576, 0x61));
+      else if (req.url === '/euro') res.end('€€');
+      else res.writeHead(202).end('0123456789');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function answer(path: string, options: { recordHeaders?: string[]; recordBodyBytes?: number }) {
+    const client = new CallbackClient({ allowPrivate: true, ...options });
+    try {
+      return await client.deliver({ url: `${url}${path}`, method: 'GET' }, fire);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('keeps the status, the configured headers (any case, repeated ones joined) and the whole short body', async () => {
+    const r = await answer('/text', { recordHeaders: ['content-TYPE', 'x-request-id'], recordBodyBytes: 4_096 });
+    expect(r.response).toEqual({ status: 202, headers: { 'content-type': 'text/plain', 'x-request-id': 'a, b' }, body: '0123456789', truncated: false });
+  });
+
+  it('cuts the body at the configured bytes and says so', async () => {
+    expect((await answer('/text', { recordBodyBytes: 4 })).response).toEqual({ status: 202, headers: {}, body: '0123', truncated: true });
+    const big = (await answer('/big', { recordBodyBytes: 16 })).response!;
+    expect(big).toEqual({ status: 200, headers: {}, body: 'a'.repeat(16), truncated: true });
+  });
+
+  it('cuts on a character boundary and stores bytes that are not UTF-8 as replacement characters', async () => {
+    expect((await answer('/euro', { recordBodyBytes: 4 })).response).toMatchObject({ body: '€', truncated: true });
+    expect((await answer('/binary', { recordBodyBytes: 64 })).response).toMatchObject({ body: '\uFFFD\uFFFDA\u0000\uFFFD', truncated: false });
+    // Bytes that cannot be a character's tail: cut where asked, not backed up to nothing.
+    expect((await answer('/continuations', { recordBodyBytes: 16 })).response).toMatchObject({ body: '\uFFFD'.repeat(16), truncated: true });
+  });
+
+  it('keeps headers only when the body is off, and nothing when both are off', async () => {
+    expect((await answer('/text', { recordHeaders: ['content-type'], recordBodyBytes: 0 })).response).toEqual({ status: 202, headers: { 'content-type': 'text/plain' }, body: '', truncated: true });
+    const off = await answer('/text', {});
+    expect(off).toMatchObject({ ok: true, status: 202, output: '0123456789' });
+    expect(off.response).toBeUndefined();
+  });
+});

@@ -31,6 +31,8 @@ export interface FireIdentity extends FireRef {
   jitteredAt?: number;
   /** The W3C trace context of the call (tracing on): sent as `traceparent`, replacing any of the timer's headers of that name. */
   traceparent?: string;
+  /** The Standard Webhooks `webhook-id` of a message that is not the callback itself (a result webhook's); default the fire id. */
+  messageId?: string;
 }
 
 export interface CallbackResult {
@@ -46,6 +48,19 @@ export interface CallbackResult {
   retryable: boolean;
   /** A 429 or 503 with a readable `Retry-After`: how long the receiver asked us to wait, in ms (uncapped). */
   retryAfterMs?: number;
+  /** What the receiver answered, as the client's `recordHeaders` and `recordBodyBytes` keep it; absent when both are off or no answer came. */
+  response?: CallbackResponse;
+}
+
+/** The part of an answer a fire's record keeps (docs/callback-answers.md). */
+export interface CallbackResponse {
+  status: number;
+  /** The configured subset, lower-case names; several values of one name joined with `, `. */
+  headers: Record<string, string>;
+  /** The first `recordBodyBytes` bytes as UTF-8, invalid sequences replaced by U+FFFD. */
+  body: string;
+  /** The body was longer than what `body` keeps. */
+  truncated: boolean;
 }
 
 export interface CallbackClientOptions {
@@ -55,6 +70,16 @@ export interface CallbackClientOptions {
   /** Keep-alive connections per origin. */
   connectionsPerOrigin?: number;
   userAgent?: string;
+  /** Response header names kept in `CallbackResult.response` (any case). */
+  recordHeaders?: readonly string[];
+  /** Bytes of the response body kept in `CallbackResult.response` (0: none). */
+  recordBodyBytes?: number;
+}
+
+/** What {@link CallHandler} keeps of an answer for `CallbackResult.response`; null when nothing is kept. */
+interface Capture {
+  headers: ReadonlySet<string>;
+  bodyBytes: number;
 }
 
 /**
@@ -67,6 +92,7 @@ export class CallbackClient {
   private readonly allowPrivate: boolean;
   private readonly maxOutputBytes: number;
   private readonly userAgent: string;
+  private readonly capture: Capture | null;
   private readonly targets = new Map<string, Target>();
   /** What a timer's header object names that the client replaces, by the (cached) object. */
   private readonly names = new WeakMap<object, GivenNames>();
@@ -76,6 +102,9 @@ export class CallbackClient {
     this.allowPrivate = options.allowPrivate ?? false;
     this.maxOutputBytes = options.maxOutputBytes ?? 4_096;
     this.userAgent = options.userAgent ?? 'timer-service/0.1';
+    const headers = new Set((options.recordHeaders ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0));
+    const bodyBytes = Math.max(0, options.recordBodyBytes ?? 0);
+    this.capture = headers.size > 0 || bodyBytes > 0 ? { headers, bodyBytes } : null;
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
@@ -105,7 +134,7 @@ export class CallbackClient {
     if (secrets && secrets.length > 0) {
       const now = Date.now();
       headers['x-timer-signature'] = signatureHeader(secrets[0], now, body);
-      Object.assign(headers, standardWebhookHeaders(id, secrets, now, body));
+      Object.assign(headers, standardWebhookHeaders(fire.messageId ?? id, secrets, now, body));
     }
     const timeoutMs = req.timeoutMs !== undefined && req.timeoutMs > 0 ? req.timeoutMs : this.timeoutMs;
     try {
@@ -113,7 +142,7 @@ export class CallbackClient {
       const res = await new Promise<Answer>((resolve, reject) => {
         this.agent.dispatch(
           { origin: target.origin, path: target.path, method: req.method, headers, body: body.length > 0 ? body : undefined, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-          new CallHandler(timeoutMs, this.maxOutputBytes, resolve, reject),
+          new CallHandler(timeoutMs, this.maxOutputBytes, this.capture, resolve, reject),
         );
       });
       const ok = res.status >= 200 && res.status < 300;
@@ -129,6 +158,7 @@ export class CallbackClient {
         const retryAfterMs = parseRetryAfter(res.retryAfter, Date.now());
         if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
       }
+      if (res.response) result.response = res.response;
       return result;
     } catch (e) {
       return { ok: false, costMs: Date.now() - started, ...describeFailure(e, timeoutMs) };
@@ -204,6 +234,7 @@ interface Answer {
   status: number;
   retryAfter: string | undefined;
   output: string;
+  response?: CallbackResponse;
 }
 
 /**
@@ -220,12 +251,14 @@ class CallHandler {
   private retryAfter: string | undefined;
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private kept: Record<string, string> | null = null;
   private settled = false;
   private readonly deadline: NodeJS.Timeout;
 
   constructor(
     private readonly timeoutMs: number,
     private readonly maxOutputBytes: number,
+    private readonly capture: Capture | null,
     private readonly resolve: (a: Answer) => void,
     private readonly reject: (e: unknown) => void,
   ) {
@@ -241,11 +274,13 @@ class CallHandler {
     if (statusCode < 200) return true; // 1xx: the answer is still to come
     this.status = statusCode;
     if (statusCode === 429 || statusCode === 503) this.retryAfter = headerOf(rawHeaders, 'retry-after');
+    if (this.capture) this.kept = keptHeaders(rawHeaders, this.capture.headers);
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.size < this.maxOutputBytes) this.chunks.push(chunk);
+    // Only what the output and the record keep is held; the rest is counted and dropped.
+    if (this.size < this.maxOutputBytes || (this.capture !== null && this.size < this.capture.bodyBytes)) this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.size > MAX_READ_BYTES) {
       // Stop reading a huge response: the answer is what came so far; the connection is discarded.
@@ -272,8 +307,11 @@ class CallHandler {
     this.settled = true;
     // Most answers are one chunk (or none): read as they are, without Buffer.concat's copy.
     const n = this.chunks.length;
-    const output = n === 0 ? '' : truncateUtf8(n === 1 ? this.chunks[0] : Buffer.concat(this.chunks), this.maxOutputBytes);
-    this.resolve({ status: this.status, retryAfter: this.retryAfter, output });
+    const body = n === 0 ? EMPTY : n === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const output = n === 0 ? '' : truncateUtf8(body, this.maxOutputBytes);
+    const answer: Answer = { status: this.status, retryAfter: this.retryAfter, output };
+    if (this.capture) answer.response = responseOf(this.status, this.kept ?? {}, body, this.size, this.capture.bodyBytes);
+    this.resolve(answer);
   }
 
   private abort(reason: Error): void {
@@ -290,11 +328,40 @@ function headerOf(raw: Buffer[], name: string): string | undefined {
   return undefined;
 }
 
+const EMPTY = Buffer.alloc(0);
+/** Characters of one kept response header value. */
+const RECORD_HEADER_VALUE_MAX = 1_024;
+
+/** The named headers of undici's raw [name, value, ...] list: lower-case names, repeated ones joined with `, `. */
+function keptHeaders(raw: Buffer[], names: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (names.size === 0) return out;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toString('latin1').toLowerCase();
+    if (!names.has(name)) continue;
+    const value = raw[i + 1].toString('utf8');
+    const joined = out[name] === undefined ? value : `${out[name]}, ${value}`;
+    out[name] = joined.length > RECORD_HEADER_VALUE_MAX ? joined.slice(0, RECORD_HEADER_VALUE_MAX) : joined;
+  }
+  return out;
+}
+
+/**
+ * The kept answer: the body's first `maxBytes` bytes (cut on a character boundary), decoded as UTF-8 with
+ * invalid sequences as U+FFFD, so any body, binary included, stores as JSON text. `size` is every byte read.
+ */
+function responseOf(status: number, headers: Record<string, string>, body: Buffer, size: number, maxBytes: number): CallbackResponse {
+  const kept = maxBytes <= 0 ? '' : truncateUtf8(body, maxBytes);
+  return { status, headers, body: kept, truncated: size > Math.max(0, maxBytes) };
+}
+
 function truncateUtf8(buf: Buffer, maxBytes: number): string {
   if (buf.length <= maxBytes) return buf.toString('utf8');
-  // Cut on a character boundary: drop continuation bytes (10xxxxxx) at the cut.
+  // Cut on a character boundary: drop continuation bytes (10xxxxxx) at the cut, at most a character's
+  // three; more of them are not UTF-8 (a binary body), cut where asked rather than emptied.
   let end = maxBytes;
-  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  while (end > maxBytes - 3 && end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  if ((buf[end] & 0xc0) === 0x80) end = maxBytes;
   return buf.subarray(0, end).toString('utf8');
 }
 

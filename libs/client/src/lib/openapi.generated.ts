@@ -18,14 +18,14 @@ export interface paths {
          * Replace a timer's definition (extension)
          * @description Every field as in create (the same rules and defaults), plus `id` and the current `version`. Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         put: operations["updateTimer"];
         /**
          * Create a timer (seed 4.6.1)
          * @description Created disabled; enable it to start firing. The admin token creates the app on first use.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
+         *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES. An `Idempotency-Key` already used in the app with another body answers 422.
          */
         post: operations["createTimer"];
         /**
@@ -39,7 +39,7 @@ export interface paths {
          * Change some fields of a timer (extension)
          * @description `id`, `app`, the current `version` and only the fields to change, each with the rules of create; `cron` or `runAt` replaces the schedule; `notifyHTTPParam` and `retryPolicy` are patched field by field (`header` or `body` null removes it). Pending fires at or after now that the new schedule does not have are recorded missed ("superseded by version N"), the new schedule's fires are created through the prepared migrator windows, in one transaction under the timer's row lock; fires already claimed finish as claimed. The executor sees the new callback within TIMER_EXECUTOR_CACHE_TTL_MS.
          *
-         *     Rules between fields (also in `x-timer-rules`): Give at most one of `cron`, `runAt` and `every` (one replaces the stored schedule). `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. The stored fields count as given. `dstGap` other than `shift` needs `cron`. The stored fields count as given. `dstOverlap` other than `first` needs `cron`. The stored fields count as given. `endAt` must be after `startAt`. The stored fields count as given. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.
+         *     Rules between fields (also in `x-timer-rules`): Give at most one of `cron`, `runAt` and `every` (one replaces the stored schedule). `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. The stored fields count as given. `dstGap` other than `shift` needs `cron`. The stored fields count as given. `dstOverlap` other than `first` needs `cron`. The stored fields count as given. `endAt` must be after `startAt`. The stored fields count as given. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name. `runAt` must be in the future. `endAt` must be in the future, and some fire of the schedule must lie in [max(now, startAt), endAt] (and among the first `maxFires`). `maxFires` is at most 1000 with `cron`. Header names (`notifyHTTPParam.header`, `failureWebhook.headers`, `resultWebhook.headers`) are RFC 7230 tokens, not Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer, Proxy-Connection, Expect nor X-Timer-*. The same for `failureWebhook.headers`. The same for `resultWebhook.headers`. `autoSpread: true` needs `jitterMs` > 0. `notifyHTTPParam.url` (and `failureWebhook.url`, `resultWebhook.url`) must not name a loopback or private address unless TIMER_CALLBACK_ALLOW_PRIVATE=true; `notifyHTTPParam.timeoutMs` is at most TIMER_CALLBACK_TIMEOUT_MAX_MS; `notifyHTTPParam.body` at most TIMER_CALLBACK_BODY_MAX_BYTES.
          */
         patch: operations["patchTimer"];
         trace?: never;
@@ -239,7 +239,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the apps (admin)
+         * @description By name; each with its live timers, live tokens and whether it is paused. No secret is listed.
+         */
+        get: operations["listApps"];
         put?: never;
         /** Create an app (admin) */
         post: operations["createApp"];
@@ -256,7 +260,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List an app's tokens (admin, or a token of the app)
+         * @description Newest first: id, label, issued and revoked times. Never the token or its hash: a token is shown once, when issued.
+         */
+        get: operations["listAppTokens"];
         put?: never;
         /**
          * Issue an app token (admin)
@@ -792,6 +800,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
              * @example [
@@ -956,6 +966,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
              * @example [
@@ -1146,6 +1158,8 @@ export interface components {
             autoSpread: boolean | null;
             /** @description Where this timer's failure notifications (dead-lettered and missed fires) go instead of the app's failure webhook; the same rules as the app's (`PUT /api/app/v1/failure-webhook`), signed with the app's secret. Absent: the app's. In a PATCH, null removes it. */
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
+            resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
              * @example [
@@ -1264,6 +1278,8 @@ export interface components {
             spreadOffsetMs: number | null;
             /** @description this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook) */
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
+            resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none
              * @example [
@@ -1415,6 +1431,8 @@ export interface components {
             spreadOffsetMs: number | null;
             /** @description this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook) */
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
+            resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /**
              * @description the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none
              * @example [
@@ -1655,6 +1673,32 @@ export interface components {
             msg: string;
             data: components["schemas"]["BackfillResult"];
         };
+        ResponseView: {
+            /**
+             * @description HTTP status answered
+             * @example 200
+             */
+            status: number;
+            /**
+             * @description the headers TIMER_RECORD_HEADERS names (lower-case; repeated ones joined with ", "), those the receiver sent
+             * @example {
+             *       "content-type": "application/json"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * @description the first TIMER_RECORD_BODY_BYTES bytes of the body as UTF-8, bytes that are not UTF-8 as U+FFFD
+             * @example {"ok":true}
+             */
+            body: string;
+            /**
+             * @description the body was longer than `body` (or not kept: TIMER_RECORD_BODY_BYTES=0)
+             * @example false
+             */
+            truncated: boolean;
+        };
         AttemptView: {
             /**
              * @description 1-based (a replayed dead letter starts over at 1)
@@ -1672,6 +1716,8 @@ export interface components {
             costMs?: number | null;
             /** @description why it failed (first 256 characters); null on success */
             error?: string | null;
+            /** @description what the receiver answered; null when no answer came or the executor kept none (TIMER_RECORD_HEADERS, TIMER_RECORD_BODY_BYTES) */
+            response: components["schemas"]["ResponseView"] | null;
         };
         TaskView: {
             /**
@@ -1738,6 +1784,73 @@ export interface components {
             /** @example ok */
             msg: string;
             data: components["schemas"]["AppView"];
+        };
+        AppSummaryView: {
+            /** @example billing */
+            app: string;
+            /**
+             * @description epoch ms
+             * @example 1767225600000
+             */
+            createdAt: number;
+            /**
+             * @description live (not deleted) timers, enabled or not
+             * @example 12
+             */
+            liveTimers: number;
+            /** @description paused (`POST /api/app/v1/pause`) and not resumed */
+            paused: boolean;
+            /**
+             * @description tokens not revoked
+             * @example 2
+             */
+            liveTokens: number;
+        };
+        AppsResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["AppSummaryView"][];
+            /** @example 1 */
+            total: number;
+        };
+        TokenView: {
+            /**
+             * @description the id to revoke it by
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description the label given at issue
+             * @example ci deploy
+             */
+            label: string | null;
+            /**
+             * @description issued at (epoch ms)
+             * @example 1767225600000
+             */
+            createdAt: number;
+            /**
+             * @description revoked at (epoch ms); null while it is live
+             * @example null
+             */
+            revokedAt: number | null;
+        };
+        TokensResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["TokenView"][];
+            /** @example 1 */
+            total: number;
         };
         IssueTokenDto: {
             /** @example billing */
@@ -3979,6 +4092,95 @@ export interface operations {
             };
         };
     };
+    listApps: {
+        parameters: {
+            query?: {
+                pageIndex?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppsResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token (code 40300) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createApp: {
         parameters: {
             query?: never;
@@ -4063,6 +4265,107 @@ export interface operations {
             };
             /** @description a `Content-Encoding` other than identity, gzip, deflate or br, or a JSON charset that cannot be decoded (code 41500) */
             415: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAppTokens: {
+        parameters: {
+            query: {
+                app: string;
+                /** @description Also list revoked tokens (with `revokedAt`); left out by default. */
+                includeRevoked?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokensResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such app (code 40400) */
+            404: {
                 headers: {
                     /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
                     "X-Request-Id"?: string;

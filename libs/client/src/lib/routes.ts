@@ -19,6 +19,8 @@ export const ROUTES = {
   backfillTimer: { method: 'POST', path: '/api/timer/v1/backfill' },
   listRecords: { method: 'GET', path: '/api/task/v1/records' },
   createApp: { method: 'POST', path: '/api/app/v1/apps' },
+  listApps: { method: 'GET', path: '/api/app/v1/apps' },
+  listAppTokens: { method: 'GET', path: '/api/app/v1/tokens' },
   issueAppToken: { method: 'POST', path: '/api/app/v1/tokens' },
   revokeAppToken: { method: 'DELETE', path: '/api/app/v1/tokens' },
   rotateAppSecret: { method: 'POST', path: '/api/app/v1/secret' },

@@ -4,6 +4,8 @@ import { OperationId, ROUTES } from './routes';
 import type {
   Accounting,
   AccountingQuery,
+  AppSummary,
+  AppToken,
   AppView,
   BackfillRequest,
   BackfillResult,
@@ -27,7 +29,9 @@ import type {
   FailureWebhookState,
   HealthReport,
   IssuedToken,
+  ListAppsQuery,
   ListTimersQuery,
+  ListTokensQuery,
   LoadQuery,
   MaintenanceWindow,
   Overview,
@@ -199,6 +203,16 @@ export class TimerClient {
   /** Admin. */
   async createApp(req: { app: string }): Promise<AppView> {
     return parse<{ data: AppView }>(await this.send('createApp', { body: req })).data;
+  }
+
+  /** Admin: every app, by name. */
+  async listApps(q: ListAppsQuery = {}): Promise<Page<AppSummary>> {
+    return page(await this.send('listApps', { query: q }));
+  }
+
+  /** An app's tokens, newest first (live ones unless `includeRevoked`); never the token itself. */
+  async listAppTokens(q: ListTokensQuery): Promise<Page<AppToken>> {
+    return page(await this.send('listAppTokens', { query: q }));
   }
 
   /** Admin; the token is in the answer only. */

@@ -101,6 +101,8 @@ export type OverviewQuery = Query<'getOverview'>;
 export type LoadQuery = Query<'getProjectedLoad'>;
 export type DeadLettersQuery = Query<'listDeadLetters'>;
 export type PreviewQuery = Query<'previewFireTimes'>;
+export type ListAppsQuery = Query<'listApps'>;
+export type ListTokensQuery = Query<'listAppTokens'>;
 
 export type NotifyHttpParamView = Schemas['NotifyHttpParamView'];
 export type Timer = Schemas['TimerView'];
@@ -132,6 +134,9 @@ export type PreviewResult = Schemas['PreviewResult'];
 export type BackfillResult = Schemas['BackfillResult'];
 export type AppView = Schemas['AppView'];
 export type IssuedToken = Schemas['IssuedToken'];
+export type AppSummary = Schemas['AppSummaryView'];
+/** A token as listed: id, label, times; never the token. */
+export type AppToken = Schemas['TokenView'];
 export type SecretView = Schemas['SecretView'];
 export type PauseState = Schemas['PauseView'];
 export type WindowAccount = Schemas['WindowAccountView'];

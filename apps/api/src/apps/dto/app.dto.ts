@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { APP_NAME, IsAppName, TIMER_ID, toTimerId } from '../../common/validators';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { APP_NAME, IsAppName, TIMER_ID, toBoolean, toTimerId } from '../../common/validators';
+import { PageQuery } from '../../timers/dto/list-timers.query';
 import { Envelope } from '../../common/envelope';
 
 export class AppNameDto {
@@ -115,4 +116,68 @@ export class PauseView {
 export class PauseResponse extends Envelope {
   @ApiProperty({ type: PauseView })
   data!: PauseView;
+}
+
+/** `GET /api/app/v1/apps`: every app, by name (admin). */
+export class ListAppsQuery extends PageQuery {}
+
+/** `GET /api/app/v1/tokens`: an app's tokens, newest first. */
+export class ListTokensQuery {
+  @ApiProperty({ example: 'billing', pattern: APP_NAME.source })
+  @IsAppName()
+  app!: string;
+
+  @ApiPropertyOptional({ type: Boolean, default: false, description: 'Also list revoked tokens (with `revokedAt`); left out by default.' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'includeRevoked must be true or false' })
+  includeRevoked?: boolean;
+}
+
+export class AppSummaryView {
+  @ApiProperty({ example: 'billing' })
+  app!: string;
+
+  @ApiProperty({ example: 1767225600000, description: 'epoch ms' })
+  createdAt!: number;
+
+  @ApiProperty({ example: 12, description: 'live (not deleted) timers, enabled or not' })
+  liveTimers!: number;
+
+  @ApiProperty({ description: 'paused (`POST /api/app/v1/pause`) and not resumed' })
+  paused!: boolean;
+
+  @ApiProperty({ example: 2, description: 'tokens not revoked' })
+  liveTokens!: number;
+}
+
+export class AppsResponse extends Envelope {
+  @ApiProperty({ type: [AppSummaryView] })
+  data!: AppSummaryView[];
+
+  @ApiProperty({ example: 1 })
+  total!: number;
+}
+
+/** A token as listed: never the token itself or its hash (only the hash is stored). */
+export class TokenView {
+  @ApiProperty({ example: 7, description: 'the id to revoke it by' })
+  id!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'ci deploy', description: 'the label given at issue' })
+  label!: string | null;
+
+  @ApiProperty({ example: 1767225600000, description: 'issued at (epoch ms)' })
+  createdAt!: number;
+
+  @ApiProperty({ type: Number, nullable: true, example: null, description: 'revoked at (epoch ms); null while it is live' })
+  revokedAt!: number | null;
+}
+
+export class TokensResponse extends Envelope {
+  @ApiProperty({ type: [TokenView] })
+  data!: TokenView[];
+
+  @ApiProperty({ example: 1 })
+  total!: number;
 }

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
 import { FIRE_STATUS_CHOICES, FIRE_STATUS_DESCRIPTION, FIRE_STATUS_VALUES, parseFireId } from '@timer/contracts';
-import { IsAppName, parseIsoInstant, TIMER_ID, toQueryInteger, toTimerId } from '../../common/validators';
+import { IsAppName, parseIsoInstant, TIMER_ID, toBoolean, toQueryInteger, toTimerId } from '../../common/validators';
 import { isEpochMs, parseRunAt } from '../../timers/dto/create-timer.dto';
 import { PageQuery } from '../../timers/dto/list-timers.query';
 
@@ -25,11 +25,6 @@ function OptionalInstant(field: string, description: string): PropertyDecorator 
     Transform(parseRunAt),
     ValidateBy({ name: 'isInstant', validator: { validate: isEpochMs, defaultMessage: (args) => instantMessage(field, args?.value) } }),
   );
-}
-
-/** `true`/`false` in a query string (anything else stays a string and is refused). */
-function toBoolean({ value }: { value: unknown }): unknown {
-  return value === 'true' ? true : value === 'false' ? false : value;
 }
 
 /**

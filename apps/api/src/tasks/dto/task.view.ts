@@ -2,6 +2,26 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FIRE_STATUS_DESCRIPTION, FIRE_STATUS_VALUES } from '@timer/contracts';
 import { Envelope } from '../../common/envelope';
 
+/** What the receiver answered one attempt, as the executor keeps it (docs/callback-answers.md). */
+export class ResponseView {
+  @ApiProperty({ example: 200, description: 'HTTP status answered' })
+  status!: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'content-type': 'application/json' },
+    description: 'the headers TIMER_RECORD_HEADERS names (lower-case; repeated ones joined with ", "), those the receiver sent',
+  })
+  headers!: Record<string, string>;
+
+  @ApiProperty({ example: '{"ok":true}', description: 'the first TIMER_RECORD_BODY_BYTES bytes of the body as UTF-8, bytes that are not UTF-8 as U+FFFD' })
+  body!: string;
+
+  @ApiProperty({ example: false, description: 'the body was longer than `body` (or not kept: TIMER_RECORD_BODY_BYTES=0)' })
+  truncated!: boolean;
+}
+
 /** One delivery attempt of a fire. */
 export class AttemptView {
   @ApiProperty({ example: 1, description: '1-based (a replayed dead letter starts over at 1)' })
@@ -18,6 +38,9 @@ export class AttemptView {
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'why it failed (first 256 characters); null on success' })
   error!: string | null;
+
+  @ApiProperty({ type: ResponseView, nullable: true, description: "what the receiver answered; null when no answer came or the executor kept none (TIMER_RECORD_HEADERS, TIMER_RECORD_BODY_BYTES)" })
+  response!: ResponseView | null;
 }
 
 /** One fire of a timer (a task row). */

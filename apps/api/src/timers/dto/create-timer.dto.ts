@@ -295,6 +295,18 @@ export class CreateTimerDto {
   @ValidateNested()
   @Type(() => FailureWebhookDto)
   failureWebhook?: FailureWebhookDto | null;
+  @ApiPropertyOptional({
+    type: FailureWebhookDto,
+    nullable: true,
+    description:
+      "Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, " +
+      'headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, ' +
+      'address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it.',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FailureWebhookDto)
+  resultWebhook?: FailureWebhookDto | null;
 
   @ApiPropertyOptional({
     type: 'array',

@@ -100,6 +100,8 @@ export class TimerDefinitionView {
   spreadOffsetMs!: number | null;
   @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "this timer's failure webhook; null: the app's (PUT /api/app/v1/failure-webhook)" })
   failureWebhook!: FailureWebhookDto | null;
+  @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "where each final answer of this timer's callback is POSTed; null: nowhere" })
+  resultWebhook!: FailureWebhookDto | null;
   @ApiProperty({ type: [String], example: ['de-holidays'], description: 'the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none' })
   calendars!: string[];
   @ApiProperty({ enum: ON_EXCLUDED, example: 'skip', description: 'what a fire on an excluded day does' })

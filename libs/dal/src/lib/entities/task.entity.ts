@@ -20,6 +20,17 @@ export const TASK_ATTEMPTS_KEPT = 32;
 /** Characters of an attempt's error kept in its entry of `attempts`. */
 export const ATTEMPT_ERROR_MAX = 256;
 
+/** What the receiver answered an attempt, as its entry of `tasks.attempts` keeps it (docs/callback-answers.md). */
+export interface TaskAttemptResponse {
+  status: number;
+  /** The configured subset (TIMER_RECORD_HEADERS), lower-case names. */
+  headers: Record<string, string>;
+  /** The first TIMER_RECORD_BODY_BYTES bytes, UTF-8 with invalid sequences replaced by U+FFFD. */
+  body: string;
+  /** The body was longer than what `body` keeps. */
+  truncated: boolean;
+}
+
 /** One delivery attempt of a fire, as `tasks.attempts` keeps it. */
 export interface TaskAttempt {
   /** 1-based. */
@@ -29,6 +40,8 @@ export interface TaskAttempt {
   httpStatus: number | null;
   costMs: number | null;
   error: string | null;
+  /** What the receiver answered; absent when the executor keeps no answers or none came (no connection, timeout). */
+  response?: TaskAttemptResponse;
 }
 
 /** The columns {@link attemptsOf} reads. */

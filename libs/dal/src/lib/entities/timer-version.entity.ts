@@ -111,6 +111,10 @@ export class TimerVersionEntity {
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
 
+  /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
+  @Column({ name: 'result_webhook', type: 'json', nullable: true })
+  resultWebhook!: FailureWebhook | null;
+
   /** The calendars the version refers to (names); null: none. */
   @Column({ type: 'json', nullable: true })
   calendars!: string[] | null;

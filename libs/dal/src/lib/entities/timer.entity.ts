@@ -134,6 +134,10 @@ export class TimerEntity {
   @Column({ name: 'failure_webhook', type: 'json', nullable: true })
   failureWebhook!: FailureWebhook | null;
 
+  /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
+  @Column({ name: 'result_webhook', type: 'json', nullable: true })
+  resultWebhook!: FailureWebhook | null;
+
   /** Names of the app's calendars whose excluded days this timer avoids (docs/calendars.md); null: none. */
   @Column({ type: 'json', nullable: true })
   calendars!: string[] | null;

@@ -24,6 +24,25 @@ export interface PauseWindow {
   resumedAt: number | null;
 }
 
+/** An app as its list shows it: no secret, nothing a token could be rebuilt from. */
+export interface AppSummary {
+  app: string;
+  createdAt: number;
+  liveTimers: number;
+  /** A pause without its resume. */
+  paused: boolean;
+  /** Tokens not revoked. */
+  liveTokens: number;
+}
+
+/** A token as its list shows it: never the token or its hash. */
+export interface TokenSummary {
+  id: string;
+  label: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
 /** Apps, their API tokens, callback signing secrets and pauses. */
 @Injectable()
 export class AppRepository {
@@ -70,6 +89,30 @@ export class AppRepository {
       label ?? null,
     ])) as { insertId: number | string };
     return { id: String(result.insertId), token };
+  }
+
+  /** One page of the apps, by name. */
+  async list(pageIndex: number, pageSize: number): Promise<{ data: AppSummary[]; total: number }> {
+    const rows = (await this.dataSource.query(
+      `SELECT a.app, a.created_at, a.live_timers, a.paused_at IS NOT NULL AND a.resumed_at IS NULL AS paused,
+         (SELECT COUNT(*) FROM app_tokens t WHERE t.app = a.app AND t.revoked_at IS NULL) AS live_tokens
+       FROM apps a ORDER BY a.app LIMIT ? OFFSET ?`,
+      [pageSize, (pageIndex - 1) * pageSize],
+    )) as { app: string; created_at: Date; live_timers: number | string; paused: number | string; live_tokens: number | string }[];
+    const [{ n }] = (await this.dataSource.query('SELECT COUNT(*) AS n FROM apps')) as { n: number | string }[];
+    return {
+      data: rows.map((r) => ({ app: r.app, createdAt: r.created_at.getTime(), liveTimers: Number(r.live_timers), paused: Number(r.paused) === 1, liveTokens: Number(r.live_tokens) })),
+      total: Number(n),
+    };
+  }
+
+  /** The app's tokens, newest first: the live ones, or every one with `includeRevoked`. */
+  async listTokens(app: string, includeRevoked: boolean): Promise<TokenSummary[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, label, created_at, revoked_at FROM app_tokens WHERE app = ?${includeRevoked ? '' : ' AND revoked_at IS NULL'} ORDER BY id DESC`,
+      [app],
+    )) as { id: number | string; label: string | null; created_at: Date; revoked_at: Date | null }[];
+    return rows.map((r) => ({ id: String(r.id), label: r.label, createdAt: r.created_at.getTime(), revokedAt: r.revoked_at === null ? null : r.revoked_at.getTime() }));
   }
 
   /** Revokes one of the app's tokens; false when the app has no such active token. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { DataSource } from 'typeorm';
-import { ATTEMPT_ERROR_MAX, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskStatus, TaskStatusValue } from '../entities/task.entity';
+import { ATTEMPT_ERROR_MAX, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttemptResponse, TaskStatus, TaskStatusValue } from '../entities/task.entity';
 import { truncateUtf8 } from '../truncate';
-import { compareKeys, fireState, inChunks, keyedValues } from './fire-query-helpers';
+import { compareKeys, fireState, keyedValues, OUTCOME_CHUNK } from './fire-query-helpers';
 import { affectedRows, isId } from './query-helpers';
 
 /**
@@ -30,7 +30,15 @@ export interface FireOutcome extends FireRef {
    * appended to the fire's `attempts`. Absent or null for a fire recorded without a call (missed).
    */
   startedAt?: number | null;
+  /** What the receiver answered, kept in the attempt's entry of `attempts` (with startedAt only); absent: nothing more is written. */
+  response?: TaskAttemptResponse | null;
 }
+
+/**
+ * Characters of kept answers (as JSON) one statement carries at most, beside OUTCOME_CHUNK rows:
+ * well under MariaDB's default max_allowed_packet (16 MiB) whatever TIMER_RECORD_BODY_BYTES is.
+ */
+export const OUTCOME_RESPONSE_CHARS = 4 * 1_048_576;
 
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
@@ -47,16 +55,35 @@ export class FireOutcomeRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Writes outcomes, {@link OUTCOME_CHUNK} rows per statement, each only where the row is still held
-   * by the outcome's claim (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
+   * Writes outcomes, {@link OUTCOME_CHUNK} rows and at most {@link OUTCOME_RESPONSE_CHARS} of kept answers
+   * per statement, each only where the row is still held by the outcome's claim
+   * (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
    * order, whether it was written (false: the claim was lost to another executor meanwhile).
    * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
    */
-  recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
-    return inChunks(outcomes, (chunk) => this.recordChunk(chunk));
+  async recordOutcomes(outcomes: FireOutcome[]): Promise<boolean[]> {
+    const out: boolean[] = [];
+    let chunk: FireOutcome[] = [];
+    let responses: (string | null)[] = [];
+    let chars = 0;
+    for (const o of outcomes) {
+      const response = o.response && o.startedAt != null ? JSON.stringify(o.response) : null;
+      if (chunk.length >= OUTCOME_CHUNK || (response !== null && chars + response.length > OUTCOME_RESPONSE_CHARS && chunk.length > 0)) {
+        out.push(...(await this.recordChunk(chunk, responses)));
+        chunk = [];
+        responses = [];
+        chars = 0;
+      }
+      chunk.push(o);
+      responses.push(response);
+      chars += response?.length ?? 0;
+    }
+    if (chunk.length > 0) out.push(...(await this.recordChunk(chunk, responses)));
+    return out;
   }
 
-  private async recordChunk(chunk: FireOutcome[]): Promise<boolean[]> {
+  private async recordChunk(chunk: FireOutcome[], responses: (string | null)[]): Promise<boolean[]> {
+    const responseOf = new Map(chunk.map((o, i) => [o, responses[i]]));
     const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
     // Key order, as claims lock rows, so an outcome batch and a claim batch cannot deadlock.
     const rows = chunk.filter((_, i) => valid[i]).sort(compareKeys);
@@ -74,9 +101,10 @@ export class FireOutcomeRepository {
         o.claimedBy,
         o.claimedUntil,
         o.startedAt ?? null,
+        responseOf.get(o) ?? null,
       ]),
       rows,
-      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at'],
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at', 'response'],
     );
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
     // The attempt joins the fire's history in the same statement (the oldest dropped past
@@ -84,8 +112,10 @@ export class FireOutcomeRepository {
     // A success with no history yet (the common fire) writes only started_at, fixed width, and leaves
     // attempts NULL for the readers to rebuild (attemptsOf): the JSON and the row's growth were a
     // third of the outcome's MariaDB CPU. Both conditions read t.attempts as it was, whichever
-    // assignment MariaDB applies first (the fixed case leaves it NULL).
-    const fixed = `v.status = ${TaskStatus.Succeeded} AND v.started_at IS NOT NULL AND t.attempts IS NULL`;
+    // assignment MariaDB applies first (the fixed case leaves it NULL). A kept answer
+    // (docs/callback-answers.md) goes into the attempt's entry, so a success with one takes the JSON path.
+    const fixed = `v.status = ${TaskStatus.Succeeded} AND v.started_at IS NOT NULL AND t.attempts IS NULL AND v.response IS NULL`;
+    const entry = `JSON_OBJECT('attempt', v.attempt, 'startedAt', v.started_at, 'httpStatus', v.http_status, 'costMs', v.cost_ms, 'error', LEFT(v.error, ${ATTEMPT_ERROR_MAX}))`;
     const result = await this.dataSource.query(
       `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
        SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
@@ -93,8 +123,7 @@ export class FireOutcomeRepository {
            t.started_at = IF(${fixed}, v.started_at, t.started_at),
            t.attempts = IF(v.started_at IS NULL OR (${fixed}), t.attempts, JSON_ARRAY_APPEND(
              IF(JSON_LENGTH(t.attempts) >= ${TASK_ATTEMPTS_KEPT}, JSON_REMOVE(t.attempts, '$[0]'), COALESCE(t.attempts, '[]')), '$',
-             JSON_OBJECT('attempt', v.attempt, 'startedAt', v.started_at, 'httpStatus', v.http_status, 'costMs', v.cost_ms,
-                         'error', LEFT(v.error, ${ATTEMPT_ERROR_MAX}))))
+             IF(v.response IS NULL, ${entry}, JSON_INSERT(${entry}, '$.response', JSON_EXTRACT(v.response, '$')))))
        WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
       v.params,
     );

@@ -34,6 +34,7 @@ export interface NewTimer {
   catchupWindowMs?: number | null;
   jitterMs?: number;
   failureWebhook?: FailureWebhook | null;
+  resultWebhook?: FailureWebhook | null;
   autoSpread?: boolean;
   spreadOffsetMs?: number | null;
   /** Names of the app's calendars (docs/calendars.md), their definitions as of the write, and `onExcluded` (default `skip`). */
@@ -73,6 +74,8 @@ export interface TimerFields {
   jitterMs: number;
   /** The timer's own failure webhook; null = the app's. */
   failureWebhook: FailureWebhook | null;
+  /** Where each final answer of the callback is POSTed; absent or null: nowhere. */
+  resultWebhook?: FailureWebhook | null;
   /** Admission may spread the fires within `jitterMs`; absent: false. */
   autoSpread?: boolean;
   /** The delay admission chose for every fire (with `autoSpread`); absent or null: none (the hash-derived jitter). */
@@ -287,7 +290,7 @@ export class TimerRepository {
       const result = await managerOf(this.dataSource, manager).query(
         `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
            notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?,
-           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, auto_spread = ?, spread_offset_ms = ?,
+           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, result_webhook = ?, auto_spread = ?, spread_offset_ms = ?,
            calendars = ?, calendar_rules = ?, on_excluded = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
@@ -312,6 +315,7 @@ export class TimerRepository {
           f.catchupWindowMs,
           f.jitterMs,
           f.failureWebhook === null ? null : JSON.stringify(f.failureWebhook),
+          f.resultWebhook ? JSON.stringify(f.resultWebhook) : null,
           f.autoSpread ?? false,
           f.spreadOffsetMs ?? null,
           f.calendars?.length ? JSON.stringify(f.calendars) : null,
@@ -508,6 +512,7 @@ function rowOf(t: NewTimer) {
     catchupWindowMs: t.catchupWindowMs ?? null,
     ...(t.jitterMs !== undefined ? { jitterMs: t.jitterMs } : {}),
     failureWebhook: t.failureWebhook ?? null,
+    resultWebhook: t.resultWebhook ?? null,
     autoSpread: t.autoSpread ?? false,
     spreadOffsetMs: t.enabled ? t.enabled.spreadOffsetMs : (t.spreadOffsetMs ?? null),
     calendars: t.calendars?.length ? t.calendars : null,
@@ -519,7 +524,7 @@ function rowOf(t: NewTimer) {
 /** The columns {@link rowValues} gives, in its order (created_at and updated_at take their defaults). */
 const INSERT_COLUMNS = [
   'app', 'name', 'live_name', 'cron', 'run_at', 'every_ms', 'time_zone', 'dst_gap', 'dst_overlap', 'start_at', 'end_at', 'max_fires', 'final_at', 'notify_http_param', 'status',
-  'max_attempts', 'backoff_ms', 'misfire_policy', 'overlap_policy', 'catchup_policy', 'catchup_window_ms', 'jitter_ms', 'failure_webhook', 'auto_spread', 'spread_offset_ms', 'version', 'next_fire_at',
+  'max_attempts', 'backoff_ms', 'misfire_policy', 'overlap_policy', 'catchup_policy', 'catchup_window_ms', 'jitter_ms', 'failure_webhook', 'result_webhook', 'auto_spread', 'spread_offset_ms', 'version', 'next_fire_at',
   'calendars', 'calendar_rules', 'on_excluded',
 ];
 
@@ -529,6 +534,7 @@ function rowValues(t: NewTimer): (string | number | null | undefined)[] {
   return [
     r.app, r.name, r.liveName, r.cron, r.runAt, r.everyMs, r.timeZone, r.dstGap, r.dstOverlap, r.startAt, r.endAt, r.maxFires, r.finalAt, JSON.stringify(r.notifyHttpParam), r.status,
     r.maxAttempts, r.backoffMs, r.misfirePolicy, r.overlapPolicy, r.catchupPolicy, r.catchupWindowMs, r.jitterMs, r.failureWebhook === null ? null : JSON.stringify(r.failureWebhook),
+    r.resultWebhook === null ? null : JSON.stringify(r.resultWebhook),
     r.autoSpread ? 1 : 0, r.spreadOffsetMs, r.version, r.nextFireAt,
     r.calendars === null ? null : JSON.stringify(r.calendars), r.calendarRules === null ? null : JSON.stringify(r.calendarRules), r.onExcluded,
   ];

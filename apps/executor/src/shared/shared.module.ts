@@ -1,0 +1,44 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { FireClaimRepository, TimerDefinitionRepository } from '@timer/dal';
+import { CLOCK, systemClock } from '@timer/platform';
+import { ExecutorConfig } from '../config/executor.env';
+import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
+import { DeliveryControl } from '../delivery-control/delivery-control.service';
+import { ExecutorMetrics } from './executor.metrics';
+import { IdleScavenge } from './idle-scavenge.service';
+import { InstantDiagnostics } from './instant-diagnostics';
+import { InstantSends } from './instant-sends';
+import { PauseWatch } from './pause-watch.service';
+import { SettledFires } from './settled-fires.service';
+import { TimerCache } from './timer-cache.service';
+
+/**
+ * What more than one stage of the fire path uses: the executor's config and clock, metrics, the
+ * definition cache, pauses, the per-app and per-origin delivery control, the due-instant bookkeeping.
+ * Global, so each stage module lists only its own classes.
+ */
+@Module({})
+export class ExecutorSharedModule {
+  static register(executor: ExecutorConfig): DynamicModule {
+    const shared: Provider[] = [
+      { provide: ExecutorConfig, useValue: executor },
+      { provide: CLOCK, useValue: systemClock },
+      FireClaimRepository,
+      TimerDefinitionRepository,
+      ExecutorMetrics,
+      InstantDiagnostics,
+      InstantSends,
+      TimerCache,
+      SettledFires,
+      PauseWatch,
+      DeliveryControlMetrics,
+      DeliveryControl,
+    ];
+    return {
+      module: ExecutorSharedModule,
+      global: true,
+      providers: [...shared, IdleScavenge],
+      exports: shared,
+    };
+  }
+}

@@ -1,0 +1,81 @@
+import { Registry, Counter } from 'prom-client';
+import type { CallbackClient } from '@timer/callback';
+import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
+import type { MetricsService } from '@timer/platform';
+import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
+import { FireWriter } from '@timer/fire';
+import type { MaintenanceWindow } from '@timer/schedule';
+import { FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from './fakes';
+import { ExecutorConfig } from '../src/config/executor.env';
+import { AppShareGate } from '../src/intake/app-share.gate';
+import { DeliveryControlMetrics } from '../src/delivery-control/delivery-control.metrics';
+import { DeliveryControl } from '../src/delivery-control/delivery-control.service';
+import { AttemptOutcomes } from '../src/settle/attempt-outcomes.service';
+import { CallStarts } from '../src/admit/call-starts.service';
+import { ClaimBatcher } from '../src/admit/claim-batcher.service';
+import { ExecutorMetrics } from '../src/shared/executor.metrics';
+import { type ExecutorLiveness } from '../src/admit/executor-liveness.service';
+import { FireAdmission } from '../src/admit/fire-admission.service';
+import { FireDelivery } from '../src/call/fire-delivery.service';
+import type { FirePublisher } from '../src/fire/fire-publisher';
+import { FireService } from '../src/fire/fire.service';
+import { OutcomeRecorder } from '../src/settle/outcome-recorder.service';
+import { OverlapGuard } from '../src/call/overlap-guard.service';
+import { MaintenanceGate } from '../src/call/maintenance-gate.service';
+import { MaintenanceWatch } from '../src/call/maintenance-watch.service';
+import { PauseWatch } from '../src/shared/pause-watch.service';
+import { SettledFires } from '../src/shared/settled-fires.service';
+import { TimerCache } from '../src/shared/timer-cache.service';
+
+/** The executor's fire path assembled from its stages over fakes (FakeFires for the tables), for the stage specs. */
+export const T0 = Date.UTC(2030, 0, 1, 12);
+export const LEASE = 60_000;
+
+export async function value(counter: Counter<string>, labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await counter.get();
+  const hit = values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  return hit?.value ?? 0;
+}
+
+export function setup(env: NodeJS.ProcessEnv = {}) {
+  const clock = new FakeClock(T0);
+  const fires = new FakeFires();
+  const callback = new FakeCallback();
+  const publisher = new FakePublisher();
+  const config = ExecutorConfig.load({ TIMER_EXECUTOR_FLUSH_MS: '0', ...env });
+  const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
+  // FakeFires stands in for the three fire repositories and TaskRepository (one tasks table).
+  const claims = fires as unknown as FireClaimRepository;
+  const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, config, metrics, clock);
+  const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock);
+  const pub = publisher as unknown as FirePublisher;
+  const settled = new SettledFires(claims);
+  const liveness = new FakeLiveness();
+  const marks = new FakeCallMarks();
+  const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
+  const outcomes = new AttemptOutcomes(recorder, config, metrics, clock);
+  const inFlight = new FakeInFlightFires();
+  const pausedApps = { state: new Map<string, PauseState>(), fail: false };
+  const reader = { read: async () => (pausedApps.fail ? Promise.reject(new Error('redis down')) : new Map(pausedApps.state)) } as unknown as PausedApps;
+  const pauses = new PauseWatch(reader, { registry: new Registry() } as MetricsService, clock);
+  const windows = new Map<string, MaintenanceWindow[]>();
+  const maintenance = new MaintenanceWatch({ read: async () => new Map(windows) } as unknown as MaintenanceWindows, clock);
+  const indexed: { timerId: string; runAt: number }[] = [];
+  const taskMessages: { timerId: string; runAt: number }[] = [];
+  const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t), publishBatch: async (ts) => void taskMessages.push(...ts) }, clock);
+  const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
+  const control = new DeliveryControl(config, controlMetrics, clock);
+  const service = new FireService(
+    new FireAdmission(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, liveness as unknown as ExecutorLiveness, config, metrics, clock, pauses, cache, calls),
+    new FireDelivery(cache, callback as unknown as CallbackClient, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer), calls),
+    outcomes,
+    pub,
+    metrics,
+    new AppShareGate(control, cache, config, controlMetrics, clock, settled, pauses),
+    config,
+    clock,
+  );
+  fires.defs.set('7', timerDef('7'));
+  const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
+  return { clock, fires, callback, publisher, metrics, service, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
+}
