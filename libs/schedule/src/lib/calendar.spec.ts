@@ -1,4 +1,4 @@
-import { BusinessCalendar, CalendarError, CalendarRules, validateCalendar } from './calendar';
+import { BusinessCalendar, CalendarError, CalendarRules, MAX_BUSINESS_DAY_SEARCH, validateCalendar } from './calendar';
 
 const weekend: CalendarRules = { name: 'weekend', timeZone: null, exclude: { weekdays: [6, 7] } };
 const bavaria: CalendarRules = { name: 'by', timeZone: 'Europe/Berlin', exclude: { holidays: [{ country: 'DE', region: 'BY' }] } };
@@ -102,5 +102,61 @@ describe('BusinessCalendar', () => {
       ['2026-11-29T00:00:00.000Z', 'weekend'],
       ['2026-11-30T00:00:00.000Z', null],
     ]);
+  });
+
+  it('moves a fire across a DST change to the same wall time, found from a window of minutes on the business day', () => {
+    // Europe/Berlin goes to summer time on Sunday 28 March 2027: Saturday 09:00 is 08:00Z, Monday 09:00 is 07:00Z.
+    const c = new BusinessCalendar([weekend], 'nextBusinessDay', 'Europe/Berlin');
+    expect(c.firesBetween({ cron: '0 9 * * 6', timeZone: 'Europe/Berlin' }, at('2027-03-29T06:50:00Z'), at('2027-03-29T07:10:00Z'))).toEqual([
+      { at: at('2027-03-29T07:00:00Z'), movedFrom: at('2027-03-27T08:00:00Z'), calendar: 'weekend' },
+    ]);
+  });
+});
+
+describe('BusinessCalendar bounds', () => {
+  const everySecond = { cron: '* * * * * *', timeZone: 'Europe/Berlin' };
+  // Every day of 2027 but Monday 20 December.
+  const nearlyAll: CalendarRules = { name: 'closed', timeZone: null, exclude: { dates: [{ from: '2027-01-01', to: '2027-12-19' }, { from: '2027-12-21', to: '2027-12-31' }] } };
+  const everyDay: CalendarRules = { name: 'never', timeZone: null, exclude: { weekdays: [1, 2, 3, 4, 5, 6, 7] } };
+
+  it(`looks for a business day over at most ${MAX_BUSINESS_DAY_SEARCH} days`, () => {
+    const january: CalendarRules = { name: 'january', timeZone: null, exclude: { dates: [{ from: '2027-01-01', to: '2027-01-31' }] } };
+    const c = new BusinessCalendar([january], 'nextBusinessDay', 'UTC');
+    expect(c.apply(at('2027-01-01T09:00:00Z'))).toEqual({ at: at('2027-02-01T09:00:00Z'), movedFrom: at('2027-01-01T09:00:00Z'), calendar: 'january' });
+    const longer = new BusinessCalendar([{ ...january, exclude: { dates: [{ from: '2027-01-01', to: '2027-02-01' }] } }], 'nextBusinessDay', 'UTC');
+    expect(longer.apply(at('2027-01-01T09:00:00Z'))).toEqual({ at: at('2027-01-01T09:00:00Z'), excluded: 'january', calendar: 'january' });
+    expect(longer.apply(at('2027-01-02T09:00:00Z'))).toEqual({ at: at('2027-02-02T09:00:00Z'), movedFrom: at('2027-01-02T09:00:00Z'), calendar: 'january' });
+  });
+
+  it('reads an every-second schedule over a nearly fully excluded year window by window', () => {
+    const c = new BusinessCalendar([nearlyAll], 'nextBusinessDay', 'Europe/Berlin');
+    // Mid-year no business day is within the search: each fire is recorded missed at its own time.
+    const july = c.firesBetween(everySecond, at('2027-07-01T10:00:00Z'), at('2027-07-01T10:10:00Z'));
+    expect(july).toHaveLength(600);
+    expect(july.every((f) => f.excluded === 'closed' && f.movedFrom === undefined)).toBe(true);
+    // On the business day: its own fires, each met by the fires moved from the days before it.
+    const business = c.firesBetween(everySecond, at('2027-12-20T10:00:00Z'), at('2027-12-20T10:10:00Z'));
+    expect(business).toHaveLength(600);
+    expect(business.every((f) => f.excluded === undefined && f.movedFrom === undefined)).toBe(true);
+    // The day before it: all moved away, none left.
+    expect(c.firesBetween(everySecond, at('2027-12-19T10:00:00Z'), at('2027-12-19T10:10:00Z'))).toEqual([]);
+    // Windows evaluated apart agree with one window over both.
+    const [a, b, m] = [at('2027-12-19T22:55:00Z'), at('2027-12-19T23:05:00Z'), at('2027-12-19T23:00:00Z')];
+    expect([...c.firesBetween(everySecond, a, m), ...c.firesBetween(everySecond, m, b)]).toEqual(c.firesBetween(everySecond, a, b));
+  });
+
+  it('previews over a run of excluded days and over days no business day follows, without throwing', () => {
+    const moved = new BusinessCalendar([nearlyAll], 'nextBusinessDay', 'Europe/Berlin').nextFires(everySecond, at('2027-11-25T00:00:00Z'), 3);
+    // The business day's first fires (each met by the fires moved to it: one fire each).
+    expect(moved).toEqual([0, 1, 2].map((s) => ({ at: at(`2027-12-19T23:00:0${s}Z`) })));
+    const never = new BusinessCalendar([everyDay], 'nextBusinessDay', 'UTC').nextFires({ cron: '* * * * * *', timeZone: 'UTC' }, at('2027-01-01T00:00:00Z'), 5);
+    expect(never.map((f) => [iso(f.at), f.excluded])).toEqual([1, 2, 3, 4, 5].map((s) => [`2027-01-01T00:00:0${s}.000Z`, 'never']));
+  });
+
+  it('previews a schedule dense after a sparse stretch by narrowing its windows', () => {
+    // Every second of 1 and 2 January: a window wide enough to reach them holds 172,800 fires.
+    const c = new BusinessCalendar([weekend], 'skip', 'UTC');
+    const fires = c.nextFires({ cron: '* * * 1,2 1 *', timeZone: 'UTC' }, at('2027-03-01T00:00:00Z'), 2);
+    expect(fires.map((f) => iso(f.at))).toEqual(['2028-01-01T00:00:00.000Z', '2028-01-01T00:00:01.000Z']);
   });
 });

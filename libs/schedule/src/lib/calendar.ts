@@ -34,8 +34,11 @@ export interface CalendarRules {
   exclude: CalendarExclude;
 }
 
-/** How far a moved fire is looked for a business day (days). */
-export const MAX_BUSINESS_DAY_SEARCH = 366;
+/**
+ * How far a moved fire is looked for a business day (days): it bounds the days of fires a window reads
+ * (docs/calendars.md, "Limits"); a fire with no business day within it is recorded missed.
+ */
+export const MAX_BUSINESS_DAY_SEARCH = 31;
 /** Most dates (single days and ranges together) one calendar may list. */
 export const MAX_CALENDAR_DATES_ENTRIES = 1_000;
 /** Most holiday rules one calendar may list. */
@@ -44,6 +47,11 @@ export const MAX_CALENDAR_HOLIDAYS = 50;
 export const MAX_DATE_RANGE_DAYS = 366;
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** A preview's first window: a dense schedule after a long run of excluded days reads a minute of each of its days. */
+const FIRST_WINDOW_MS = 60_000;
+/** Most days one calendar (and one timer's calendars together) remember a decision for; dropped whole beyond it. */
+const MAX_DECIDED_DAYS = 10_000;
 /** More than any zone's DST change: a wall time shifted by whole days is within this of k days' ms. */
 const DST_MARGIN_MS = 3 * 3_600_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -174,6 +182,7 @@ class CompiledCalendar {
   private readonly days = new Set<number>();
   private readonly ranges: [number, number][] = [];
   private readonly weekdays: Set<number>;
+  private readonly decided = new Map<number, boolean>();
   readonly clock: ZoneClock;
 
   constructor(
@@ -191,6 +200,16 @@ class CompiledCalendar {
   /** The epoch day (of this calendar's zone) instant `t` falls on. */
   dayOf(t: number): number {
     return Math.floor((t + this.clock.offsetAt(t)) / DAY_MS);
+  }
+
+  /** {@link excludes}, remembered per day: a window asks about the same few days for each of its fires. */
+  excludesCached(day: number): boolean {
+    let v = this.decided.get(day);
+    if (v === undefined) {
+      if (this.decided.size >= MAX_DECIDED_DAYS) this.decided.clear();
+      this.decided.set(day, (v = this.excludes(day)));
+    }
+    return v;
   }
 
   excludes(day: number): boolean {
@@ -221,11 +240,14 @@ export interface CalendarFire {
  * The calendars a timer refers to, with its `onExcluded`: a business day is one no calendar excludes
  * (each read in its own zone, else the timer's). A fire on another day is excluded (`skip`) or moved to
  * the same wall time (in the timer's zone) of the next or previous business day, looked for over at most
- * {@link MAX_BUSINESS_DAY_SEARCH} days; one that finds none is excluded.
+ * {@link MAX_BUSINESS_DAY_SEARCH} days; one that finds none is excluded. An instance remembers the
+ * decision of each day it was asked about: make one per window or request, not one per process.
  */
 export class BusinessCalendar {
   private readonly calendars: CompiledCalendar[];
   private readonly timerClock: ZoneClock;
+  /** Days to the business day, by direction and the days (of each calendar's zone) a fire falls on; 0: none within the search. */
+  private readonly moves = new Map<string, number>();
 
   constructor(
     calendars: readonly CalendarRules[],
@@ -239,7 +261,7 @@ export class BusinessCalendar {
 
   /** The calendar that excludes the day of instant `t`, if one does. */
   excludedBy(t: number): string | undefined {
-    return this.calendars.find((c) => c.excludes(c.dayOf(t)))?.rules.name;
+    return this.calendars.find((c) => c.excludesCached(c.dayOf(t)))?.rules.name;
   }
 
   /** Instant `t` shifted by `days` whole days of wall time in the timer's zone. */
@@ -249,40 +271,100 @@ export class BusinessCalendar {
     return wall - this.timerClock.offsetAt(first);
   }
 
+  /** Whole days from `days` (one per calendar) to the first on which no calendar excludes its day, 0 when none is within the search. */
+  private daysToBusinessDay(days: number[], step: 1 | -1): number {
+    const key = `${step}:${days.join(',')}`;
+    let k = this.moves.get(key);
+    if (k !== undefined) return k;
+    k = 0;
+    for (let j = 1; j <= MAX_BUSINESS_DAY_SEARCH && k === 0; j++) if (this.calendars.every((c, i) => !c.excludesCached(days[i] + j * step))) k = j;
+    if (this.moves.size >= MAX_DECIDED_DAYS) this.moves.clear();
+    this.moves.set(key, k);
+    return k;
+  }
+
   /** The fire the schedule gives at `t`, after the calendars. */
   apply(t: number): CalendarFire {
-    const name = this.excludedBy(t);
-    if (name === undefined) return { at: t };
+    const days = this.calendars.map((c) => c.dayOf(t));
+    const i = days.findIndex((d, j) => this.calendars[j].excludesCached(d));
+    if (i < 0) return { at: t };
+    const name = this.calendars[i].rules.name;
     if (this.onExcluded === 'skip') return { at: t, excluded: name, calendar: name };
     const step = this.onExcluded === 'nextBusinessDay' ? 1 : -1;
-    for (let k = 1; k <= MAX_BUSINESS_DAY_SEARCH; k++) {
+    const k = this.daysToBusinessDay(days, step);
+    if (k > 0) {
       const moved = this.shifted(t, k * step);
       if (this.excludedBy(moved) === undefined) return { at: moved, movedFrom: t, calendar: name };
+      // A DST change at midnight put the same wall time on a neighbouring day: look instant by instant.
+      for (let j = 1; j <= MAX_BUSINESS_DAY_SEARCH; j++) {
+        const at = this.shifted(t, j * step);
+        if (this.excludedBy(at) === undefined) return { at, movedFrom: t, calendar: name };
+      }
     }
     return { at: t, excluded: name, calendar: name };
   }
 
   /**
-   * The stretches of time whose fires can land in [from, to): the window itself and, when fires move,
-   * the window shifted by each day of the run of excluded days next to it (a moved fire keeps its wall
-   * time), widened for a DST change. For a window of minutes they are minutes, not the whole run.
+   * Whether one calendar excludes every day [fromMs, toMs) touches (widened for a DST change): then no
+   * fire is moved into it, and its own fires are all the window holds.
+   */
+  private fullyExcluded(fromMs: number, toMs: number): boolean {
+    return this.calendars.some((c) => {
+      const steady = c.clock.offsetAt(fromMs - DST_MARGIN_MS) === c.clock.offsetAt(toMs - 1 + DST_MARGIN_MS) && toMs - fromMs <= DAY_MS;
+      const margin = steady ? 0 : DST_MARGIN_MS;
+      const [a, b] = [c.dayOf(fromMs - margin), c.dayOf(toMs - 1 + margin)];
+      if (b - a > MAX_BUSINESS_DAY_SEARCH) return false;
+      for (let d = a; d <= b; d++) if (!c.excludesCached(d)) return false;
+      return true;
+    });
+  }
+
+  /**
+   * The stretch of instants whose fires, moved by the whole days of `shift` ms, land in [from, to): when
+   * the timer's zone keeps one offset around each of the two, exactly the window moved by `shift` and
+   * by the difference of their offsets (a moved fire keeps its wall time); else widened by the most a DST
+   * change moves a wall time.
+   */
+  private sourceOf(from: number, to: number, shift: number): [number, number] {
+    const wide: [number, number] = [from + shift - DST_MARGIN_MS, to + shift + DST_MARGIN_MS];
+    if (to - from > DAY_MS) return wide;
+    const steady = (a: number, b: number): number | undefined => {
+      const o = this.timerClock.offsetAt(a);
+      return [a - DST_MARGIN_MS, b, b + DST_MARGIN_MS].every((p) => this.timerClock.offsetAt(p) === o) ? o : undefined;
+    };
+    const target = steady(from, to);
+    const source = steady(from + shift, to + shift);
+    if (target === undefined || source === undefined) return wide;
+    return [from + shift + target - source, to + shift + target - source];
+  }
+
+  /**
+   * The stretches of time whose fires can land in [from, to), disjoint and ascending: the window itself
+   * and, when fires move, the window shifted by each day of the run of excluded days next to it (a moved
+   * fire keeps its wall time; at most {@link MAX_BUSINESS_DAY_SEARCH} of them), widened around a DST
+   * change. For a window of minutes they are minutes, not the whole run; a window on excluded days
+   * is read alone.
    */
   private sources(from: number, to: number): [number, number][] {
-    if (this.onExcluded === 'skip') return [[from, to]];
+    if (this.onExcluded === 'skip' || this.fullyExcluded(from, to)) return [[from, to]];
     const step = this.onExcluded === 'nextBusinessDay' ? -1 : 1;
     const edge = step < 0 ? from : to;
     let run = 0;
     while (run < MAX_BUSINESS_DAY_SEARCH && this.excludedBy(edge + step * (run + 1) * DAY_MS) !== undefined) run++;
     const out: [number, number][] = [[from, to]];
-    for (let k = 1; k <= run + 1; k++) out.push([from + step * k * DAY_MS - DST_MARGIN_MS, to + step * k * DAY_MS + DST_MARGIN_MS]);
-    out.sort((a, b) => a[0] - b[0]);
-    const merged: [number, number][] = [];
-    for (const s of out) {
-      const last = merged[merged.length - 1];
-      if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-      else merged.push([...s]);
+    for (let k = 1; k <= run + 1; k++) {
+      out.push(this.sourceOf(from, to, step * k * DAY_MS));
     }
-    return merged;
+    out.sort((a, b) => a[0] - b[0]);
+    // Disjoint, not merged: each stretch stays about the window's size, within the schedule's read limit.
+    const disjoint: [number, number][] = [];
+    let end = -Infinity;
+    for (const [a, b] of out) {
+      if (b <= end) continue;
+      disjoint.push([Math.max(a, end), b]);
+      end = b;
+    }
+    return disjoint;
   }
 
   /**
@@ -311,20 +393,56 @@ export class BusinessCalendar {
   }
 
   /**
+   * The end of the days from `fromMs` on whose fires all move away (a window on them holds none): at
+   * most {@link MAX_BUSINESS_DAY_SEARCH} of them, so a preview walks over a run of excluded days
+   * without reading each of its fires. `fromMs` itself when its day keeps fires.
+   */
+  private movedAwayUntil(fromMs: number, horizon: number): number {
+    if (this.onExcluded === 'skip') return fromMs;
+    const movedAway = (a: number, b: number) => b <= horizon && this.fullyExcluded(a, b) && [a, (a + b) / 2, b - 1].every((p) => this.apply(Math.floor(p)).movedFrom !== undefined);
+    let t = fromMs;
+    // Whole days, then the hours up to the day that keeps fires.
+    for (let i = 0; i <= MAX_BUSINESS_DAY_SEARCH && movedAway(t, t + DAY_MS); i++) t += DAY_MS;
+    for (let i = 0; i < 24 && movedAway(t, t + HOUR_MS); i++) t += HOUR_MS;
+    return t;
+  }
+
+  /**
    * The first `count` fires strictly after `afterMs` (within {@link PREVIEW_HORIZON_MS}), excluded ones
-   * included: windows that double from an hour, so a dense schedule reads little and a rare one few windows.
+   * included: windows that double from a minute, so a dense schedule reads little and a rare one few
+   * windows; days whose fires all move away are stepped over, and the windows start again from a minute.
+   * A window with more fires than one read takes is read again narrower, down to a minute (at most 60
+   * fires), so no schedule makes it throw for its density.
    */
   nextFires(spec: ScheduleSpec, afterMs: number, count: number): CalendarFire[] {
     const from = Math.floor(afterMs) + 1;
+    const horizon = from + PREVIEW_HORIZON_MS;
     const out: CalendarFire[] = [];
     let start = from;
-    for (let width = 3_600_000; out.length < count && start < from + PREVIEW_HORIZON_MS; width *= 2) {
-      const end = Math.min(start + width, from + PREVIEW_HORIZON_MS);
-      for (const f of this.firesBetween(spec, start, end)) {
+    let width = FIRST_WINDOW_MS;
+    while (out.length < count && start < horizon) {
+      const skipTo = this.movedAwayUntil(start, horizon);
+      if (skipTo > start) {
+        start = skipTo;
+        width = FIRST_WINDOW_MS;
+        continue;
+      }
+      const end = Math.min(start + width, horizon);
+      let fires: CalendarFire[];
+      try {
+        fires = this.firesBetween(spec, start, end);
+      } catch (e) {
+        // Too many fires for one read (a dense schedule after a sparse stretch): the same start, narrower.
+        if (!(e instanceof RangeError) || width <= FIRST_WINDOW_MS) throw e;
+        width = Math.max(FIRST_WINDOW_MS, width / 8);
+        continue;
+      }
+      for (const f of fires) {
         out.push(f);
         if (out.length === count) break;
       }
       start = end;
+      width *= 2;
     }
     return out;
   }
