@@ -128,4 +128,31 @@ describe('api calendars (real MariaDB, Redis, Pulsar)', () => {
     expect((await h.as(betaToken).get(`/api/timer/v1/preview?${q}`)).status).toBe(403);
     expect((await h.as().get(`/api/timer/v1/preview?cron=0+9+*+*+*&calendars=weekend`)).body.msg).toMatch(/^app: /);
   });
+
+  it('previews a dense schedule over a calendar that excludes every day: each fire marked excluded, never a 500', async () => {
+    await post({ app: 'alpha', name: 'closed', exclude: { weekdays: [1, 2, 3, 4, 5, 6, 7] } });
+    await post({ app: 'alpha', name: 'nearly', exclude: { dates: [{ from: '2027-01-01', to: '2027-12-19' }, { from: '2027-12-21', to: '2027-12-31' }] } });
+    const from = Date.parse('2027-03-01T00:00:00Z');
+    const everySecond = `cron=${encodeURIComponent('* * * * * *')}&timeZone=Europe%2FBerlin&from=${from}&app=alpha`;
+    for (const onExcluded of ['skip', 'nextBusinessDay', 'previousBusinessDay']) {
+      const res = await h.as(alphaToken).get(`/api/timer/v1/preview?${everySecond}&count=1000&calendars=closed&onExcluded=${onExcluded}`);
+      expect([onExcluded, res.status]).toEqual([onExcluded, 200]);
+      const fires = res.body.data.fires as { at: number; calendar?: string; excluded?: boolean }[];
+      expect(fires).toHaveLength(1000);
+      expect(fires.every((f) => f.calendar === 'closed' && f.excluded === true)).toBe(true);
+    }
+    // Nearly a whole year excluded: fires more than 31 days before the business day are recorded missed.
+    const nearly = await h.as(alphaToken).get(`/api/timer/v1/preview?${everySecond}&count=3&calendars=nearly&onExcluded=nextBusinessDay`);
+    expect(nearly.status).toBe(200);
+    expect(nearly.body.data.fires[0]).toMatchObject({ at: from, calendar: 'nearly', excluded: true });
+    // Every second of two days a year, found past a sparse stretch.
+    const dense = await h.as(alphaToken).get(`/api/timer/v1/preview?cron=${encodeURIComponent('* * * 1,2 1 *')}&from=${from}&count=2&app=alpha&calendars=weekend`);
+    expect(dense.status).toBe(200);
+    expect(dense.body.data.fires.map((f: { utc: string }) => f.utc)).toEqual(['2028-01-01T00:00:00.000Z', '2028-01-01T00:00:01.000Z']);
+    // A stored timer with the calendar: its GET marks the same.
+    const id = (await timer({ cron: '* * * * * *', calendars: ['closed'], onExcluded: 'nextBusinessDay' })).body.id as string;
+    const got = await h.as().get(`/api/timer/v1/def?app=alpha&id=${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.data.calendar[0]).toMatchObject({ calendar: 'closed', excluded: true });
+  });
 });

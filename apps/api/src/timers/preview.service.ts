@@ -32,7 +32,15 @@ export class PreviewService implements OnApplicationBootstrap {
     const { spec, from, timeZone } = this.specOf(q);
     const calendar = new BusinessCalendar(rules, q.onExcluded ?? 'skip', timeZone);
     const clock = new ZoneClock(timeZone);
-    const fires = asBadRequest(() => calendar.nextFires(spec, from - 1, q.count ?? DEFAULT_PREVIEW_COUNT));
+    const fires = asBadRequest(() => {
+      try {
+        return calendar.nextFires(spec, from - 1, q.count ?? DEFAULT_PREVIEW_COUNT);
+      } catch (e) {
+        // Whatever the schedule and calendars, a 400: the preview's input is the whole cause.
+        if (e instanceof RangeError) throw badRequest(`calendars: the fires of this schedule with these calendars cannot be previewed (${e.message})`);
+        throw e;
+      }
+    });
     return {
       timeZone,
       fires: fires.map((f) => ({

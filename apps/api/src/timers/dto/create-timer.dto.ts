@@ -328,7 +328,7 @@ export class CreateTimerDto {
     default: 'skip',
     description:
       'Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the ' +
-      '`nextBusinessDay` or `previousBusinessDay` (looked for over at most 366 days; a moved fire that meets another fire is one fire).',
+      '`nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).',
   })
   @IsOptional()
   @IsIn(ON_EXCLUDED, { message: `onExcluded must be one of ${ON_EXCLUDED.join(', ')}` })

@@ -116,7 +116,7 @@ export class CalendarMarkView {
   @ApiProperty({ example: 'de-holidays', description: 'the calendar that excludes the day the schedule gave' })
   calendar!: string;
 
-  @ApiPropertyOptional({ example: true, description: 'not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 366 days)' })
+  @ApiPropertyOptional({ example: true, description: 'not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 31 days)' })
   excluded?: boolean;
 
   @ApiPropertyOptional({ example: 1767052800000, description: 'a moved fire: the time the schedule gave, on the excluded day' })
