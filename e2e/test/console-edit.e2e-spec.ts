@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { ConsoleRig, consoleShot, pollUntil } from '../support';
 
 // The console's editing in a real headless Chromium (Debian's; playwright-core never downloads one)
@@ -17,16 +18,29 @@ const rig = new ConsoleRig();
 beforeAll(() => rig.start(TOKEN));
 afterAll(() => rig.stop());
 
+/** Signs a new tab in (the session is per tab) on the new timer page. */
+async function signInToNew(page: Page): Promise<void> {
+  await page.goto(`${rig.base}/new`);
+  await page.getByLabel('Token').fill(TOKEN);
+  await page.getByLabel('App').fill(APP);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: `New timer in ${APP}` }).waitFor();
+}
+
+/** A cron timer's name, schedule and zone in the form, its callback `/<name>` on the receiver. */
+async function fillSchedule(page: Page, name: string, cron: string, zone: string): Promise<void> {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.locator('input[name="cron"]').fill(cron);
+  await page.getByLabel('Time zone').fill(zone);
+  await page.getByLabel('URL', { exact: true }).fill(rig.receiver.url(`/${name}`));
+}
+
 it('shows every refused field at once, previews before create in both zones, edits headers and retries, restores a version with its diff, refreshes the next fires, bulk-disables three timers, and fits a phone', async () => {
   const { base, stack, receiver } = rig;
   const page = await rig.newPage();
   const field = (label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
 
-  await page.goto(`${base}/new`);
-  await page.getByLabel('Token').fill(TOKEN);
-  await page.getByLabel('App').fill(APP);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: `New timer in ${APP}` }).waitFor();
+  await signInToNew(page);
 
   // Four fields wrong at once: each message under its own field, all in one answer, nothing created.
   await page.getByLabel('Name', { exact: true }).fill('');
@@ -45,10 +59,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect((await stack.api.call<{ total: number }>('GET', `/api/timer/v1/defs?app=${APP}`)).total).toBe(0);
 
   // The schedule's next fires before anything exists, in New York and in Berlin, each zone named.
-  await page.getByLabel('Name', { exact: true }).fill('report');
-  await page.locator('input[name="cron"]').fill('0 30 9 * * 1-5');
-  await page.getByLabel('Time zone').fill('America/New_York');
-  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/report'));
+  await fillSchedule(page, 'report', '0 30 9 * * 1-5', 'America/New_York');
   await page.getByLabel('Headers').fill('');
   await page.getByLabel('Max attempts').fill('3');
   await page.getByRole('button', { name: 'Preview the next fires' }).click();
@@ -166,21 +177,14 @@ it('shows every refused field at once, previews before create in both zones, edi
 });
 
 it('attaches a calendar in the form: the preview and the upcoming fires mark the excluded ones, an edit moves them to the next business day', async () => {
-  const { base, stack, receiver } = rig;
+  const { stack } = rig;
   const [problems, failedLoads] = [rig.problems.length, rig.failedLoads.length];
   await stack.api.call('POST', '/api/app/v1/calendars', { app: APP, name: 'weekend', exclude: { weekdays: [6, 7] } });
   const page = await rig.newPage();
-  await page.goto(`${base}/new`);
-  await page.getByLabel('Token').fill(TOKEN);
-  await page.getByLabel('App').fill(APP);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: `New timer in ${APP}` }).waitFor();
+  await signInToNew(page);
 
   // Saturdays at 09:00 with the weekend calendar: every fire of the preview is skipped.
-  await page.getByLabel('Name', { exact: true }).fill('saturdays');
-  await page.locator('input[name="cron"]').fill('0 0 9 * * 6');
-  await page.getByLabel('Time zone').fill('Europe/Berlin');
-  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/saturdays'));
+  await fillSchedule(page, 'saturdays', '0 0 9 * * 6', 'Europe/Berlin');
   await page.getByLabel('Calendars').fill('weekend');
   await page.getByLabel('On an excluded day').selectOption('skip');
   await page.getByRole('button', { name: 'Preview the next fires' }).click();
