@@ -153,6 +153,13 @@ describe('BusinessCalendar bounds', () => {
     expect(never.map((f) => [iso(f.at), f.excluded])).toEqual([1, 2, 3, 4, 5].map((s) => [`2027-01-01T00:00:0${s}.000Z`, 'never']));
   });
 
+  it('previews the fires a move would take past endAt as recorded missed, not stepped over', () => {
+    // Saturday 28 and Sunday 29 November 2026 excluded; endAt Monday 12:00: a weekend fire after 12:00 stays where it is, missed.
+    const c = new BusinessCalendar([weekend], 'nextBusinessDay', 'UTC');
+    const fires = c.nextFires({ cron: '0 * * * *', timeZone: 'UTC', endAt: at('2026-11-30T12:00:00Z') }, at('2026-11-27T23:30:00Z'), 1);
+    expect(fires).toEqual([{ at: at('2026-11-28T13:00:00Z'), excluded: 'weekend', calendar: 'weekend' }]);
+  });
+
   it('previews a schedule dense after a sparse stretch by narrowing its windows', () => {
     // Every second of 1 and 2 January: a window wide enough to reach them holds 172,800 fires.
     const c = new BusinessCalendar([weekend], 'skip', 'UTC');

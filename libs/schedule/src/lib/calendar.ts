@@ -397,9 +397,15 @@ export class BusinessCalendar {
    * most {@link MAX_BUSINESS_DAY_SEARCH} of them, so a preview walks over a run of excluded days
    * without reading each of its fires. `fromMs` itself when its day keeps fires.
    */
-  private movedAwayUntil(fromMs: number, horizon: number): number {
+  private movedAwayUntil(spec: ScheduleSpec, fromMs: number, horizon: number): number {
     if (this.onExcluded === 'skip') return fromMs;
-    const movedAway = (a: number, b: number) => b <= horizon && this.fullyExcluded(a, b) && [a, (a + b) / 2, b - 1].every((p) => this.apply(Math.floor(p)).movedFrom !== undefined);
+    // Moved within the bounds: a fire that would move out of them is recorded missed where it is.
+    const [first, last] = [spec.startAt ?? -Infinity, Math.min(spec.endAt ?? Infinity, spec.finalAt ?? Infinity)];
+    const away = (p: number) => {
+      const f = this.apply(Math.floor(p));
+      return f.movedFrom !== undefined && f.at >= first && f.at <= last;
+    };
+    const movedAway = (a: number, b: number) => b <= horizon && this.fullyExcluded(a, b) && [a, (a + b) / 2, b - 1].every(away);
     let t = fromMs;
     // Whole days, then the hours up to the day that keeps fires.
     for (let i = 0; i <= MAX_BUSINESS_DAY_SEARCH && movedAway(t, t + DAY_MS); i++) t += DAY_MS;
@@ -421,7 +427,7 @@ export class BusinessCalendar {
     let start = from;
     let width = FIRST_WINDOW_MS;
     while (out.length < count && start < horizon) {
-      const skipTo = this.movedAwayUntil(start, horizon);
+      const skipTo = this.movedAwayUntil(spec, start, horizon);
       if (skipTo > start) {
         start = skipTo;
         width = FIRST_WINDOW_MS;
