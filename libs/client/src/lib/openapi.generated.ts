@@ -810,7 +810,7 @@ export interface components {
              */
             calendars?: string[] | null;
             /**
-             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 366 days; a moved fire that meets another fire is one fire).
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
              * @default skip
              * @enum {string|null}
              */
@@ -976,7 +976,7 @@ export interface components {
              */
             calendars?: string[] | null;
             /**
-             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 366 days; a moved fire that meets another fire is one fire).
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
              * @default skip
              * @enum {string|null}
              */
@@ -1168,7 +1168,7 @@ export interface components {
              */
             calendars?: string[] | null;
             /**
-             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 366 days; a moved fire that meets another fire is one fire).
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
              * @default skip
              * @enum {string|null}
              */
@@ -1350,7 +1350,7 @@ export interface components {
              */
             calendar: string;
             /**
-             * @description not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 366 days)
+             * @description not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 31 days)
              * @example true
              */
             excluded?: boolean;
@@ -3784,7 +3784,7 @@ export interface operations {
                 startAt?: number | string;
                 /** @description Extension (cron and every timers): no fire after this instant (inclusive). After startAt, and some fire of the schedule must lie in [max(now, startAt), endAt]. Epoch ms or ISO 8601 with `Z`/offset. */
                 endAt?: number | string;
-                /** @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 366 days; a moved fire that meets another fire is one fire). */
+                /** @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire). */
                 onExcluded?: "skip" | "nextBusinessDay" | "previousBusinessDay";
                 /** @description The app whose `calendars` are applied (required with them; a token of the app or the admin token). */
                 app?: string;
