@@ -208,3 +208,18 @@ export async function metricValue(h: ExecutorHarness, name: string, labels: Reco
   }
   return total;
 }
+
+/** A harness and a receiver for one describe block: started before its tests, stopped after them. */
+export function harnessWithReceiver(env: NodeJS.ProcessEnv = {}): { h: ExecutorHarness; receiver: Receiver } {
+  const h = new ExecutorHarness(env);
+  const receiver = new Receiver();
+  beforeAll(async () => {
+    await receiver.start();
+    await h.start();
+  });
+  afterAll(async () => {
+    await h.stop();
+    await receiver.stop();
+  });
+  return { h, receiver };
+}
