@@ -5,11 +5,10 @@ import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEnt
 import { LOCK_RESOURCES, RedisLock } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
+import { ExpansionPacer, FLUSH_ROWS } from './expansion-pacer';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
 
-/** Rows buffered before they are written, so a page of seconds-level timers never builds huge arrays. */
-export const FLUSH_ROWS = 10_000;
 /** Timers whose unknown next_fire_at (0) one statement resolves. */
 export const RESOLVE_BATCH = 5_000;
 
@@ -81,6 +80,7 @@ export class MigratorService {
     private readonly metrics: MigratorMetrics,
     @Inject(FireRegenerator) private readonly changed: ChangedTimers,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
+    @Optional() private readonly pacer?: ExpansionPacer,
   ) {}
 
   /** Makes the window run in progress stop at its next page (its lock is released, it is not completed). */
@@ -130,7 +130,8 @@ export class MigratorService {
     const window: Window = { start: prepared.from, end: prepared.until };
     const started = Date.now();
     try {
-      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint));
+      // Not paced: its timers' fires are due from TIMER_PRECREATE_SECONDS on.
+      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint, undefined, false));
       if (counts && counts.timers > 0) {
         this.metrics.firesCreated.inc(counts.inserted);
         this.logger.log(`top-up to ${new Date(window.end).toISOString()}: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`);
@@ -277,15 +278,20 @@ export class MigratorService {
    * writes each page's fires (rows first, then the index), moves their `next_fire_at` to their first
    * fire at or after the window's end, then regenerates the fires of the page's timers that changed
    * meanwhile. A timer read is never read again for this window: its next_fire_at leaves the range.
+   * Paced (`ExpansionPacer`) unless `paced` is false: chunks shrink and pauses come between them while
+   * the executors are late, never past the window's deadline.
    */
-  private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }): Promise<ExpandCounts> {
+  private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }, paced = true): Promise<ExpandCounts> {
     const now = this.clock.now();
     const { pageSize, catchUpMs, windowMs } = this.config;
     let after: DueCursor | null = null;
     let timers = 0;
     let fires = 0;
     let inserted = 0;
+    let read = 0;
     let rows: NewTask[] = [];
+    const ids = range ? { afterId: range.after, upToId: range.upTo } : undefined;
+    const pace = paced && this.pacer ? await this.pacer.begin(window, ids) : null;
     const flush = async () => {
       if (rows.length === 0) return;
       const batch = rows;
@@ -294,10 +300,12 @@ export class MigratorService {
       inserted += written.inserted;
       // Fires already due (catch-up after downtime, a window migrated late): the walk may be past them.
       if (written.due.length > 0) await this.writer.publishDue(written.due);
+      // A pause here holds back no timer's next_fire_at: it moves only after all of its page is written.
+      await pace?.afterChunk({ timers: read, fires }, checkpoint);
     };
     for (;;) {
       checkpoint();
-      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, range ? { afterId: range.after, upToId: range.upTo } : undefined);
+      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, ids);
       if (page.length === 0) break;
       const advances: NextFireAdvance[] = [];
       for (const t of page) {
@@ -308,8 +316,9 @@ export class MigratorService {
             const timerFires = FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
             fires += timerFires.length;
             for (const f of timerFires) rows.push(f);
-            if (rows.length >= FLUSH_ROWS) await flush();
+            if (rows.length >= (pace?.chunkRows ?? FLUSH_ROWS)) await flush();
           }
+          read++;
           advances.push({ id: t.id, version: t.version, nextFireAt: FireWriter.nextFireAt(t, window.end) });
         } catch (e) {
           // A stored schedule that no longer evaluates must not block every other timer of the window.
@@ -326,6 +335,7 @@ export class MigratorService {
       after = { nextFireAt: Number(last.nextFireAt), id: last.id };
       if (page.length < pageSize) break;
     }
+    if (pace && pace.paused > 0) this.logger.log(`window ${isoWindow(window)}: ${Math.round(pace.paused)} ms paused for the executors' lag`);
     return { timers, fires, inserted };
   }
 }
