@@ -46,8 +46,8 @@ export class MigratorEnv extends WindowEnv {
   TIMER_MIGRATOR_PACE_LEAD_MS: number = 30_000;
 
   /**
-   * Longest an expansion may be stretched by pacing, from its start: the top-up of timers enabled
-   * meanwhile waits for the windows, so keep it well below TIMER_PRECREATE_SECONDS minus the tick.
+   * Longest the windows of one tick may be stretched by pacing, from the tick's start: the top-up of
+   * timers enabled meanwhile waits for them, so keep it well below TIMER_PRECREATE_SECONDS minus the tick.
    */
   @IsInt() @Min(0) @Max(3_600_000)
   TIMER_MIGRATOR_PACE_MAX_MS: number = 120_000;

@@ -32,7 +32,7 @@ describe('decidePace', () => {
     expect(decidePace({ ...BASE, lagMs: 60_000, deadline: 8_000 }, LIMITS)).toEqual(due);
     expect(decidePace({ ...BASE, lagMs: 60_000, now: 70_000 }, LIMITS)).toEqual(due);
     // An estimate used up (more timers than counted) cannot vouch for the deadline.
-    expect(decidePace({ ...BASE, lagMs: 60_000, remainingRows: 0 }, LIMITS)).toEqual(due);
+    expect(decidePace({ ...BASE, lagMs: 60_000, remainingRows: 0 }, LIMITS)).toEqual({ ...due, state: 'unpaced' });
   });
 
   it('never paces when pacing is off', () => {
@@ -88,10 +88,13 @@ describe('ExpansionPacer', () => {
     expect((await run(uncounted, 3)).paced.paused).toBe(0);
   });
 
-  it('does not pace past its longest span, nor when pacing is off', async () => {
+  it('does not pace past its deadline, nor when pacing is off', async () => {
     const short = pacer(async () => 4_000, { TIMER_MIGRATOR_PACE_MAX_MS: 0 });
-    expect((await run(short, 3)).paced.paused).toBe(0);
+    expect(await short.pacer.begin(WINDOW)).toBeNull();
     expect(short.counter.countDue).not.toHaveBeenCalled();
+    const late = pacer(async () => 4_000);
+    late.clock.t = WINDOW.start - 30_000;
+    expect(await late.pacer.begin(WINDOW)).toBeNull();
     expect(await pacer(async () => 4_000, { TIMER_MIGRATOR_PACE_LAG_MS: 0 }).pacer.begin(WINDOW)).toBeNull();
   });
 });

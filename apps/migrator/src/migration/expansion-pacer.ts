@@ -17,7 +17,7 @@ export const LAG_READ_MS = 250;
 /** An expansion logs its progress this often while it runs. */
 export const PROGRESS_LOG_MS = 10_000;
 
-export type PaceState = 'idle' | 'late' | 'deadline';
+export type PaceState = 'idle' | 'late' | 'deadline' | 'unpaced';
 
 export interface PaceInput {
   now: number;
@@ -42,16 +42,18 @@ export interface PaceStep {
 }
 
 /**
- * What to do after a chunk: `deadline` (full chunks, no pause) once the rest, at the speed measured so
- * far times {@link PACE_SAFETY}, would no longer fit before the deadline, or when the estimate of the
- * rest is used up; `idle` (chunks growing back to {@link FLUSH_ROWS}, no pause) while the executors'
+ * What to do after a chunk: `unpaced` (full chunks, no pause) when the estimate of the rest is used
+ * up (more timers than counted: it cannot vouch for the deadline); `deadline` (the same) once the
+ * rest, at the speed measured so far times {@link PACE_SAFETY}, would no longer fit before the
+ * deadline; `idle` (chunks growing back to {@link FLUSH_ROWS}, no pause) while the executors'
  * lag is at most `lagMs` or unknown; `late` otherwise: half the chunk (at least {@link MIN_CHUNK_ROWS})
  * and the slack spread evenly over the chunks left, at most `maxPauseMs` a pause.
  */
 export function decidePace(input: PaceInput, limits: Pick<PaceConfig, 'lagMs' | 'maxPauseMs'>): PaceStep {
   const { now, deadline, lagMs, remainingRows, msPerRow, chunkRows } = input;
   const slackMs = deadline - now - remainingRows * msPerRow * PACE_SAFETY;
-  if (remainingRows <= 0 || slackMs <= 0) return { state: 'deadline', chunkRows: FLUSH_ROWS, pauseMs: 0 };
+  if (remainingRows <= 0) return { state: 'unpaced', chunkRows: FLUSH_ROWS, pauseMs: 0 };
+  if (slackMs <= 0) return { state: 'deadline', chunkRows: FLUSH_ROWS, pauseMs: 0 };
   if (limits.lagMs === 0 || lagMs === null || lagMs <= limits.lagMs) return { state: 'idle', chunkRows: Math.min(FLUSH_ROWS, chunkRows * 2), pauseMs: 0 };
   const smaller = Math.max(MIN_CHUNK_ROWS, Math.floor(chunkRows / 2));
   const chunksLeft = Math.ceil(remainingRows / smaller);
@@ -87,22 +89,20 @@ export class ExpansionPacer {
 
   /**
    * Starts pacing the expansion of `window` (of a range of timer ids when given): its deadline is
-   * TIMER_MIGRATOR_PACE_LEAD_MS before the window's start, at most TIMER_MIGRATOR_PACE_MAX_MS from now.
-   * Null when pacing is off.
+   * TIMER_MIGRATOR_PACE_LEAD_MS before the window's start, at most TIMER_MIGRATOR_PACE_MAX_MS after
+   * `from` (default: now). Null when pacing is off or the deadline has passed.
    */
-  async begin(window: Window, ids?: { afterId: string | null; upToId?: string }): Promise<PacedExpansion | null> {
+  async begin(window: Window, ids?: { afterId: string | null; upToId?: string }, from?: number): Promise<PacedExpansion | null> {
     const pace = this.config.pace;
     if (pace.lagMs === 0) return null;
     const now = this.clock.now();
-    const deadline = Math.min(window.start - pace.leadMs, now + pace.maxSpanMs);
+    const deadline = Math.min(window.start - pace.leadMs, (from ?? now) + pace.maxSpanMs);
+    if (deadline <= now) return null;
     let dueTimers: number | null = null;
-    // Past the deadline nothing is paced: no need to count.
-    if (deadline > now) {
-      try {
-        dueTimers = await this.due.countDue(window.end, ids);
-      } catch (e) {
-        this.logger.warn(`window ${isoWindow(window)}: cannot count its timers, written at full speed: ${(e as Error).message}`);
-      }
+    try {
+      dueTimers = await this.due.countDue(window.end, ids);
+    } catch (e) {
+      this.logger.warn(`window ${isoWindow(window)}: cannot count its timers, written at full speed: ${(e as Error).message}`);
     }
     return new PacedExpansion(window, deadline, dueTimers, pace, this.clock, this.metrics, this.lag, this.logger);
   }

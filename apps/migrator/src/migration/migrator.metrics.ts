@@ -35,7 +35,7 @@ export class MigratorMetrics {
     });
     this.paceChunks = new Counter({
       name: 'timer_migrator_pace_chunks_total',
-      help: 'Chunks of paced expansions by what followed them: idle (full speed), late (smaller chunks, pauses), deadline (full speed to finish in time)',
+      help: 'Chunks of paced expansions by what followed them: idle (full speed), late (smaller chunks, pauses), deadline (full speed to finish in time), unpaced (nothing left by the estimate)',
       labelNames: ['state'],
       registers: [registry],
     });

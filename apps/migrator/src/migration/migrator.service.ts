@@ -111,7 +111,8 @@ export class MigratorService {
     const outcomes: WindowOutcome[] = [];
     for (const w of plan.windows) {
       if (this.stopping) break;
-      outcomes.push(await this.migrateWindow(w));
+      // Pacing is bounded from the tick's start, not each window's: the top-up below waits for them all.
+      outcomes.push(await this.migrateWindow(w, now));
     }
     // Only once every window is completed: a window still being worked (here or by another replica)
     // reads the same timers, and a top-up beside it would write its fires twice over.
@@ -131,7 +132,7 @@ export class MigratorService {
     const started = Date.now();
     try {
       // Not paced: its timers' fires are due from TIMER_PRECREATE_SECONDS on.
-      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint, undefined, false));
+      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint, undefined, null));
       if (counts && counts.timers > 0) {
         this.metrics.firesCreated.inc(counts.inserted);
         this.logger.log(`top-up to ${new Date(window.end).toISOString()}: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`);
@@ -175,15 +176,15 @@ export class MigratorService {
     if (resolved > 0) this.logger.log(`${resolved} timers without a known next fire read from ${new Date(fromMs).toISOString()}`);
   }
 
-  /** Migrates one window under its lock; never throws. */
-  async migrateWindow(window: Window): Promise<WindowOutcome> {
+  /** Migrates one window under its lock, its pacing bounded from `paceFrom` (default: now); never throws. */
+  async migrateWindow(window: Window, paceFrom = this.clock.now()): Promise<WindowOutcome> {
     const started = Date.now();
     try {
       const outcome = await this.underLease(LOCK_RESOURCES.migrateWindow(window.start), async (checkpoint): Promise<WindowOutcome> => {
         // Re-check under the lock: another replica may have completed it since the tick listed it.
         if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
         const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
-        const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
+        const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint, undefined, paceFrom);
         // The lease may have lapsed during the last page; completing is still right (the work is done).
         await this.windows.markCompleted(window.start, window.end);
         const ms = Date.now() - started;
@@ -259,6 +260,8 @@ export class MigratorService {
           if (this.stopping) throw new StoppingError('stopping');
         },
         { after: range.fromTimerId === '0' ? null : range.fromTimerId, upTo: range.toTimerId === '' ? undefined : range.toTimerId },
+        // Not paced: a split window is spread over the replicas, and its lock holder waits for every range.
+        null,
       );
       await this.ranges.markDone(range, counts);
       this.metrics.firesCreated.inc(counts.inserted);
@@ -278,10 +281,10 @@ export class MigratorService {
    * writes each page's fires (rows first, then the index), moves their `next_fire_at` to their first
    * fire at or after the window's end, then regenerates the fires of the page's timers that changed
    * meanwhile. A timer read is never read again for this window: its next_fire_at leaves the range.
-   * Paced (`ExpansionPacer`) unless `paced` is false: chunks shrink and pauses come between them while
-   * the executors are late, never past the window's deadline.
+   * Paced (`ExpansionPacer`) from `paceFrom` unless it is null: chunks shrink and pauses come between
+   * them while the executors are late, never past the window's deadline.
    */
-  private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }, paced = true): Promise<ExpandCounts> {
+  private async expand(window: Window, checkpoint: () => void, range: { after: string | null; upTo?: string } | undefined, paceFrom: number | null): Promise<ExpandCounts> {
     const now = this.clock.now();
     const { pageSize, catchUpMs, windowMs } = this.config;
     let after: DueCursor | null = null;
@@ -291,7 +294,7 @@ export class MigratorService {
     let read = 0;
     let rows: NewTask[] = [];
     const ids = range ? { afterId: range.after, upToId: range.upTo } : undefined;
-    const pace = paced && this.pacer ? await this.pacer.begin(window, ids) : null;
+    const pace = paceFrom !== null && this.pacer ? await this.pacer.begin(window, ids, paceFrom) : null;
     const flush = async () => {
       if (rows.length === 0) return;
       const batch = rows;
