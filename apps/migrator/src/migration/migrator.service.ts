@@ -295,6 +295,7 @@ export class MigratorService {
     let rows: NewTask[] = [];
     const ids = range ? { afterId: range.after, upToId: range.upTo } : undefined;
     const pace = paceFrom !== null && this.pacer ? await this.pacer.begin(window, ids, paceFrom) : null;
+    const chunkRows = () => pace?.chunkRows ?? FLUSH_ROWS;
     const flush = async () => {
       if (rows.length === 0) return;
       const batch = rows;
@@ -319,10 +320,12 @@ export class MigratorService {
             const timerFires = FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
             fires += timerFires.length;
             for (const f of timerFires) rows.push(f);
-            if (rows.length >= (pace?.chunkRows ?? FLUSH_ROWS)) await flush();
+            // The last step's rows are written below, once the timer counts as read (the pacing's estimate).
+            if (rows.length >= chunkRows() && s + windowMs < window.end) await flush();
           }
           read++;
           advances.push({ id: t.id, version: t.version, nextFireAt: FireWriter.nextFireAt(t, window.end) });
+          if (rows.length >= chunkRows()) await flush();
         } catch (e) {
           // A stored schedule that no longer evaluates must not block every other timer of the window.
           this.logger.error(`timer ${t.id}: cannot compute its fires in ${isoWindow(window)}: ${(e as Error).message}`);
