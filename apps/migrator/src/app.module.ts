@@ -2,11 +2,13 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerRepository, MigratorWindowRepository, MYSQL_DEPENDENCY } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, TaskPublisher } from '@timer/fire';
-import { REDIS_DEPENDENCY } from '@timer/redis';
+import { ExecutorLag, REDIS, REDIS_DEPENDENCY, REDIS_KEY_PREFIX } from '@timer/redis';
+import type Redis from 'ioredis';
 import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { CompletionLoop } from './completion/completion.loop';
 import { CompletionService } from './completion/completion.service';
 import { MigratorConfig, MigratorEnv } from './config/migrator.env';
+import { ExpansionPacer, LAG_SOURCE } from './migration/expansion-pacer';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
 import { MigratorService, RANGE_COORDINATION } from './migration/migrator.service';
@@ -50,6 +52,8 @@ export class AppModule {
         FireRegenerator,
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
+        { provide: LAG_SOURCE, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new ExecutorLag(r, p) },
+        ExpansionPacer,
         MigratorService,
         RetentionService,
         MigratorLoop,

@@ -7,11 +7,13 @@ import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
-import { RedisLock, SliceIndex } from '@timer/redis';
+import { ExecutorLag, RedisLock, SliceIndex } from '@timer/redis';
+import { Clock } from '@timer/platform';
 import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { fireTimesBetween } from '@timer/schedule';
 import { deleteKeys, testEnv, uniqueId } from '@timer/testing';
 import { MigratorConfig, MigratorEnv } from '../src/config/migrator.env';
+import { ExpansionPacer } from '../src/migration/expansion-pacer';
 import { MigratorMetrics } from '../src/migration/migrator.metrics';
 import { MigratorService, TimerSource, WindowOutcome } from '../src/migration/migrator.service';
 import { minuteOf, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
@@ -68,12 +70,19 @@ describe('migrator against MariaDB and Redis', () => {
     publishBatch: async (ts: readonly TaskMessage[]) => void dueFires.published.push(...ts.map((t) => t.fireId)),
   };
 
-  /** A migrator "process": its own Redis connection, lock and index, like a replica. */
-  function migrator(opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource } = {}): MigratorService {
+  /**
+   * A migrator "process": its own Redis connection, lock and index, like a replica. With `paced`, its
+   * expansions are paced by the executors' lag in Redis, on that clock.
+   */
+  function migrator(
+    opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource; paced?: { clock: Clock; metrics: MigratorMetrics; env?: Partial<MigratorEnv> } } = {},
+  ): MigratorService {
     const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
     redisClients.push(client);
-    const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 });
-    const clock = { now: () => opts.now ?? NOW };
+    const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 }, opts.paced?.env);
+    const clock = opts.paced?.clock ?? { now: () => opts.now ?? NOW };
+    const metrics = opts.paced?.metrics ?? new MigratorMetrics(new Registry());
+    const pacer = opts.paced && new ExpansionPacer(new ExecutorLag(client, prefix), new TimerRepository(db), opts.paced.clock, new MigratorConfig(env), metrics);
     const index = new SliceIndex(client, prefix);
     const writer = new FireWriter(opts.tasks ?? new TaskRepository(db), index, dueFires, clock);
     return new MigratorService(
@@ -83,8 +92,10 @@ describe('migrator against MariaDB and Redis', () => {
       new RedisLock(client, prefix),
       clock,
       new MigratorConfig(env),
-      new MigratorMetrics(new Registry()),
+      metrics,
       regenerator(client),
+      undefined,
+      pacer,
     );
   }
 
@@ -346,5 +357,99 @@ describe('migrator against MariaDB and Redis', () => {
     expect(of(skipped)).toEqual(fireTimesBetween({ cron: '0 */5 * * * *', timeZone: 'UTC' }, T0, T0 + 3 * W).map((t) => [t, 4, 'calendar closed']));
     expect(of(early)).toEqual([[T0 + 5 * 60_000, 0, null]]);
     await expectStored([`${early}-${T0 + 5 * 60_000}`]);
+  });
+
+  describe('paced by the executors\' lag', () => {
+    const WINDOW = { start: T0 + 2 * W, end: T0 + 3 * W };
+    const CRON = '* * * * * *';
+    /** Virtual work: each row written takes this long on the test's clock. */
+    const MS_PER_ROW = 0.1;
+
+    /**
+     * 50 every-second timers due in WINDOW (30,000 fires), a clock that moves with the rows written and
+     * the pauses, and an executor that reports `lagMs` at every pause, as it does every second.
+     */
+    async function setup(lagMs: number) {
+      const crons: Record<string, string> = {};
+      for (let i = 0; i < 50; i++) crons[await enabled(`paced${i}`, { cron: CRON }, WINDOW.start)] = CRON;
+      const lag = new ExecutorLag(redis, prefix);
+      const clock = {
+        t: NOW,
+        pauses: 0,
+        onPause: () => undefined as void,
+        now: () => clock.t,
+        sleep: async (ms: number) => {
+          clock.t += ms;
+          clock.pauses++;
+          clock.onPause();
+          await lag.report('executor-a', lagMs, clock.t);
+        },
+      };
+      await lag.report('executor-a', lagMs, clock.t);
+      const real = new TaskRepository(db);
+      const batches: number[] = [];
+      const tasks: FireRows = {
+        insertIgnore: async (batch: NewTask[]) => {
+          batches.push(batch.length);
+          clock.t += batch.length * MS_PER_ROW;
+          return real.insertIgnore(batch);
+        },
+      };
+      return { crons, clock, tasks, batches, metrics: new MigratorMetrics(new Registry()) };
+    }
+
+    const chunksBy = async (m: MigratorMetrics) => Object.fromEntries((await m.paceChunks.get()).values.map((v) => [v.labels.state, v.value]));
+
+    it('writes a large window in full chunks without pause while the executors keep up', async () => {
+      const s = await setup(50);
+      const outcome = await migrator({ tasks: s.tasks, paced: s }).migrateWindow(WINDOW);
+      expect(outcome).toMatchObject({ status: 'completed', fires: 30_000, inserted: 30_000 });
+      // Whole timers of 600 fires: a chunk is written once it holds FLUSH_ROWS.
+      expect(s.batches).toEqual([10_200, 10_200, 9_600]);
+      expect(s.clock.pauses).toBe(0);
+      // The last chunk leaves nothing of the estimate: nothing to pace.
+      expect(await chunksBy(s.metrics)).toEqual({ idle: 2, unpaced: 1 });
+    });
+
+    it('slows down while the executors are late: smaller chunks and pauses, still done before its deadline', async () => {
+      const s = await setup(5_000);
+      const outcome = await migrator({ tasks: s.tasks, paced: s }).migrateWindow(WINDOW);
+      expect(outcome).toMatchObject({ status: 'completed', fires: 30_000, inserted: 30_000 });
+      // Halved after each chunk down to MIN_CHUNK_ROWS (whole timers of 600 fires: 1,200).
+      expect(s.batches).toEqual([10_200, 5_400, 3_000, 1_800, ...Array<number>(8).fill(1_200)]);
+      expect(s.clock.pauses).toBe(s.batches.length - 1);
+      expect(await chunksBy(s.metrics)).toEqual({ late: 11, unpaced: 1 });
+      const paused = (await s.metrics.pacePaused.get()).values[0].value;
+      expect(paused).toBeGreaterThan(10);
+      // TIMER_MIGRATOR_PACE_MAX_MS (120 s) from its start bounds it, well before the window's start.
+      expect(s.clock.t).toBeLessThanOrEqual(NOW + 120_000);
+      expect(await rows()).toEqual(expectedFires(s.crons, WINDOW.start, WINDOW.end));
+    });
+
+    it('writes at full speed however late the executors when pacing would miss the deadline', async () => {
+      const s = await setup(60_000);
+      // 30,000 rows take 3 s: with the safety factor the rest never fits in the 3 s it may take, so nothing waits.
+      const outcome = await migrator({ tasks: s.tasks, paced: { ...s, env: { TIMER_MIGRATOR_PACE_MAX_MS: 3_000 } } }).migrateWindow(WINDOW);
+      expect(outcome).toMatchObject({ status: 'completed', inserted: 30_000 });
+      expect(s.batches).toEqual([10_200, 10_200, 9_600]);
+      expect(s.clock.pauses).toBe(0);
+      expect(await chunksBy(s.metrics)).toEqual({ deadline: 2, unpaced: 1 });
+    });
+
+    it('stopped during a pause, it leaves the window incomplete, and a restart completes it without duplicates', async () => {
+      const s = await setup(5_000);
+      const service = migrator({ tasks: s.tasks, paced: s, pageSize: 20 });
+      s.clock.onPause = () => {
+        if (s.clock.pauses === 3) service.stop();
+      };
+      expect(await service.migrateWindow(WINDOW)).toMatchObject({ status: 'failed', error: 'stopping' });
+      expect(await new MigratorWindowRepository(db).isCompleted(WINDOW.start)).toBe(false);
+      expect(await redis.exists(`${prefix}lock:migrate:${WINDOW.start}`)).toBe(0);
+      expect((await rows()).length).toBeGreaterThan(0);
+      expect(await migrator().migrateWindow(WINDOW)).toMatchObject({ status: 'completed' });
+      const expected = expectedFires(s.crons, WINDOW.start, WINDOW.end);
+      expect(await rows()).toEqual(expected);
+      await expectStored(expected);
+    });
   });
 });

@@ -314,6 +314,10 @@ describe('repositories against a real MariaDB', () => {
       expect(await timers.dueBoundaries(W, all.length, 1_000)).toEqual([]); // all fit one range
       const inRange = await timers.duePage(W, null, 100, { afterId: expected[0], upToId: expected[1] });
       expect(inRange.map((t) => t.id).sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))).toEqual(all.slice(5, 10));
+      // The same timers counted, in all and by range (the migrator's estimate of a window's work).
+      expect(await timers.countDue(W)).toBe(all.length);
+      expect(await timers.countDue(W, { afterId: expected[0], upToId: expected[1] })).toBe(5);
+      expect(await timers.countDue(W, { afterId: expected[0] })).toBe(all.length - 5);
     });
   });
 

@@ -8,6 +8,7 @@ import { ExecutorMetrics } from './executor.metrics';
 import { IdleScavenge } from './idle-scavenge.service';
 import { InstantDiagnostics } from './instant-diagnostics';
 import { InstantSends } from './instant-sends';
+import { LagReport } from './lag-report.service';
 import { PauseWatch } from './pause-watch.service';
 import { SettledFires } from './settled-fires.service';
 import { TimerCache } from './timer-cache.service';
@@ -37,7 +38,7 @@ export class ExecutorSharedModule {
     return {
       module: ExecutorSharedModule,
       global: true,
-      providers: [...shared, IdleScavenge],
+      providers: [...shared, IdleScavenge, LagReport],
       exports: shared,
     };
   }

@@ -34,6 +34,28 @@ export class MigratorEnv extends WindowEnv {
   @IsInt() @Min(0) @Max(100_000_000)
   TIMER_MIGRATOR_RANGE_TIMERS: number = 50_000;
 
+  /**
+   * The executors' lag (how late their calls start, reported every second) above which an expansion
+   * backs off: smaller chunks and pauses, spread over its slack before the deadline; 0 = never pace.
+   */
+  @IsInt() @Min(0) @Max(600_000)
+  TIMER_MIGRATOR_PACE_LAG_MS: number = 1_000;
+
+  /** A paced window is written at least this long before its first fire (pacing never goes past it). */
+  @IsInt() @Min(0) @Max(3_600_000)
+  TIMER_MIGRATOR_PACE_LEAD_MS: number = 30_000;
+
+  /**
+   * Longest the windows of one tick may be stretched by pacing, from the tick's start: the top-up of
+   * timers enabled meanwhile waits for them, so keep it well below TIMER_PRECREATE_SECONDS minus the tick.
+   */
+  @IsInt() @Min(0) @Max(3_600_000)
+  TIMER_MIGRATOR_PACE_MAX_MS: number = 40_000;
+
+  /** Longest single pause between two chunks of a paced expansion. */
+  @IsInt() @Min(10) @Max(60_000)
+  TIMER_MIGRATOR_PACE_MAX_PAUSE_MS: number = 1_000;
+
   /** Finished fire records older than this many days are deleted (hourly, in batches); 0 = keep all. */
   @IsInt() @Min(0) @Max(36_500)
   TIMER_TASK_RETENTION_DAYS: number = 30;
@@ -61,6 +83,14 @@ export class MigratorEnv extends WindowEnv {
 /** The migrator's variable names, for `bootstrapRole({ extraVariables })`. */
 export const MIGRATOR_VARIABLES: readonly string[] = Object.keys(new MigratorEnv());
 
+/** The pacing of expansions (docs/scaling.md, "Expansion beside delivery"). */
+export interface PaceConfig {
+  lagMs: number;
+  leadMs: number;
+  maxSpanMs: number;
+  maxPauseMs: number;
+}
+
 /** The validated migrator settings, injectable by class. */
 export class MigratorConfig {
   constructor(readonly env: MigratorEnv) {}
@@ -82,6 +112,14 @@ export class MigratorConfig {
   }
   get rangeTimers(): number {
     return this.env.TIMER_MIGRATOR_RANGE_TIMERS;
+  }
+  get pace(): PaceConfig {
+    return {
+      lagMs: this.env.TIMER_MIGRATOR_PACE_LAG_MS,
+      leadMs: this.env.TIMER_MIGRATOR_PACE_LEAD_MS,
+      maxSpanMs: this.env.TIMER_MIGRATOR_PACE_MAX_MS,
+      maxPauseMs: this.env.TIMER_MIGRATOR_PACE_MAX_PAUSE_MS,
+    };
   }
   get reconcileIntervalMs(): number {
     return this.env.TIMER_RECONCILER_INTERVAL_MS;

@@ -8,6 +8,10 @@ export class MigratorMetrics {
   readonly lastCompletedWindow: Gauge;
   readonly windowDuration: Histogram;
   readonly rangesMigrated: Counter;
+  readonly pacePaused: Counter;
+  readonly paceChunks: Counter<'state'>;
+  readonly paceChunkRows: Gauge;
+  readonly executorLag: Gauge;
 
   constructor(registry: Registry) {
     this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
@@ -22,6 +26,23 @@ export class MigratorMetrics {
       name: 'timer_migrator_ranges_total',
       help: 'Window ranges (timer-migrate-ranges messages) by outcome: migrated here, skipped (already done), failed (redelivered)',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.pacePaused = new Counter({
+      name: 'timer_migrator_pace_paused_seconds_total',
+      help: 'Time expansions spent paused between chunks because the executors were late',
+      registers: [registry],
+    });
+    this.paceChunks = new Counter({
+      name: 'timer_migrator_pace_chunks_total',
+      help: 'Chunks of paced expansions by what followed them: idle (full speed), late (smaller chunks, pauses), deadline (full speed to finish in time), unpaced (nothing left by the estimate)',
+      labelNames: ['state'],
+      registers: [registry],
+    });
+    this.paceChunkRows = new Gauge({ name: 'timer_migrator_pace_chunk_rows', help: 'Rows of the next chunk of the paced expansion', registers: [registry] });
+    this.executorLag = new Gauge({
+      name: 'timer_migrator_executor_lag_seconds',
+      help: 'How late the executors started their calls (the largest fresh report), as the pacing last read it',
       registers: [registry],
     });
     this.windowDuration = new Histogram({

@@ -5,11 +5,10 @@ import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEnt
 import { LOCK_RESOURCES, RedisLock } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
+import { ExpansionPacer, FLUSH_ROWS } from './expansion-pacer';
 import { MigratorMetrics } from './migrator.metrics';
 import { firesFrom, isoWindow, planRange, planWindows, Window } from './window-plan';
 
-/** Rows buffered before they are written, so a page of seconds-level timers never builds huge arrays. */
-export const FLUSH_ROWS = 10_000;
 /** Timers whose unknown next_fire_at (0) one statement resolves. */
 export const RESOLVE_BATCH = 5_000;
 
@@ -81,6 +80,7 @@ export class MigratorService {
     private readonly metrics: MigratorMetrics,
     @Inject(FireRegenerator) private readonly changed: ChangedTimers,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
+    @Optional() private readonly pacer?: ExpansionPacer,
   ) {}
 
   /** Makes the window run in progress stop at its next page (its lock is released, it is not completed). */
@@ -111,7 +111,8 @@ export class MigratorService {
     const outcomes: WindowOutcome[] = [];
     for (const w of plan.windows) {
       if (this.stopping) break;
-      outcomes.push(await this.migrateWindow(w));
+      // Pacing is bounded from the tick's start, not each window's: the top-up below waits for them all.
+      outcomes.push(await this.migrateWindow(w, now));
     }
     // Only once every window is completed: a window still being worked (here or by another replica)
     // reads the same timers, and a top-up beside it would write its fires twice over.
@@ -130,7 +131,8 @@ export class MigratorService {
     const window: Window = { start: prepared.from, end: prepared.until };
     const started = Date.now();
     try {
-      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint));
+      // Not paced: its timers' fires are due from TIMER_PRECREATE_SECONDS on.
+      const counts = await this.underLease(LOCK_RESOURCES.migrateTopUp, (checkpoint) => this.expand(window, checkpoint, undefined, null));
       if (counts && counts.timers > 0) {
         this.metrics.firesCreated.inc(counts.inserted);
         this.logger.log(`top-up to ${new Date(window.end).toISOString()}: ${counts.timers} timers, ${counts.fires} fires (${counts.inserted} new rows), ${Date.now() - started} ms`);
@@ -174,15 +176,15 @@ export class MigratorService {
     if (resolved > 0) this.logger.log(`${resolved} timers without a known next fire read from ${new Date(fromMs).toISOString()}`);
   }
 
-  /** Migrates one window under its lock; never throws. */
-  async migrateWindow(window: Window): Promise<WindowOutcome> {
+  /** Migrates one window under its lock, its pacing bounded from `paceFrom` (default: now); never throws. */
+  async migrateWindow(window: Window, paceFrom = this.clock.now()): Promise<WindowOutcome> {
     const started = Date.now();
     try {
       const outcome = await this.underLease(LOCK_RESOURCES.migrateWindow(window.start), async (checkpoint): Promise<WindowOutcome> => {
         // Re-check under the lock: another replica may have completed it since the tick listed it.
         if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
         const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
-        const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint);
+        const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint, undefined, paceFrom);
         // The lease may have lapsed during the last page; completing is still right (the work is done).
         await this.windows.markCompleted(window.start, window.end);
         const ms = Date.now() - started;
@@ -258,6 +260,8 @@ export class MigratorService {
           if (this.stopping) throw new StoppingError('stopping');
         },
         { after: range.fromTimerId === '0' ? null : range.fromTimerId, upTo: range.toTimerId === '' ? undefined : range.toTimerId },
+        // Not paced: a split window is spread over the replicas, and its lock holder waits for every range.
+        null,
       );
       await this.ranges.markDone(range, counts);
       this.metrics.firesCreated.inc(counts.inserted);
@@ -277,15 +281,21 @@ export class MigratorService {
    * writes each page's fires (rows first, then the index), moves their `next_fire_at` to their first
    * fire at or after the window's end, then regenerates the fires of the page's timers that changed
    * meanwhile. A timer read is never read again for this window: its next_fire_at leaves the range.
+   * Paced (`ExpansionPacer`) from `paceFrom` unless it is null: chunks shrink and pauses come between
+   * them while the executors are late, never past the window's deadline.
    */
-  private async expand(window: Window, checkpoint: () => void, range?: { after: string | null; upTo?: string }): Promise<ExpandCounts> {
+  private async expand(window: Window, checkpoint: () => void, range: { after: string | null; upTo?: string } | undefined, paceFrom: number | null): Promise<ExpandCounts> {
     const now = this.clock.now();
     const { pageSize, catchUpMs, windowMs } = this.config;
     let after: DueCursor | null = null;
     let timers = 0;
     let fires = 0;
     let inserted = 0;
+    let read = 0;
     let rows: NewTask[] = [];
+    const ids = range ? { afterId: range.after, upToId: range.upTo } : undefined;
+    const pace = paceFrom !== null && this.pacer ? await this.pacer.begin(window, ids, paceFrom) : null;
+    const chunkRows = () => pace?.chunkRows ?? FLUSH_ROWS;
     const flush = async () => {
       if (rows.length === 0) return;
       const batch = rows;
@@ -294,10 +304,12 @@ export class MigratorService {
       inserted += written.inserted;
       // Fires already due (catch-up after downtime, a window migrated late): the walk may be past them.
       if (written.due.length > 0) await this.writer.publishDue(written.due);
+      // A pause here holds back no timer's next_fire_at: it moves only after all of its page is written.
+      await pace?.afterChunk({ timers: read, fires }, checkpoint);
     };
     for (;;) {
       checkpoint();
-      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, range ? { afterId: range.after, upToId: range.upTo } : undefined);
+      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, ids);
       if (page.length === 0) break;
       const advances: NextFireAdvance[] = [];
       for (const t of page) {
@@ -308,9 +320,12 @@ export class MigratorService {
             const timerFires = FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
             fires += timerFires.length;
             for (const f of timerFires) rows.push(f);
-            if (rows.length >= FLUSH_ROWS) await flush();
+            // The last step's rows are written below, once the timer counts as read (the pacing's estimate).
+            if (rows.length >= chunkRows() && s + windowMs < window.end) await flush();
           }
+          read++;
           advances.push({ id: t.id, version: t.version, nextFireAt: FireWriter.nextFireAt(t, window.end) });
+          if (rows.length >= chunkRows()) await flush();
         } catch (e) {
           // A stored schedule that no longer evaluates must not block every other timer of the window.
           this.logger.error(`timer ${t.id}: cannot compute its fires in ${isoWindow(window)}: ${(e as Error).message}`);
@@ -326,6 +341,7 @@ export class MigratorService {
       after = { nextFireAt: Number(last.nextFireAt), id: last.id };
       if (page.length < pageSize) break;
     }
+    if (pace && pace.paused > 0) this.logger.log(`window ${isoWindow(window)}: ${Math.round(pace.paused)} ms paused for the executors' lag`);
     return { timers, fires, inserted };
   }
 }

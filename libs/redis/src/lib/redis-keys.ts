@@ -89,6 +89,11 @@ export class RedisKeys {
     return `${this.prefix}executor-alive:${processId}`;
   }
 
+  /** HASH: executor process -> `<lagMs>:<atMs>`, how late its recent calls started (`ExecutorLag`). */
+  executorLag(): string {
+    return `${this.prefix}executor-lag`;
+  }
+
   /** A migrate range recorded done, with its counts (the migrator's split windows). */
   migrateRange(windowStart: number, windowEnd: number, fromTimerId: string, toTimerId: string): string {
     return `${this.prefix}migrate-range:${windowStart}:${windowEnd}:${fromTimerId}:${toTimerId}`;

@@ -42,6 +42,16 @@ describe('BucketHistogram', () => {
     expect(() => b.observe(Number.POSITIVE_INFINITY)).toThrow(TypeError);
   });
 
+  it('snapshots its counts per bucket and in all, as copies', () => {
+    const b = new BucketHistogram({ name: 'timer_test_seconds', help: 'h', buckets: [1, 2], registers: [] });
+    for (const v of [0.5, 1, 1.5, 3]) b.observe(v);
+    const first = b.snapshot();
+    expect(first).toEqual({ bounds: [1, 2], counts: [2, 1], count: 4 });
+    b.observe(0.1);
+    expect(first.counts).toEqual([2, 1]);
+    expect(b.snapshot().counts).toEqual([3, 1]);
+  });
+
   it('refuses buckets out of order', () => {
     expect(() => new BucketHistogram({ name: 'timer_test_seconds', help: 'h', buckets: [1, 1], registers: [] })).toThrow(RangeError);
   });

@@ -61,6 +61,11 @@ export class BucketHistogram {
     this.exported = true;
   }
 
+  /** The upper bounds and the observations so far: per bucket (not cumulative), then in all (`+Inf` included). */
+  snapshot(): { bounds: readonly number[]; counts: number[]; count: number } {
+    return { bounds: this.bounds, counts: Array.from(this.counts), count: this.count };
+  }
+
   reset(): void {
     this.counts = new Float64Array(this.bounds.length);
     this.sum = 0;

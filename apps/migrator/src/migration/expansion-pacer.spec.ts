@@ -1,0 +1,100 @@
+import { Logger } from '@nestjs/common';
+import { Registry } from 'prom-client';
+import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
+import { decidePace, ExpansionPacer, FLUSH_ROWS, MIN_CHUNK_ROWS, PaceInput } from './expansion-pacer';
+import { MigratorMetrics } from './migrator.metrics';
+
+const LIMITS = { lagMs: 1_000, maxPauseMs: 1_000 };
+/** 100,000 rows left at 0.04 ms a row: 4 s of work, 8 s with the safety; a minute to go. */
+const BASE: PaceInput = { now: 0, deadline: 60_000, lagMs: 0, remainingRows: 100_000, msPerRow: 0.04, chunkRows: FLUSH_ROWS };
+
+describe('decidePace', () => {
+  it('writes full chunks without pause while the executors keep up (or say nothing)', () => {
+    expect(decidePace(BASE, LIMITS)).toEqual({ state: 'idle', chunkRows: FLUSH_ROWS, pauseMs: 0 });
+    expect(decidePace({ ...BASE, lagMs: null }, LIMITS).state).toBe('idle');
+    expect(decidePace({ ...BASE, lagMs: 1_000 }, LIMITS).state).toBe('idle');
+    // Chunks grow back after a late spell.
+    expect(decidePace({ ...BASE, chunkRows: MIN_CHUNK_ROWS }, LIMITS).chunkRows).toBe(2 * MIN_CHUNK_ROWS);
+  });
+
+  it('halves the chunk and pauses while they are late, spreading the slack over the chunks left', () => {
+    const late = decidePace({ ...BASE, lagMs: 5_000 }, LIMITS);
+    expect(late).toEqual({ state: 'late', chunkRows: FLUSH_ROWS / 2, pauseMs: 1_000 });
+    expect(decidePace({ ...BASE, lagMs: 5_000, chunkRows: MIN_CHUNK_ROWS }, LIMITS).chunkRows).toBe(MIN_CHUNK_ROWS);
+    // 52 s of slack over 20 chunks: 2.6 s each, capped at the longest pause.
+    expect(decidePace({ ...BASE, lagMs: 5_000 }, { ...LIMITS, maxPauseMs: 60_000 }).pauseMs).toBe(2_600);
+    // 2 s of slack over 100 chunks of 1,000 rows: 20 ms each.
+    expect(decidePace({ ...BASE, lagMs: 5_000, chunkRows: MIN_CHUNK_ROWS, deadline: 10_000 }, LIMITS).pauseMs).toBe(20);
+  });
+
+  it('writes at full speed once the rest would not fit before the deadline, however late the executors', () => {
+    const due = { state: 'deadline', chunkRows: FLUSH_ROWS, pauseMs: 0 };
+    expect(decidePace({ ...BASE, lagMs: 60_000, deadline: 8_000 }, LIMITS)).toEqual(due);
+    expect(decidePace({ ...BASE, lagMs: 60_000, now: 70_000 }, LIMITS)).toEqual(due);
+    // An estimate used up (more timers than counted) cannot vouch for the deadline.
+    expect(decidePace({ ...BASE, lagMs: 60_000, remainingRows: 0 }, LIMITS)).toEqual({ ...due, state: 'unpaced' });
+  });
+
+  it('never paces when pacing is off', () => {
+    expect(decidePace({ ...BASE, lagMs: 60_000 }, { ...LIMITS, lagMs: 0 }).pauseMs).toBe(0);
+  });
+});
+
+describe('ExpansionPacer', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  afterAll(() => Logger.overrideLogger(['error', 'warn', 'log']));
+
+  const WINDOW = { start: 600_000, end: 660_000 };
+
+  function pacer(lag: () => Promise<number | null>, env: Partial<MigratorEnv> = {}) {
+    const clock = { t: 0, now: () => clock.t, sleep: async (ms: number) => void (clock.t += ms) };
+    const metrics = new MigratorMetrics(new Registry());
+    const config = new MigratorConfig(Object.assign(new MigratorEnv(), env));
+    const counter = { countDue: jest.fn(async () => 100) };
+    return { clock, metrics, counter, pacer: new ExpansionPacer({ current: lag }, counter, clock, config, metrics) };
+  }
+
+  /** Runs `chunks` chunks of 1,000 fires of 10 timers each, each taking `workMs`. */
+  async function run(p: ReturnType<typeof pacer>, chunks: number, workMs = 50) {
+    const paced = (await p.pacer.begin(WINDOW))!;
+    const sizes: number[] = [];
+    for (let i = 1; i <= chunks; i++) {
+      p.clock.t += workMs;
+      await paced.afterChunk({ timers: 10 * i, fires: 1_000 * i }, () => undefined);
+      sizes.push(paced.chunkRows);
+    }
+    return { paced, sizes };
+  }
+
+  it('pauses while the executors report a lag, and counts the pause and the chunks', async () => {
+    const p = pacer(async () => 4_000);
+    const { paced, sizes } = await run(p, 5);
+    expect(p.counter.countDue).toHaveBeenCalledWith(WINDOW.end, undefined);
+    expect(paced.paused).toBeGreaterThan(0);
+    expect(sizes[sizes.length - 1]).toBe(MIN_CHUNK_ROWS);
+    const paused = (await p.metrics.pacePaused.get()).values[0].value;
+    expect(paused * 1000).toBeCloseTo(paced.paused);
+    const late = (await p.metrics.paceChunks.get()).values.find((v) => v.labels.state === 'late');
+    expect(late?.value).toBe(5);
+  });
+
+  it('writes at full speed when the lag cannot be read or the timers cannot be counted', async () => {
+    const failing = pacer(async () => {
+      throw new Error('redis down');
+    });
+    expect((await run(failing, 3)).paced.paused).toBe(0);
+    const uncounted = pacer(async () => 4_000);
+    uncounted.counter.countDue.mockRejectedValue(new Error('mysql down'));
+    expect((await run(uncounted, 3)).paced.paused).toBe(0);
+  });
+
+  it('does not pace past its deadline, nor when pacing is off', async () => {
+    const short = pacer(async () => 4_000, { TIMER_MIGRATOR_PACE_MAX_MS: 0 });
+    expect(await short.pacer.begin(WINDOW)).toBeNull();
+    expect(short.counter.countDue).not.toHaveBeenCalled();
+    const late = pacer(async () => 4_000);
+    late.clock.t = WINDOW.start - 30_000;
+    expect(await late.pacer.begin(WINDOW)).toBeNull();
+    expect(await pacer(async () => 4_000, { TIMER_MIGRATOR_PACE_LAG_MS: 0 }).pacer.begin(WINDOW)).toBeNull();
+  });
+});
