@@ -208,3 +208,18 @@ export async function metricValue(h: ExecutorHarness, name: string, labels: Reco
   }
   return total;
 }
+
+/** An executor (with `env`) and a receiver, started before the file's tests and stopped after them. */
+export function executorWithReceiver(env: NodeJS.ProcessEnv = {}): { h: ExecutorHarness; receiver: Receiver } {
+  const h = new ExecutorHarness(env);
+  const receiver = new Receiver();
+  beforeAll(async () => {
+    await receiver.start();
+    await h.start();
+  });
+  afterAll(async () => {
+    await h.stop();
+    await receiver.stop();
+  });
+  return { h, receiver };
+}

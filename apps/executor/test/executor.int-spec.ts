@@ -10,7 +10,7 @@ import type { PulsarRecord } from '@timer/pulsar-transport';
 import { CallMarks, RescueMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { FirePublisher } from '../src/fire/fire-publisher';
-import { ExecutorHarness, metricValue, Receiver } from './executor-harness';
+import { ExecutorHarness, executorWithReceiver, metricValue } from './executor-harness';
 
 jest.setTimeout(90_000);
 
@@ -27,17 +27,7 @@ const settled = (h: ExecutorHarness, timerId: string, runAt: number, status: num
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('executor (allowPrivate: true)', () => {
-  const h = new ExecutorHarness();
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    await receiver.start();
-    await h.start();
-  });
-  afterAll(async () => {
-    await h.stop();
-    await receiver.stop();
-  });
+  const { h, receiver } = executorWithReceiver();
 
   it('delivers a task once with the contract headers and signature, and records it succeeded with its lateness', async () => {
     const secret = await h.app.get(AppRepository).rotateSecret('app-it');
@@ -248,17 +238,7 @@ describe('executor (allowPrivate: true)', () => {
 });
 
 describe('executor (allowPrivate: false)', () => {
-  const h = new ExecutorHarness({ TIMER_CALLBACK_ALLOW_PRIVATE: 'false' });
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    await receiver.start();
-    await h.start();
-  });
-  afterAll(async () => {
-    await h.stop();
-    await receiver.stop();
-  });
+  const { h, receiver } = executorWithReceiver({ TIMER_CALLBACK_ALLOW_PRIVATE: 'false' });
 
   it('refuses a callback to a private address: failed at once, no retry, dead-lettered', async () => {
     const timer = await h.timer({ url: receiver.url('/private'), maxAttempts: 3, backoffMs: 100 });

@@ -48,7 +48,7 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   const claims = fires as unknown as FireClaimRepository;
   const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, config, metrics, clock);
   const bloom = new FakeBloom();
-  const settled = new SettledFires(claims, config.bloomFalsePositiveRate === null ? null : (bloom as unknown as SliceBloom));
+  const settled = new SettledFires(claims, config.bloomFalsePositiveRate === null ? null : (bloom as unknown as SliceBloom), undefined, metrics);
   const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock, undefined, undefined, undefined, settled);
   const pub = publisher as unknown as FirePublisher;
   const liveness = new FakeLiveness();

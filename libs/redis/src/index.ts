@@ -4,7 +4,7 @@ export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
 export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
-export { BLOOM_MAX_BITS, BLOOM_MIN_FIRES, BLOOM_OVERFULL_FACTOR, BLOOM_RETAIN_MS, bloomFalsePositiveRate, bloomSize, BloomSize, SliceBloom, SliceBloomOptions, SliceItem } from './lib/slice-bloom';
+export { BLOOM_MAX_BITS, BLOOM_MIN_FIRES, BLOOM_OVERFULL_FACTOR, BLOOM_RETAIN_MS, bloomFalsePositiveRate, bloomSize, BloomSize, packHashes, SliceBloom, SliceBloomOptions, SliceItem } from './lib/slice-bloom';
 export { CALL_MARKS_CHUNK, CallMarks, CallStart } from './lib/call-marks';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
 export { MAINTENANCE_REFRESH_MS, MaintenanceWindows } from './lib/maintenance-windows';

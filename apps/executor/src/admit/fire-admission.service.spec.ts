@@ -264,6 +264,8 @@ describe('admit, through FireService', () => {
       expect(s.fires.claims).toBe(claims);
       expect(s.fires.stateReads).toBe(1);
       expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
+      expect(await value(s.metrics.settledFilter, { answer: 'maybe' })).toBe(1);
+      expect(await value(s.metrics.settledFilter, { answer: 'settled' })).toBe(1);
     });
 
     it('claims at once, without a read, a redelivered fire the filter has certainly not seen', async () => {

@@ -196,8 +196,7 @@ export class FireAdmission {
    */
   private async settledBefore(msg: TaskMessage): Promise<boolean> {
     if (!this.settled?.screening || (await this.settled.screen(msg)) !== 'maybe') return false;
-    const s = await this.settled.state(msg);
-    return s !== null && isSettled(s);
+    return this.settled.confirmed(await this.settled.state(msg));
   }
 
   private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { FireRef, fireId, TaskMessage } from '@timer/contracts';
 import { FINISHED_TASK_STATUSES, FireClaimRepository, FireState } from '@timer/dal';
 import { SliceBloom, SliceIndex, SliceItem } from '@timer/redis';
+import { ExecutorMetrics } from './executor.metrics';
 
 export function isSettled(s: FireState): boolean {
   return FINISHED_TASK_STATUSES.includes(s.status);
@@ -37,6 +38,7 @@ export class SettledFires {
     private readonly claims: FireClaimRepository,
     @Optional() @Inject(SliceBloom) private readonly bloom?: SliceBloom | null,
     @Optional() @Inject(SliceIndex) private readonly index?: SliceIndex,
+    @Optional() private readonly metrics?: ExecutorMetrics,
   ) {}
 
   /** Whether the filter is on. */
@@ -47,7 +49,14 @@ export class SettledFires {
   /** Settled, by its row (one read). */
   async isSettled(msg: TaskMessage): Promise<boolean> {
     const s = await this.claims.state(msg);
-    return s !== null && isSettled(s);
+    return this.confirmed(s);
+  }
+
+  /** Whether a row read after a "maybe" (or without a filter) shows the fire settled; counts the filter's confirmed answers. */
+  confirmed(s: FireState | null): boolean {
+    const settled = s !== null && isSettled(s);
+    if (settled && this.screening) this.metrics?.settledFilter.inc({ answer: 'settled' });
+    return settled;
   }
 
   /**
@@ -97,9 +106,15 @@ export class SettledFires {
     const batch = this.checks;
     this.checks = [];
     (this.bloom as SliceBloom).check(batch.map((w) => w.item)).then(
-      (answers) => batch.forEach((w, i) => w.resolve(answers[i] === true ? 'maybe' : answers[i] === false ? 'not-settled' : 'unknown')),
+      (answers) =>
+        batch.forEach((w, i) => {
+          const screen: Screen = answers[i] === true ? 'maybe' : answers[i] === false ? 'not-settled' : 'unknown';
+          this.metrics?.settledFilter.inc({ answer: screen === 'not-settled' ? 'not_settled' : screen });
+          w.resolve(screen);
+        }),
       (e: Error) => {
         this.logger.debug(`bloom filter check of ${batch.length} fire(s) failed (going on without it): ${e.message}`);
+        this.metrics?.settledFilter.inc({ answer: 'unknown' }, batch.length);
         batch.forEach((w) => w.resolve('unknown'));
       },
     );
