@@ -16,7 +16,7 @@
  * Writes .local/results/bloom-<time>.json and .md.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -24,7 +24,6 @@ import { DataSource } from 'typeorm';
 import { fireId } from '@timer/contracts';
 import { FireClaimRepository, FireClaimRequest, FINISHED_TASK_STATUSES, TaskRepository, TaskStatus } from '@timer/dal';
 import { bloomSize, packHashes, SliceBloom, SliceItem } from '@timer/redis';
-import { freePort } from '@timer/testing';
 import { markdownTable, numericFlags, procCpuSeconds, shortId, sleep, writeResults } from '../../e2e/support';
 import { log, mariadbPid, Meter, withBenchDatabase } from '../db/meter';
 
@@ -49,19 +48,18 @@ return 1`;
 /** A Redis server of the bench's own, configured as deploy/local/redis.sh starts the local one. */
 async function ownRedis(): Promise<{ redis: Redis; pid: number; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-bloom-'));
-  const port = await freePort();
+  const socket = join(dir, 'redis.sock');
   // No AOF rewrite during the run: its forked child's CPU would not be seen, and it would not be the filter's.
-  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--auto-aof-rewrite-percentage', '0'], { stdio: 'ignore' });
-  const redis = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 3, lazyConnect: true });
-  for (let i = 0; ; i++) {
-    try {
-      await redis.connect();
-      break;
-    } catch (e) {
-      if (i > 50) throw e;
-      await sleep(100);
+  const child: ChildProcess = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--auto-aof-rewrite-percentage', '0'], { stdio: 'ignore' });
+  for (let i = 0; !existsSync(socket); i++) {
+    if (i > 100) {
+      child.kill('SIGTERM');
+      throw new Error(`redis-server did not open ${socket}`);
     }
+    await sleep(50);
   }
+  const redis = new Redis({ path: socket, maxRetriesPerRequest: 3 });
+  await redis.ping();
   const pid = child.pid as number;
   return {
     redis,
@@ -247,6 +245,17 @@ async function storm(args: Args): Promise<Storm[]> {
         return statements;
       });
       out.push({ path: 'screen (filter, then read or claim)', fires: args.storm, dbStatements: mB.statements, redisCalls, mariadbUs: mB.usPerFire, dropped, claimed: claimedB });
+
+      // What a hand-back's settled check reads without the filter: one row, one statement a fire.
+      const single = a.refs.slice(0, Math.min(2_000, a.refs.length));
+      let c = { user: 0, system: 0 };
+      const mC = await meter.measure('read', single.length, async () => {
+        const c0 = process.cpuUsage();
+        for (const r of single) await claims.state(r);
+        c = process.cpuUsage(c0);
+        return single.length;
+      });
+      out.push({ path: `one-row read (a hand-back's check; client ${((c.user + c.system) / single.length).toFixed(1)} µs)`, fires: single.length, dbStatements: mC.statements, redisCalls: 0, mariadbUs: mC.usPerFire, dropped: 0, claimed: 0 });
       return out;
     });
   } finally {

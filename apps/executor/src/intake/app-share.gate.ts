@@ -106,7 +106,7 @@ export class AppShareGate {
    * settled. The fire's row is read only at the hand-backs in {@link SETTLED_CHECK_AT}: a duplicate of
    * a settled fire (rare: redeliveries) is dropped within a few hand-backs, and an ordinary fire of an
    * app over its share costs no read on its first hand-backs. With the bloom filter (`SettledFires`),
-   * at every hand-back the filter is asked, and the row read only when it may have seen the fire. `app` is the timer's app when the caller has it.
+   * the filter is asked first there, and the row read only when it may have seen the fire. `app` is the timer's app when the caller has it.
    */
   async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string, deferrals = deferralsOf(properties)): Promise<boolean> {
     const asked = ASKED_FOR.some((p) => properties[p] !== undefined);
@@ -114,11 +114,9 @@ export class AppShareGate {
       const owner = app ?? (await this.cache.get(msg.timerId))?.timer.app;
       if (owner !== undefined && this.pauses.verdict(owner, msg.runAt) === 'skip') return true;
     }
-    if (!this.settled.screening) return SETTLED_CHECK_AT.has(deferrals) && this.settled.isSettled(msg);
-    // With the bloom filter, at every hand-back: a fire it has certainly not seen costs no read.
-    const screen = await this.settled.screen(msg);
-    if (screen === 'not-settled') return false;
-    return (screen === 'maybe' || SETTLED_CHECK_AT.has(deferrals)) && this.settled.isSettled(msg);
+    if (!SETTLED_CHECK_AT.has(deferrals)) return false;
+    // With the bloom filter, a fire it has certainly not seen costs no read.
+    return (await this.settled.screen(msg)) !== 'not-settled' && this.settled.isSettled(msg);
   }
 }
 
