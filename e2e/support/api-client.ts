@@ -34,6 +34,9 @@ export interface NewTimer {
   autoSpread?: boolean;
   /** The timer's own failure webhook (else the app's). */
   failureWebhook?: { url: string; headers?: Record<string, string | string[]> };
+  /** Calendars of the app whose excluded days the timer avoids, and what a fire on one does. */
+  calendars?: string[];
+  onExcluded?: 'skip' | 'nextBusinessDay' | 'previousBusinessDay';
   /** Where each final answer of the callback is POSTed. */
   resultWebhook?: { url: string; headers?: Record<string, string | string[]> };
 }

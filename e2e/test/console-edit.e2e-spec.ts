@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { ConsoleRig, consoleShot, pollUntil } from '../support';
 
 // The console's editing in a real headless Chromium (Debian's; playwright-core never downloads one)
@@ -6,7 +7,8 @@ import { ConsoleRig, consoleShot, pollUntil } from '../support';
 // and retries edited, an older version compared and restored, the upcoming fires moving on after a
 // fire, three timers disabled in one bulk action, and these pages at a phone's width. Any console or
 // page error fails it; the browser's "Failed to load resource" lines may name only the one refusal the
-// test provokes (400). TIMER_CONSOLE_SCREENSHOTS=1 rewrites its screenshots in docs/console/.
+// test provokes (400). A second test attaches a calendar in the forms and sees its marks.
+// TIMER_CONSOLE_SCREENSHOTS=1 rewrites its screenshots in docs/console/.
 jest.setTimeout(120_000);
 
 const APP = 'console-edit';
@@ -16,16 +18,29 @@ const rig = new ConsoleRig();
 beforeAll(() => rig.start(TOKEN));
 afterAll(() => rig.stop());
 
+/** Signs a new tab in (the session is per tab) on the new timer page. */
+async function signInToNew(page: Page): Promise<void> {
+  await page.goto(`${rig.base}/new`);
+  await page.getByLabel('Token').fill(TOKEN);
+  await page.getByLabel('App').fill(APP);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: `New timer in ${APP}` }).waitFor();
+}
+
+/** A cron timer's name, schedule and zone in the form, its callback `/<name>` on the receiver. */
+async function fillSchedule(page: Page, name: string, cron: string, zone: string): Promise<void> {
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.locator('input[name="cron"]').fill(cron);
+  await page.getByLabel('Time zone').fill(zone);
+  await page.getByLabel('URL', { exact: true }).fill(rig.receiver.url(`/${name}`));
+}
+
 it('shows every refused field at once, previews before create in both zones, edits headers and retries, restores a version with its diff, refreshes the next fires, bulk-disables three timers, and fits a phone', async () => {
   const { base, stack, receiver } = rig;
   const page = await rig.newPage();
   const field = (label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
 
-  await page.goto(`${base}/new`);
-  await page.getByLabel('Token').fill(TOKEN);
-  await page.getByLabel('App').fill(APP);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: `New timer in ${APP}` }).waitFor();
+  await signInToNew(page);
 
   // Four fields wrong at once: each message under its own field, all in one answer, nothing created.
   await page.getByLabel('Name', { exact: true }).fill('');
@@ -44,10 +59,7 @@ it('shows every refused field at once, previews before create in both zones, edi
   expect((await stack.api.call<{ total: number }>('GET', `/api/timer/v1/defs?app=${APP}`)).total).toBe(0);
 
   // The schedule's next fires before anything exists, in New York and in Berlin, each zone named.
-  await page.getByLabel('Name', { exact: true }).fill('report');
-  await page.locator('input[name="cron"]').fill('0 30 9 * * 1-5');
-  await page.getByLabel('Time zone').fill('America/New_York');
-  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/report'));
+  await fillSchedule(page, 'report', '0 30 9 * * 1-5', 'America/New_York');
   await page.getByLabel('Headers').fill('');
   await page.getByLabel('Max attempts').fill('3');
   await page.getByRole('button', { name: 'Preview the next fires' }).click();
@@ -162,4 +174,44 @@ it('shows every refused field at once, previews before create in both zones, edi
 
   expect(rig.problems).toEqual([]);
   expect(rig.failedLoads).toEqual(['400 /api/timer/v1/def']);
+});
+
+it('attaches a calendar in the form: the preview and the upcoming fires mark the excluded ones, an edit moves them to the next business day', async () => {
+  const { stack } = rig;
+  const [problems, failedLoads] = [rig.problems.length, rig.failedLoads.length];
+  await stack.api.call('POST', '/api/app/v1/calendars', { app: APP, name: 'weekend', exclude: { weekdays: [6, 7] } });
+  const page = await rig.newPage();
+  await signInToNew(page);
+
+  // Saturdays at 09:00 with the weekend calendar: every fire of the preview is skipped.
+  await fillSchedule(page, 'saturdays', '0 0 9 * * 6', 'Europe/Berlin');
+  await page.getByLabel('Calendars').fill('weekend');
+  await page.getByLabel('On an excluded day').selectOption('skip');
+  await page.getByRole('button', { name: 'Preview the next fires' }).click();
+  const marks = page.locator('table.preview-table tbody tr .calendar-mark');
+  await marks.nth(4).waitFor();
+  expect(await marks.allTextContents()).toEqual(Array(5).fill(' skipped: excluded by calendar weekend'));
+  await page.getByRole('button', { name: 'Create timer' }).click();
+  await page.waitForURL(/\/console\/timers\/\d+$/);
+  const id = page.url().split('/').pop()!;
+  expect(await stack.api.getTimer(APP, id)).toMatchObject({ calendars: ['weekend'], onExcluded: 'skip' });
+  const upcoming = page.locator('ol.preview li .calendar-mark').first();
+  await upcoming.waitFor();
+  expect(await upcoming.textContent()).toBe(' skipped: excluded by calendar weekend');
+
+  // The edit form sets onExcluded: the fires move to Monday at 09:00, each marked with the Saturday it came from.
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('On an excluded day').selectOption('nextBusinessDay');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Saved as version 2.').waitFor();
+  expect(await stack.api.getTimer(APP, id)).toMatchObject({ version: 2, calendars: ['weekend'], onExcluded: 'nextBusinessDay' });
+  const moved = page.locator('ol.preview li', { has: page.locator('.calendar-mark', { hasText: 'moved from' }) }).first();
+  await moved.waitFor();
+  expect(await moved.textContent()).toMatch(/09:00:00 .*moved from .*09:00:00.*\(calendar weekend\)/);
+  const [at, from] = await Promise.all([moved.locator('time').first().getAttribute('datetime'), moved.locator('.calendar-mark time').getAttribute('datetime')]);
+  // Two days later (give or take the hour of a DST change between them).
+  expect([new Date(at!).getUTCDay(), new Date(from!).getUTCDay(), Math.round((Date.parse(at!) - Date.parse(from!)) / 86_400_000)]).toEqual([1, 6, 2]);
+
+  expect(rig.problems.slice(problems)).toEqual([]);
+  expect(rig.failedLoads.slice(failedLoads)).toEqual([]);
 });

@@ -11,7 +11,8 @@ let stack: Stack;
 
 beforeAll(async () => {
   // Short windows keep the pre-created fires small; a capacity of 2 fires/s is reached by two timers.
-  stack = await Stack.start({ roles: ['api'], env: { TIMER_WINDOW_MINUTES: '5', TIMER_CAPACITY_FIRES_PER_SEC: '2' } });
+  // No migrator runs here, so the enable writes a whole coming minute itself (180 s) for the per-minute quota to count.
+  stack = await Stack.start({ roles: ['api'], env: { TIMER_WINDOW_MINUTES: '5', TIMER_CAPACITY_FIRES_PER_SEC: '2', TIMER_PRECREATE_SECONDS: '180' } });
   for (const app of [A, B]) await stack.api.call('POST', '/api/app/v1/apps', { app });
 });
 afterAll(() => stack?.stop());

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AppRepository, LedgerRepository, MaintenanceWindowRepository, MYSQL_DEPENDENCY, OverviewRepository, QuotaRepository } from '@timer/dal';
+import { AppRepository, CalendarRepository, LedgerRepository, MaintenanceWindowRepository, MYSQL_DEPENDENCY, OverviewRepository, QuotaRepository } from '@timer/dal';
 import { CLOCK, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, TaskPublisher } from '@timer/fire';
 import { REDIS_DEPENDENCY } from '@timer/redis';
@@ -38,6 +38,9 @@ import { DeadLettersController } from './dlq/dlq.controller';
 import { DeadLettersService } from './dlq/dlq.service';
 import { OverviewController } from './overview/overview.controller';
 import { OverviewService } from './overview/overview.service';
+import { CalendarsController } from './calendars/calendars.controller';
+import { CalendarsService } from './calendars/calendars.service';
+import { CalendarResolver } from './timers/calendar-resolver';
 
 /** The api role: REST API over the shared runtime (MySQL, Redis, Pulsar, health, metrics). */
 @Module({})
@@ -51,7 +54,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [RoleRuntimeModule.forRole(config, { mysql: MYSQL_DEPENDENCY, redis: REDIS_DEPENDENCY, pulsar: PULSAR_DEPENDENCY })],
-      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController, OverviewController],
+      controllers: [TimersController, PreviewController, BackfillController, TasksController, AppsController, AccountingController, QuotasController, MaintenanceController, DeadLettersController, OverviewController, CalendarsController],
       providers: [
         { provide: ApiConfig, useValue: api },
         { provide: CLOCK, useValue: systemClock },
@@ -85,6 +88,9 @@ export class AppModule {
         MaintenanceService,
         OverviewRepository,
         OverviewService,
+        CalendarRepository,
+        CalendarsService,
+        CalendarResolver,
       ],
     };
   }

@@ -87,7 +87,8 @@ describe('preview and DST choices (real api)', () => {
     ['cron=0 0 * * *&startAt=2026-02-30T00:00:00Z', /startAt/],
     ['', /one of cron, runAt or every/],
     ['cron=0 0 * * *&every=1m', /every/],
-    ['cron=0 0 * * *&app=dst', /app/],
+    ['cron=0 0 * * *&calendars=weekend', /^app/],
+    ['cron=0 0 * * *&name=dst', /name/],
   ])('refuses %s with a 400 naming the field', async (query, message) => {
     const res = await preview(query);
     expect(res.status).toBe(400);

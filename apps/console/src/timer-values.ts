@@ -1,6 +1,9 @@
 /** The definition form's values and what create and edit send from them (no React: unit-tested). */
 import type { CallbackMethod, CatchupPolicy, DstGap, DstOverlap, MisfirePolicy, OverlapPolicy } from '@timer/client';
 import type { Timer, TimerChange, TimerInput } from './api';
+
+/** What a fire on a day a calendar excludes does (the API's `onExcluded`). */
+type OnExcluded = NonNullable<TimerInput['onExcluded']>;
 import { localInputToIso, userZone } from './time';
 
 export type ScheduleKind = 'cron' | 'every' | 'runAt';
@@ -44,7 +47,7 @@ export interface TimerFormValues {
 /** Definition fields of the calendars and the kept answers: read where the API has them, sent only when set. */
 export interface Extensions {
   calendars?: string[];
-  onExcluded?: string;
+  onExcluded?: OnExcluded;
   resultWebhook?: { url: string; headers?: Record<string, string | string[]> | null } | null;
 }
 
@@ -177,7 +180,7 @@ export function createInput(v: TimerFormValues): TimerInput {
   const header = headerMap(v.headers);
   const ext: Extensions = {
     ...(calendarNames(v.calendars).length > 0 ? { calendars: calendarNames(v.calendars) } : {}),
-    ...(v.onExcluded !== 'skip' ? { onExcluded: v.onExcluded } : {}),
+    ...(v.onExcluded !== 'skip' ? { onExcluded: v.onExcluded as OnExcluded } : {}),
     ...(v.resultWebhookUrl ? { resultWebhook: { url: v.resultWebhookUrl } } : {}),
   };
   const retry = { ...(v.maxAttempts !== DEFAULTS.maxAttempts ? { maxAttempts: num(v.maxAttempts) } : {}), ...(v.backoffMs !== DEFAULTS.backoffMs ? { backoffMs: num(v.backoffMs) } : {}) };
@@ -233,7 +236,7 @@ export function patchInput(before: TimerFormValues, v: TimerFormValues, stored?:
   }
   const ext: Extensions = {};
   if (calendarNames(v.calendars).join() !== calendarNames(before.calendars).join()) ext.calendars = calendarNames(v.calendars);
-  if (v.onExcluded !== before.onExcluded) ext.onExcluded = v.onExcluded;
+  if (v.onExcluded !== before.onExcluded) ext.onExcluded = v.onExcluded as OnExcluded;
   if (v.resultWebhookUrl !== before.resultWebhookUrl) ext.resultWebhook = v.resultWebhookUrl ? { ...(stored?.resultWebhook ?? {}), url: v.resultWebhookUrl } : null;
   Object.assign(out, ext);
   return out;

@@ -27,6 +27,8 @@ const v1: TimerVersion = {
   spreadOffsetMs: null,
   failureWebhook: null,
   resultWebhook: null,
+  calendars: [],
+  onExcluded: 'skip',
 };
 
 describe('timer versions', () => {

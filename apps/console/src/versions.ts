@@ -88,7 +88,7 @@ export function definitionOf(v: TimerVersion): TimerDefinition {
   const ext = v as TimerVersion & Extensions;
   const kept: Extensions = {
     ...(ext.calendars && ext.calendars.length > 0 ? { calendars: ext.calendars } : {}),
-    ...(ext.onExcluded ? { onExcluded: ext.onExcluded } : {}),
+    ...(ext.onExcluded && ext.onExcluded !== 'skip' ? { onExcluded: ext.onExcluded } : {}),
     ...(ext.resultWebhook ? { resultWebhook: ext.resultWebhook } : {}),
   };
   Object.assign(def, kept);

@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import { AppRepository, TaskStatus } from '@timer/dal';
 import { eventually } from '@timer/testing';
-import { ExecutorHarness, executorWithReceiver, metricValue } from './executor-harness';
+import { ExecutorHarness, harnessWithReceiver, metricValue } from './executor-harness';
 
 jest.setTimeout(90_000);
 
@@ -21,7 +21,7 @@ const storedAttempts = async (h: ExecutorHarness, timerId: string, runAt: number
 };
 
 describe('executor keeping answers (defaults: content-type, 4096 bytes)', () => {
-  const { h, receiver } = executorWithReceiver();
+  const { h, receiver } = harnessWithReceiver();
 
   it("keeps each attempt's status, content-type and body, a retried fire's as well as a first-attempt success's", async () => {
     const ok = await h.timer({ url: receiver.url('/answer-ok') });
@@ -94,7 +94,7 @@ describe('executor keeping answers (defaults: content-type, 4096 bytes)', () => 
 });
 
 describe('executor keeping no answers (TIMER_RECORD_HEADERS=none, TIMER_RECORD_BODY_BYTES=0)', () => {
-  const { h, receiver } = executorWithReceiver({ TIMER_RECORD_HEADERS: 'none', TIMER_RECORD_BODY_BYTES: '0' });
+  const { h, receiver } = harnessWithReceiver({ TIMER_RECORD_HEADERS: 'none', TIMER_RECORD_BODY_BYTES: '0' });
 
   it('writes a first-attempt success as before (no attempts JSON) and keeps no response', async () => {
     const timer = await h.timer({ url: receiver.url('/plain') });

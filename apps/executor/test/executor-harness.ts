@@ -209,8 +209,8 @@ export async function metricValue(h: ExecutorHarness, name: string, labels: Reco
   return total;
 }
 
-/** An executor (with `env`) and a receiver, started before the file's tests and stopped after them. */
-export function executorWithReceiver(env: NodeJS.ProcessEnv = {}): { h: ExecutorHarness; receiver: Receiver } {
+/** A harness and a receiver for one describe block: started before its tests, stopped after them. */
+export function harnessWithReceiver(env: NodeJS.ProcessEnv = {}): { h: ExecutorHarness; receiver: Receiver } {
   const h = new ExecutorHarness(env);
   const receiver = new Receiver();
   beforeAll(async () => {

@@ -10,7 +10,7 @@ import type { PulsarRecord } from '@timer/pulsar-transport';
 import { CallMarks, RescueMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { FirePublisher } from '../src/fire/fire-publisher';
-import { ExecutorHarness, executorWithReceiver, metricValue } from './executor-harness';
+import { ExecutorHarness, harnessWithReceiver, metricValue } from './executor-harness';
 
 jest.setTimeout(90_000);
 
@@ -27,7 +27,7 @@ const settled = (h: ExecutorHarness, timerId: string, runAt: number, status: num
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('executor (allowPrivate: true)', () => {
-  const { h, receiver } = executorWithReceiver();
+  const { h, receiver } = harnessWithReceiver();
 
   it('delivers a task once with the contract headers and signature, and records it succeeded with its lateness', async () => {
     const secret = await h.app.get(AppRepository).rotateSecret('app-it');
@@ -238,7 +238,7 @@ describe('executor (allowPrivate: true)', () => {
 });
 
 describe('executor (allowPrivate: false)', () => {
-  const { h, receiver } = executorWithReceiver({ TIMER_CALLBACK_ALLOW_PRIVATE: 'false' });
+  const { h, receiver } = harnessWithReceiver({ TIMER_CALLBACK_ALLOW_PRIVATE: 'false' });
 
   it('refuses a callback to a private address: failed at once, no retry, dead-lettered', async () => {
     const timer = await h.timer({ url: receiver.url('/private'), maxAttempts: 3, backoffMs: 100 });

@@ -9,12 +9,12 @@ import { TaskStatus } from '@timer/dal';
 import { taskMessage, taskRecord } from '@timer/fire';
 import { BLOOM_MIN_FIRES, SliceBloom } from '@timer/redis';
 import { eventually } from '@timer/testing';
-import { executorWithReceiver, metricValue } from './executor-harness';
+import { harnessWithReceiver, metricValue } from './executor-harness';
 
 jest.setTimeout(90_000);
 
 describe('executor with the settled fires bloom filter', () => {
-  const { h, receiver } = executorWithReceiver({ TIMER_EXECUTOR_BLOOM: 'true' });
+  const { h, receiver } = harnessWithReceiver({ TIMER_EXECUTOR_BLOOM: 'true' });
   const bloom = () => new SliceBloom(h.redis, h.prefix, { falsePositiveRate: 0.01 });
   const settled = (timerId: string, runAt: number) =>
     eventually(`fire ${timerId}-${runAt} settled`, async () => ((await h.task(timerId, runAt))?.status === TaskStatus.Succeeded ? true : undefined), 30_000);

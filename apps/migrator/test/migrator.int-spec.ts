@@ -325,4 +325,26 @@ describe('migrator against MariaDB and Redis', () => {
     expect(await rows()).toEqual([...expectedFires({ [often]: '0 */5 * * * *' }, T0, T0 + 3 * W), `${daily}-${T0 + 5 * 60_000}`].sort());
     expect([await nextFireOf(often), await nextFireOf(daily), await nextFireOf(later)]).toEqual([T0 + 3 * W, T0 + 86_400_000 + 5 * 60_000, T0 + 86_400_000 + 5 * 60_000]);
   });
+
+  it('applies a timer\'s calendars to its windows: excluded fires written missed and not indexed, a fire of the next day moved into the window', async () => {
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const timers = new TimerRepository(db);
+    const withCalendar = async (name: string, cron: string, excluded: number, onExcluded: string) => {
+      const rules = [{ name: 'closed', timeZone: null, exclude: { dates: [day(excluded)] } }];
+      const t = await timers.create({ app: 'mig-app', name, cron, notifyHttpParam: CALLBACK, status: TimerStatus.Enabled, calendars: ['closed'], calendarRules: rules, onExcluded });
+      await timers.setNextFireAt(t.id, T0);
+      return t.id;
+    };
+    // Today closed: every fire of the windows is recorded missed.
+    const skipped = await withCalendar('skipped', '0 */5 * * * *', T0, 'skip');
+    // Tomorrow closed: tomorrow's only fire (10:05) goes out today at 10:05, in the first window.
+    const tomorrow = new Date(T0 + 86_400_000);
+    const early = await withCalendar('early', `0 5 10 ${tomorrow.getUTCDate()} ${tomorrow.getUTCMonth() + 1} *`, tomorrow.getTime(), 'previousBusinessDay');
+    await migrator().tick();
+    const stored = (await db.query('SELECT timer_id, run_at, status, error FROM tasks ORDER BY timer_id, run_at')) as { timer_id: string | number; run_at: string | number; status: number; error: string | null }[];
+    const of = (id: string) => stored.filter((r) => String(r.timer_id) === id).map((r) => [Number(r.run_at), r.status, r.error]);
+    expect(of(skipped)).toEqual(fireTimesBetween({ cron: '0 */5 * * * *', timeZone: 'UTC' }, T0, T0 + 3 * W).map((t) => [t, 4, 'calendar closed']));
+    expect(of(early)).toEqual([[T0 + 5 * 60_000, 0, null]]);
+    await expectStored([`${early}-${T0 + 5 * 60_000}`]);
+  });
 });

@@ -11,7 +11,7 @@ export { NotifyHttpParam, TimerEntity, TimerStatus, TimerStatusValue } from './l
 export { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from './lib/entities/fire-policies';
 export { ATTEMPT_ERROR_MAX, FINISHED_TASK_STATUSES, OPEN_OUTCOME, TASK_ATTEMPTS_KEPT, TASK_ERROR_MAX, TASK_OUTPUT_MAX, TaskAttempt, TaskAttemptResponse, TaskEntity, TaskStatus, TaskStatusValue } from './lib/entities/task.entity';
 export { DueCursor, EnabledState, FinishedCandidate, FinishedCursor, NewTimer, NextFireAdvance, TimerFields, TimerListOptions, TimerRepository } from './lib/repositories/timer.repository';
-export { INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, TaskRepository } from './lib/repositories/task.repository';
+export { CALENDAR_PREFIX, INSERT_CHUNK, NewTask, RecordsFilter, StoredFire, SUPERSEDED_PREFIX, TaskRepository } from './lib/repositories/task.repository';
 export { TIMER_CHANGES, TimerChange, TimerVersionEntity } from './lib/entities/timer-version.entity';
 export { TimerVersionRepository } from './lib/repositories/timer-version.repository';
 export { IDEMPOTENCY_KEY_TTL_MS, IdempotencyKeyRepository, IdempotencyKeyTakenError, StoredIdempotencyKey } from './lib/repositories/idempotency-key.repository';
@@ -32,3 +32,4 @@ export { DeadLetter, DeadLetterRepository, DeadLetterSelector, FailureTarget, PU
 export { BackfilledFires, BackfillRepository } from './lib/repositories/backfill.repository';
 export { MaintenanceWindowRepository, NewMaintenanceWindow, StoredMaintenanceWindow } from './lib/repositories/maintenance-window.repository';
 export { Backlog, FireBucket, FireOverview, OverviewRepository } from './lib/repositories/overview.repository';
+export { CalendarRepository, CalendarUser, DuplicateCalendarError, StoredCalendar } from './lib/repositories/calendar.repository';

@@ -26,7 +26,7 @@ describe('schema migrations against a real MariaDB', () => {
     expect(await runMigrations(url)).toEqual(MIGRATIONS.map((m) => m.name));
     expect(await runMigrations(url)).toEqual([]);
     const tables = (await admin.query(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = ?`, [db])) as { t: string }[];
-    expect(tables.map((r) => r.t).sort()).toEqual(['app_tokens', 'apps', 'idempotency_keys', 'maintenance_windows', 'migrator_windows', 'schema_migrations', 'tasks', 'timer_versions', 'timers']);
+    expect(tables.map((r) => r.t).sort()).toEqual(['app_tokens', 'apps', 'calendars', 'idempotency_keys', 'maintenance_windows', 'migrator_windows', 'schema_migrations', 'tasks', 'timer_versions', 'timers']);
   });
 
   it('reverts the outcome indexes (down) to the status indexes and applies them again, with a fire in the table', async () => {
@@ -38,8 +38,9 @@ describe('schema migrations against a real MariaDB', () => {
     const ds = new DataSource(dataSourceOptions(url, 1));
     await ds.initialize();
     try {
-      // The result webhook, the apps' secret columns, the status index's drop and started_at (the last
+      // The calendars, the result webhook, the apps' secret columns, the status index's drop and started_at (the last
       // migrations) first, then the outcome indexes.
+      await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
@@ -49,7 +50,7 @@ describe('schema migrations against a real MariaDB', () => {
       await ds.destroy();
     }
     expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at', 'idx_run_at_status_timer', 'idx_status_run_at', 'PRIMARY', 'uk_timer_run_at']);
-    expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000', 'TaskStartedAt1765050000000', 'DropTaskStatusIndex1765070000000', 'AppSecretRotation1765090000000', 'TimerResultWebhook1765100000000']);
+    expect(await runMigrations(url)).toEqual(['TaskOutcomeIndexes1765040000000', 'TaskStartedAt1765050000000', 'DropTaskStatusIndex1765070000000', 'AppSecretRotation1765090000000', 'TimerResultWebhook1765100000000', 'Calendars1765110000000']);
     expect(await indexes()).toEqual(['idx_app_dead_letter', 'idx_app_run_at_outcome', 'idx_outcome_run_at', 'PRIMARY', 'uk_timer_run_at']);
     expect(await outcomes()).toEqual([[0, 0], [1, 0], [2, 2], [3, 3], [4, 4]]);
     await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 'm'`);
@@ -70,7 +71,8 @@ describe('schema migrations against a real MariaDB', () => {
     const ds = new DataSource(dataSourceOptions(url, 1));
     await ds.initialize();
     try {
-      // The result webhook, the apps' secret columns and the status index's drop (the last migrations) first.
+      // The calendars, the result webhook, the apps' secret columns and the status index's drop (the last migrations) first.
+      await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
       await ds.undoLastMigration({ transaction: 'each' });
@@ -81,7 +83,7 @@ describe('schema migrations against a real MariaDB', () => {
     expect(await attempts()).toEqual([[1, [{ attempt: 1, startedAt: 1007, httpStatus: 200, costMs: 7, error: null }]], [2, kept], [3, null]]);
     const columns = async () => ((await admin.query(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = ? AND table_name = 'tasks' AND column_name = 'started_at'`, [db])) as unknown[]).length;
     expect(await columns()).toBe(0);
-    expect(await runMigrations(url)).toEqual(['TaskStartedAt1765050000000', 'DropTaskStatusIndex1765070000000', 'AppSecretRotation1765090000000', 'TimerResultWebhook1765100000000']);
+    expect(await runMigrations(url)).toEqual(['TaskStartedAt1765050000000', 'DropTaskStatusIndex1765070000000', 'AppSecretRotation1765090000000', 'TimerResultWebhook1765100000000', 'Calendars1765110000000']);
     expect(await columns()).toBe(1);
     await admin.query(`DELETE FROM \`${db}\`.tasks WHERE app = 's'`);
   });

@@ -42,3 +42,19 @@ export {
   WindowHit,
   windowLasts,
 } from './lib/maintenance-window';
+export {
+  BusinessCalendar,
+  CalendarError,
+  CalendarExclude,
+  CalendarFire,
+  CalendarRules,
+  DateRange,
+  HolidayRule,
+  MAX_BUSINESS_DAY_SEARCH,
+  MAX_CALENDAR_DATES_ENTRIES,
+  MAX_CALENDAR_HOLIDAYS,
+  MAX_DATE_RANGE_DAYS,
+  ON_EXCLUDED,
+  OnExcluded,
+  validateCalendar,
+} from './lib/calendar';

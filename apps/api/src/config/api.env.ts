@@ -104,7 +104,7 @@ export class ApiEnv extends WindowEnv {
    * the rest of its windows. Keep it well above TIMER_MIGRATOR_TICK_MS.
    */
   @IsInt() @Min(10) @Max(86_400)
-  TIMER_PRECREATE_SECONDS: number = 180;
+  TIMER_PRECREATE_SECONDS: number = 60;
 
   /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
   @IsString() @MinLength(1) @MaxLength(4096)
@@ -121,6 +121,14 @@ export class ApiEnv extends WindowEnv {
   /** Default quota: the smallest gap between two fires of a timer's schedule (ms, 403 below it); 0 = no limit. */
   @IsInt() @Min(0) @Max(86_400_000)
   TIMER_QUOTA_MIN_INTERVAL_MS: number = 1_000;
+
+  /** Quota: calendars per app (docs/calendars.md; a create past it: 403); 0 = no limit. */
+  @IsInt() @Min(0) @Max(100_000)
+  TIMER_QUOTA_MAX_CALENDARS: number = 100;
+
+  /** Quota: entries of one calendar's `exclude.dates` (single days and ranges; past it: 403); 0 = the hard limit of 1000. */
+  @IsInt() @Min(0) @Max(1_000)
+  TIMER_QUOTA_MAX_CALENDAR_DATES: number = 366;
 
   /**
    * Fires per second the service delivers; a create, edit or enable that would put any coming second
@@ -211,6 +219,10 @@ export class ApiConfig {
   }
   get quotaDefaults(): { maxTimers: number; maxFiresPerMinute: number; minIntervalMs: number } {
     return { maxTimers: this.env.TIMER_QUOTA_MAX_TIMERS, maxFiresPerMinute: this.env.TIMER_QUOTA_MAX_FIRES_PER_MINUTE, minIntervalMs: this.env.TIMER_QUOTA_MIN_INTERVAL_MS };
+  }
+  /** TIMER_QUOTA_MAX_CALENDARS and TIMER_QUOTA_MAX_CALENDAR_DATES (0: no limit of its own). */
+  get calendarQuota(): { maxCalendars: number; maxDates: number } {
+    return { maxCalendars: this.env.TIMER_QUOTA_MAX_CALENDARS, maxDates: this.env.TIMER_QUOTA_MAX_CALENDAR_DATES };
   }
   get capacityFiresPerSec(): number {
     return this.env.TIMER_CAPACITY_FIRES_PER_SEC;

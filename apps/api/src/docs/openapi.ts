@@ -13,6 +13,7 @@ export const TAGS = [
   { name: 'timers', description: 'Timer definitions: create, read, edit with versions, enable, disable, run now, delete.' },
   { name: 'tasks', description: 'Fire records (one per fire of a timer, with its attempts).' },
   { name: 'apps', description: 'Apps, their tokens and signing secret, pause and resume, accounting of fires.' },
+  { name: 'calendars', description: 'Calendars of excluded days (dates, public holidays, weekdays) that timers refer to.' },
   { name: 'operations', description: 'Probes and metrics; no token.' },
 ] as const;
 
@@ -48,6 +49,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'AppsController.pause': 'pauseApp',
   'AppsController.resume': 'resumeApp',
   'AccountingController.get': 'getAppAccounting',
+  'CalendarsController.create': 'createCalendar',
   'MaintenanceController.create': 'createMaintenanceWindow',
   'MaintenanceController.list': 'listMaintenanceWindows',
   'MaintenanceController.delete': 'deleteMaintenanceWindow',

@@ -17,7 +17,15 @@ export interface RouteInputs {
 }
 
 const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [v === undefined ? '' : String(v)]);
-const joinPath = (...parts: string[]) => '/' + parts.join('/').split('/').filter(Boolean).join('/');
+/** A route's path as the document names it: Nest's `:name` parameters as `{name}`. */
+const joinPath = (...parts: string[]) =>
+  '/' +
+  parts
+    .join('/')
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => (seg.startsWith(':') ? `{${seg.slice(1)}}` : seg))
+    .join('/');
 
 /** Every route of the controllers, as `SwaggerModule` names its path, with its validated inputs. */
 export function routeInputs(controllers: readonly Type<unknown>[]): RouteInputs[] {

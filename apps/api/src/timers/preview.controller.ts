@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAuth } from '../auth/api-auth.decorator';
+import { CurrentPrincipal, Principal } from '../auth/principal';
 import { ok } from '../common/envelope';
 import { PreviewQuery, PreviewResponse } from './dto/preview.query';
 import { PreviewService } from './preview.service';
@@ -19,11 +20,12 @@ export class PreviewController {
     summary: 'Preview the fire times of a schedule (extension)',
     description:
       'Up to 1,000 fire times from `from` of `cron`, `runAt` or `every` with the fields and rules of create (400 naming the field), ' +
-      'each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. Any valid token; nothing ' +
-      'is read or written.',
+      'each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. With `app` and `calendars`, ' +
+      'the app\'s calendars are applied as `onExcluded` says and excluded and moved fires are marked (a token of the app). Any valid token ' +
+      'otherwise; nothing is written.',
   })
   @ApiOkResponse({ type: PreviewResponse })
-  preview(@Query() q: PreviewQuery): PreviewResponse {
-    return ok({ data: this.previews.preview(q) });
+  async preview(@CurrentPrincipal() p: Principal, @Query() q: PreviewQuery): Promise<PreviewResponse> {
+    return ok({ data: await this.previews.preview(p, q) });
   }
 }

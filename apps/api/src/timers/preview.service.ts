@@ -1,6 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { parseInterval, PreviewFire, previewFireTimes, ScheduleSpec, warmUpSchedules } from '@timer/schedule';
+import { BusinessCalendar, parseInterval, PreviewFire, previewFireTimes, ScheduleSpec, warmUpSchedules, ZoneClock } from '@timer/schedule';
+import { assertAppAccess, Principal } from '../auth/principal';
+import { badRequest } from '../common/errors';
+import { CalendarResolver } from './calendar-resolver';
 import { PreviewFireView, PreviewQuery, PreviewResult } from './dto/preview.query';
 import { asBadRequest } from './timer-definition';
 
@@ -9,14 +12,53 @@ const DEFAULT_PREVIEW_COUNT = 10;
 /** Fire times of a schedule that is not stored: what a create with these fields would fire. */
 @Injectable()
 export class PreviewService implements OnApplicationBootstrap {
-  constructor(@Inject(CLOCK) private readonly clock: NowClock) {}
 
   /** The first preview of a process would otherwise pay the schedule code's compilation (warmUpSchedules). */
   onApplicationBootstrap(): void {
     warmUpSchedules(this.clock.now());
   }
 
-  preview(q: PreviewQuery): PreviewResult {
+  constructor(
+    @Inject(CLOCK) private readonly clock: NowClock,
+    private readonly calendars: CalendarResolver,
+  ) {}
+
+  /** With `calendars`: the app's calendars applied (404-free: a name the app lacks is a 400 naming `calendars`). */
+  async preview(p: Principal, q: PreviewQuery): Promise<PreviewResult> {
+    if (!q.calendars?.length) return this.plain(q);
+    if (q.app === undefined) throw badRequest('app: required with calendars (the app whose calendars they are)');
+    assertAppAccess(p, q.app);
+    const rules = (await this.calendars.resolve(q.app, q.calendars)) ?? [];
+    const { spec, from, timeZone } = this.specOf(q);
+    const calendar = new BusinessCalendar(rules, q.onExcluded ?? 'skip', timeZone);
+    const clock = new ZoneClock(timeZone);
+    const fires = asBadRequest(() => {
+      try {
+        return calendar.nextFires(spec, from - 1, q.count ?? DEFAULT_PREVIEW_COUNT);
+      } catch (e) {
+        // Whatever the schedule and calendars, a 400: the preview's input is the whole cause.
+        if (e instanceof RangeError) throw badRequest(`calendars: the fires of this schedule with these calendars cannot be previewed (${e.message})`);
+        throw e;
+      }
+    });
+    return {
+      timeZone,
+      fires: fires.map((f) => ({
+        ...fireView({ at: f.at, offset: clock.offsetAt(f.at) }),
+        ...(f.calendar !== undefined ? { calendar: f.calendar } : {}),
+        ...(f.excluded !== undefined ? { excluded: true } : {}),
+        ...(f.movedFrom !== undefined ? { movedFrom: f.movedFrom } : {}),
+      })),
+    };
+  }
+
+  private plain(q: PreviewQuery): PreviewResult {
+    const { spec, from, timeZone } = this.specOf(q);
+    const fires = asBadRequest(() => previewFireTimes(spec, from - 1, q.count ?? DEFAULT_PREVIEW_COUNT));
+    return { timeZone, fires: fires.map(fireView) };
+  }
+
+  private specOf(q: PreviewQuery): { spec: ScheduleSpec; from: number; timeZone: string } {
     const from = q.from ?? this.clock.now();
     const timeZone = q.timeZone ?? 'UTC';
     const spec: ScheduleSpec = { timeZone };
@@ -30,8 +72,7 @@ export class PreviewService implements OnApplicationBootstrap {
     if (q.endAt != null) spec.endAt = q.endAt;
     if (q.dstGap != null) spec.dstGap = q.dstGap;
     if (q.dstOverlap != null) spec.dstOverlap = q.dstOverlap;
-    const fires = asBadRequest(() => previewFireTimes(spec, from - 1, q.count ?? DEFAULT_PREVIEW_COUNT));
-    return { timeZone, fires: fires.map(fireView) };
+    return { spec, from, timeZone };
   }
 }
 

@@ -68,7 +68,19 @@ describe('fieldsOf (create, PUT)', () => {
       resultWebhook: null,
       autoSpread: false,
       spreadOffsetMs: null,
+      calendars: null,
+      onExcluded: 'skip',
     });
+  });
+
+  it('takes calendars and onExcluded; an edit of either changes the schedule, the hash ignores their defaults', () => {
+    const base = { app: 'a', name: 'n', cron: '0 9 * * 1-5', notifyHTTPParam: { url: 'https://h/', method: 'GET' } };
+    const plain = fieldsOf(base as unknown as CreateTimerDto);
+    const withCalendar = fieldsOf({ ...base, calendars: ['de'], onExcluded: 'nextBusinessDay' } as unknown as CreateTimerDto);
+    expect(withCalendar).toMatchObject({ calendars: ['de'], onExcluded: 'nextBusinessDay' });
+    expect(scheduleChanged(plain, withCalendar)).toBe(true);
+    expect(scheduleChanged(withCalendar, { ...withCalendar, calendarRules: [] })).toBe(false);
+    expect(requestHash('a', plain)).toBe(requestHash('a', fieldsOf({ ...base, calendars: [], onExcluded: 'skip' } as unknown as CreateTimerDto)));
   });
 
   it('takes autoSpread from the request, never the spread offset; the hash ignores the offset and an autoSpread left off', () => {

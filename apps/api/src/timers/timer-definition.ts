@@ -59,6 +59,8 @@ export function fieldsOf(dto: CreateTimerDto): TimerFields {
     autoSpread: dto.autoSpread ?? false,
     // Admission's choice, not the caller's: see spreadCarried.
     spreadOffsetMs: null,
+    calendars: dto.calendars?.length ? dto.calendars : null,
+    onExcluded: dto.onExcluded ?? 'skip',
   };
 }
 
@@ -88,6 +90,9 @@ export function storedFields(t: TimerEntity): TimerFields {
     resultWebhook: t.resultWebhook ?? null,
     autoSpread: Boolean(t.autoSpread),
     spreadOffsetMs: t.spreadOffsetMs ?? null,
+    calendars: t.calendars?.length ? t.calendars : null,
+    onExcluded: t.onExcluded ?? 'skip',
+    calendarRules: t.calendarRules ?? null,
   };
 }
 
@@ -147,6 +152,8 @@ export function patchedFields(stored: TimerFields, dto: PatchTimerDto): TimerFie
   // null puts them back to their defaults (misfirePolicy decides; the global window).
   if (dto.catchupPolicy !== undefined) out.catchupPolicy = dto.catchupPolicy ?? null;
   if (dto.catchupWindowMs !== undefined) out.catchupWindowMs = dto.catchupWindowMs ?? null;
+  if (dto.calendars !== undefined) out.calendars = dto.calendars?.length ? dto.calendars : null;
+  if (dto.onExcluded != null) out.onExcluded = dto.onExcluded;
   return out;
 }
 
@@ -250,7 +257,8 @@ function webhookOf(w: FailureWebhookDto): FailureWebhook {
 
 /** Whether two definitions are the same (header order and the like aside). */
 export function sameFields(a: TimerFields, b: TimerFields): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  // The calendars' definitions are derived from their names (and follow a calendar's edit).
+  return canonicalJson({ ...a, calendarRules: undefined }) === canonicalJson({ ...b, calendarRules: undefined });
 }
 
 /** SHA-256 (hex) of a create's normalised request: what an Idempotency-Key is held to. */
@@ -266,7 +274,17 @@ export function batchRequestHash(app: string, enable: boolean, fs: readonly Time
 function hashedRequest(app: string, f: TimerFields): Record<string, unknown> {
   // No webhook and no autoSpread hash as before the fields existed: a key's stored hash still matches its retry.
   // The spread offset is admission's choice, not part of the request.
-  return { app, ...f, failureWebhook: f.failureWebhook ?? undefined, resultWebhook: f.resultWebhook ?? undefined, autoSpread: f.autoSpread || undefined, spreadOffsetMs: undefined };
+  return {
+    app,
+    ...f,
+    failureWebhook: f.failureWebhook ?? undefined,
+    resultWebhook: f.resultWebhook ?? undefined,
+    autoSpread: f.autoSpread || undefined,
+    spreadOffsetMs: undefined,
+    calendars: f.calendars ?? undefined,
+    onExcluded: f.onExcluded === 'skip' ? undefined : f.onExcluded,
+    calendarRules: undefined,
+  };
 }
 
 /** The 400 for a bounded definition with no fire at or after now, naming the bound that ends it. */
@@ -281,7 +299,12 @@ function noFireLeft(f: TimerFields, now: number): ApiError {
 
 /** True when the schedule (the fire times) differs, not just the callback or the policies. */
 export function scheduleChanged(a: TimerFields, b: TimerFields): boolean {
-  return SCHEDULE_INPUTS.some((k) => a[k] !== b[k]) || a.finalAt !== b.finalAt;
+  return SCHEDULE_INPUTS.some((k) => a[k] !== b[k]) || a.finalAt !== b.finalAt || calendarsChanged(a, b);
+}
+
+/** True when the calendars a definition refers to, or what an excluded fire does, differ. */
+export function calendarsChanged(a: TimerFields, b: TimerFields): boolean {
+  return JSON.stringify(a.calendars ?? []) !== JSON.stringify(b.calendars ?? []) || (a.onExcluded ?? 'skip') !== (b.onExcluded ?? 'skip');
 }
 
 /** Runs schedule code, turning its `ScheduleError` into a 400 naming the field. */

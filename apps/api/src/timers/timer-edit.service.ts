@@ -88,6 +88,7 @@ export class TimerEditService {
         const stored = storedFields(locked);
         const fields = spreadCarried(stored, resolveSchedule(e.next(stored), now, stored));
         checkDefinition(fields, this.timerService.rules(now), e.scheduleGiven);
+        fields.calendarRules = await this.timerService.calendarRules(e.ref.app, fields.calendars, m);
         if (sameFields(stored, fields)) return { id, version: locked.version, changed: false, superseded: 0, fires: 0 };
         if (scheduleChanged(stored, fields) || spreadChanged(stored, fields)) {
           const candidate = { app: e.ref.app, spec: scheduleSpecOf(fields), timerId: e.ref.id, writesFires: locked.status === TimerStatus.Enabled, spread: spreadOf(fields) };

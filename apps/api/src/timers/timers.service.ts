@@ -7,6 +7,7 @@ import {
   IDEMPOTENCY_KEY_TTL_MS,
   IdempotencyKeyRepository,
   IdempotencyKeyTakenError,
+  NewTask,
   NewTimer,
   runInTransaction,
   TaskRepository,
@@ -17,8 +18,8 @@ import {
   TimerVersionRepository,
 } from '@timer/dal';
 import { SliceIndex } from '@timer/redis';
-import { FireWriter, WrittenFires } from '@timer/fire';
-import { formatInterval, specOf } from '@timer/schedule';
+import { businessCalendarOf, FireWriter, WrittenFires } from '@timer/fire';
+import { CalendarFire, CalendarRules, formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { assertAppAccess, assertTimerAccess, isAdmin, Principal } from '../auth/principal';
 import { ApiError, badRequest, conflict, ErrorCode, notFound, unavailable } from '../common/errors';
@@ -30,7 +31,8 @@ import { atItem, atItemAsync, checkDistinctNames } from './batch-items';
 import { CreateTimerBatchDto } from './dto/create-batch.dto';
 import { CreateTimerDto } from './dto/create-timer.dto';
 import { ListTimersQuery } from './dto/list-timers.query';
-import { BatchCreatedTimer, DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
+import { BatchCreatedTimer, CalendarMarkView, DisableResult, EnableResult, RunResult, TimerDefinitionView, TimerView } from './dto/timer.view';
+import { CalendarResolver } from './calendar-resolver';
 import { PreviewCache } from './preview-cache';
 import { asBadRequest, batchRequestHash, checkDefinition, DefinitionRules, fieldsOf, requestHash, resolveSchedule, scheduleSpecOf, spreadOf } from './timer-definition';
 import { TimerRef } from './timer-ref';
@@ -74,6 +76,7 @@ export class TimersService {
     private readonly idempotencyKeys: IdempotencyKeyRepository,
     private readonly maintenance: MaintenanceService,
     private readonly quotas: QuotaService,
+    private readonly calendars: CalendarResolver,
   ) {}
 
   /**
@@ -91,6 +94,7 @@ export class TimersService {
     const now = this.clock.now();
     const resolved = resolveSchedule(fields, now);
     checkDefinition(resolved, this.rules(now), true);
+    resolved.calendarRules = await this.calendarRules(dto.app, resolved.calendars);
     if (isAdmin(p)) await this.ensureApp(dto.app);
     // Admission before the transaction, without the app's lock: a create writes no fire (QuotaService.current).
     const spread = spreadOf(resolved);
@@ -176,16 +180,17 @@ export class TimersService {
         return r;
       }),
     );
+    for (const [i, r] of resolved.entries()) r.calendarRules = await atItemAsync(i, () => this.calendarRules(app, r.calendars));
     // Enabled: the fires and next_fire_at are evaluated before the transaction (no lock is held for them).
     const schedules = resolved.map((r, i) =>
       atItem(i, () => {
-        if (!enable) return { fires: [] as number[], nextFireAt: null };
+        if (!enable) return { fires: [] as NewTask[], nextFireAt: null };
         const stored = { ...r, id: '0', app };
-        return asBadRequest(() => ({ fires: FireWriter.firesOf(stored, now, until, MAX_PRECREATE).map((f) => f.runAt), nextFireAt: FireWriter.nextFireAt(stored, until) }));
+        return asBadRequest(() => ({ fires: FireWriter.firesOf(stored, now, until, MAX_PRECREATE), nextFireAt: FireWriter.nextFireAt(stored, until) }));
       }),
     );
     if (isAdmin(p)) await this.ensureApp(app);
-    const candidates = resolved.map((r, i): Candidate => ({ app, spec: scheduleSpecOf(r), writesFires: enable, spread: spreadOf(r), ...(enable ? { written: schedules[i].fires } : {}) }));
+    const candidates = resolved.map((r, i): Candidate => ({ app, spec: scheduleSpecOf(r), writesFires: enable, spread: spreadOf(r), ...(enable ? { written: delivered(schedules[i].fires) } : {}) }));
     // A create's admission before the transaction, without the app's lock, as for one create; an enable's under it.
     const offsets = enable ? undefined : await this.quotas.admitBatch(undefined, await this.quotas.current(app), candidates, now);
     let written: WrittenFires | undefined;
@@ -218,7 +223,7 @@ export class TimersService {
             await this.timers.setSpreadOffsets(app, ids.flatMap((id, i) => (spread[i] !== rows[i].enabled?.spreadOffsetMs ? [{ id, spreadOffsetMs: spread[i] }] : [])), m);
             await this.versions.snapshotCreatedEnabled(ids, now, m);
           }
-          written = await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((runAt) => ({ app, timerId: id, runAt }))), m);
+          written = await this.fires.write(ids.flatMap((id, i) => schedules[i].fires.map((f) => ({ ...f, timerId: id }))), m);
           out = ids.map((id, i) => ({ id: Number(id), version: 2, enabled: true, fires: schedules[i].fires.length }));
         }
         if (key) await this.idempotencyKeys.reserve(app, key.value, key.hash, now, now - IDEMPOTENCY_KEY_TTL_MS, m, { timers: out });
@@ -241,9 +246,12 @@ export class TimersService {
   async get(p: Principal, ref: TimerRef): Promise<TimerView> {
     const timer = await this.find(p, ref);
     const now = this.clock.now();
-    const nextFireTimes = asBadRequest(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount));
+    const calendar = businessCalendarOf(timer);
+    const calendarFires = calendar && asBadRequest(() => calendar.nextFires(specOf(timer), now, this.config.previewCount));
+    const nextFireTimes = calendarFires ? calendarFires.map((f) => f.at) : asBadRequest(() => this.previews.next(timer.id, specOf(timer), now, this.config.previewCount));
     const covered = await this.maintenance.covered(timer.app, timer.id, nextFireTimes);
-    return { ...toView(timer), nextFireTimes, ...(covered.length > 0 ? { maintenance: covered } : {}) };
+    const marks = calendarMarks(calendarFires ?? []);
+    return { ...toView(timer), nextFireTimes, ...(covered.length > 0 ? { maintenance: covered } : {}), ...(marks.length > 0 ? { calendar: marks } : {}) };
   }
 
   async list(p: Principal, q: ListTimersQuery): Promise<{ data: TimerView[]; total: number }> {
@@ -288,7 +296,7 @@ export class TimersService {
       }
       if (!fireLeft) throw conflict(`timer has no fire left (its bounds end at ${new Date(Number(locked.finalAt)).toISOString()}): change its schedule or bounds with PUT or PATCH, then enable it`);
       const spread = spreadOf(locked);
-      const fireTimes = fires.map((f) => f.runAt);
+      const fireTimes = delivered(fires);
       const admit = async () => this.quotas.admit(m, await this.quotas.lock(m, ref.app), { app: ref.app, spec, timerId: ref.id, writesFires: true, spread, written: fireTimes }, now);
       // autoSpread: the offset for the load as it is now (the one chosen at create or edit may no longer be the
       // right one), admitted first as it goes into the row and its version. Without it, admission comes after them.
@@ -377,6 +385,11 @@ export class TimersService {
     return timer;
   }
 
+  /** The definitions of the calendars a definition names (400 naming `calendars` for one the app lacks); null for none. */
+  calendarRules(app: string, names: readonly string[] | null | undefined, manager?: EntityManager): Promise<CalendarRules[] | null> {
+    return this.calendars.resolve(app, names, manager);
+  }
+
   /** The live timer, row-locked (SELECT ... FOR UPDATE) until the transaction ends; 404 when absent. */
   async lock(m: EntityManager, ref: TimerRef): Promise<TimerEntity> {
     const timer = await this.timers.findLiveForUpdate(ref.app, ref.id, m);
@@ -400,6 +413,18 @@ export class TimersService {
       callbackTimeoutMaxMs: this.config.callbackTimeoutMaxMs,
     };
   }
+}
+
+/** The fire times a write delivers (a calendar's excluded fires are written missed: no load). */
+function delivered(fires: readonly NewTask[]): number[] {
+  return fires.filter((f) => f.excluded === undefined).map((f) => f.runAt);
+}
+
+/** The excluded and moved ones among a timer's next fires, as its GET and the preview mark them. */
+export function calendarMarks(fires: readonly CalendarFire[]): CalendarMarkView[] {
+  return fires.flatMap((f) =>
+    f.calendar === undefined ? [] : [{ at: f.at, calendar: f.calendar, ...(f.excluded !== undefined ? { excluded: true } : {}), ...(f.movedFrom !== undefined ? { movedFrom: f.movedFrom } : {}) }],
+  );
 }
 
 export function toView(t: TimerEntity): TimerView {
@@ -445,5 +470,7 @@ export function definitionView(t: TimerEntity | TimerVersionEntity): TimerDefini
     resultWebhook: t.resultWebhook ?? null,
     autoSpread: Boolean(t.autoSpread),
     spreadOffsetMs: t.spreadOffsetMs ?? null,
+    calendars: t.calendars ?? [],
+    onExcluded: t.onExcluded ?? 'skip',
   };
 }

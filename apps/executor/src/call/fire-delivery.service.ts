@@ -3,6 +3,7 @@ import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { CallbackClient, CallbackMethod, CallbackResult, FireIdentity } from '@timer/callback';
 import { TaskMessage } from '@timer/contracts';
 import { TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
+import { businessCalendarOf } from '@timer/fire';
 import { nextFireTimes, specOf } from '@timer/schedule';
 import { ExecutorConfig } from '../config/executor.env';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
@@ -243,7 +244,9 @@ function nextTurn(): Promise<void> {
 /** Whether the timer's fire after `runAt` is due by `now` (`catchupPolicy: latest` then coalesces this one). */
 function nextFireDue(timer: TimerEntity, runAt: number, now: number): boolean {
   try {
-    const [next] = nextFireTimes(specOf(timer), runAt, 1);
+    // With calendars, the next fire that is delivered: one a calendar excludes is recorded missed, not a later fire to prefer.
+    const calendar = businessCalendarOf(timer);
+    const next = calendar ? calendar.nextFires(specOf(timer), runAt, 100).find((f) => f.excluded === undefined)?.at : nextFireTimes(specOf(timer), runAt, 1)[0];
     return next !== undefined && next <= now;
   } catch {
     return false; // a schedule that no longer evaluates has no next fire to prefer

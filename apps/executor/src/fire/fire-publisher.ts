@@ -6,7 +6,6 @@ import { CLOCK, NowClock } from '@timer/platform';
 import { ClientPulsar, PulsarRecord } from '@timer/pulsar-transport';
 import { RescueMarks } from '@timer/redis';
 
-const FIRE_ID_PROPERTY = MESSAGE_PROPERTIES.fireId;
 const RECHECK_PROPERTY = MESSAGE_PROPERTIES.recheck;
 
 /** Hand-backs coming back within the same span of this length go out in one message (the broker's delayed delivery ticks every second anyway). */
@@ -48,7 +47,7 @@ export class FirePublisher {
 
   /** The next attempt, on the retries topic, delivered at `at`. */
   async retry(message: TaskMessage, at: number): Promise<void> {
-    await this.emit(TOPICS.retries, message, { [FIRE_ID_PROPERTY]: message.fireId }, at);
+    await this.emit(TOPICS.retries, message, {}, at);
   }
 
   /**
@@ -56,9 +55,7 @@ export class FirePublisher {
    * early message, or a recheck of a fire another executor holds.
    */
   async defer(message: TaskMessage, at: number, recheck: boolean): Promise<void> {
-    const props: Record<string, string> = { [FIRE_ID_PROPERTY]: message.fireId };
-    if (recheck) props[RECHECK_PROPERTY] = '1';
-    await this.emit(TOPICS.retries, message, props, at);
+    await this.emit(TOPICS.retries, message, recheck ? { [RECHECK_PROPERTY]: '1' } : {}, at);
   }
 
   /**
@@ -75,12 +72,12 @@ export class FirePublisher {
 
   /** A fire that failed for good, with why in the properties. */
   async deadLetter(message: TaskMessage, properties: Record<string, string>): Promise<void> {
-    await this.emit(TOPICS.deadLetter, message, { ...properties, [FIRE_ID_PROPERTY]: message.fireId });
+    await this.emit(TOPICS.deadLetter, message, properties);
   }
 
   /** A missed fire its app's failure webhook is told of (`MISSED_REASONS_NOTIFIED`), with the record's reason. */
   async missed(message: TaskMessage, reason: string): Promise<void> {
-    await this.emit(TOPICS.missedFires, message, { [MESSAGE_PROPERTIES.reason]: reason, [FIRE_ID_PROPERTY]: message.fireId });
+    await this.emit(TOPICS.missedFires, message, { [MESSAGE_PROPERTIES.reason]: reason });
   }
 
   private sendHandBacks(): void {
@@ -121,10 +118,11 @@ export class FirePublisher {
   private emitHandBack(part: HandBack[]): Promise<void> {
     const deferrals = { [MESSAGE_PROPERTIES.deferrals]: String(part[0].deferrals) };
     const at = Math.max(...part.map((h) => h.at));
-    if (part.length === 1) return this.emit(TOPICS.retries, part[0].message, { [FIRE_ID_PROPERTY]: part[0].message.fireId, ...deferrals }, at);
+    if (part.length === 1) return this.emit(TOPICS.retries, part[0].message, deferrals, at);
     return this.send(TOPICS.retries, taskBatchRecord(part.map((h) => h.message), deferrals, at));
   }
 
+  /** `taskRecord` adds the fire id and the trace context to the properties. */
   private emit(topic: string, message: TaskMessage, properties: Record<string, string>, deliverAt?: number): Promise<void> {
     return this.send(topic, taskRecord(message, properties, deliverAt));
   }

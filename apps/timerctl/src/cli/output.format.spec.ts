@@ -23,6 +23,8 @@ const timer = (over: Partial<Timer> = {}): Timer => ({
   catchupPolicy: null,
   catchupWindowMs: null,
   jitterMs: 0,
+  calendars: [],
+  onExcluded: 'skip',
   autoSpread: false,
   spreadOffsetMs: null,
   failureWebhook: null,

@@ -1,5 +1,5 @@
 import { RECORD_STATUS_NAMES } from '@timer/client';
-import type { AppSummary, AppToken, Attempt, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
+import type { AppSummary, AppToken, Attempt, Calendar, DeadLetter, Overview, Page, PreviewFire, TaskRecord, Timer } from '@timer/client';
 
 export const TIMER_STATUS_NAMES: Record<number, string> = { 1: 'disabled', 2: 'enabled', 3: 'completed' };
 
@@ -68,7 +68,9 @@ export function formatTimer(t: Timer): string {
     ...(t.resultWebhook ? [['result webhook', t.resultWebhook.url] as [string, string]] : []),
     ...Object.entries(t.resultWebhook?.headers ?? {}).map(([k, v]) => ['  header', `${k}: ${([] as string[]).concat(v).join(', ')}`] as [string, string]),
     ['created', instant(t.createdAt)],
+    ...(t.calendars?.length ? [['calendars', `${t.calendars.join(', ')} (on an excluded day: ${t.onExcluded})`] as [string, string]] : []),
     ['next fires', (t.nextFireTimes ?? []).map(instant).join(', ') || '-'],
+    ...(t.calendar ?? []).map((m) => ['  calendar', `${instant(m.at)} ${m.excluded ? 'excluded' : `moved from ${instant(m.movedFrom)}`} by ${m.calendar}`] as [string, string]),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
@@ -88,6 +90,7 @@ export function formatPreview(t: Timer, fires?: readonly PreviewFire[]): string 
     const notes = [
       ...(f.dst ? [`${f.dst}${f.nominal ? ` (${f.nominal.replace('T', ' ')})` : ''}`] : []),
       ...(before !== undefined && z.offset !== before ? [`offset ${before} -> ${z.offset}`] : []),
+      ...(f.excluded ? [`excluded by ${f.calendar}`] : f.movedFrom !== undefined ? [`moved from ${instant(f.movedFrom)} by ${f.calendar}`] : []),
     ];
     before = z.offset;
     return [z.text, instant(f.at), notes.join(', ')];
@@ -150,4 +153,30 @@ export function formatOverview(o: Overview): string {
   const late = `lateness p50 ${ms(t.latenessP50Ms)}, p99 ${ms(t.latenessP99Ms)} over ${t.latenessFires} delivered${t.latenessCapped ? ' (the latest only)' : ''}`;
   const backlog = `backlog: ${o.backlog.pending}${o.backlog.capped ? '+' : ''} pending past their time${o.backlog.oldestRunAt === null ? '' : `, the oldest due ${instant(o.backlog.oldestRunAt)}`}`;
   return `${head}\n${body}\ntotal: ${t.fires} fires (${t.firesPerSecond}/s), ${t.delivered} delivered, ${t.failed} failed, ${t.missed} missed, ${t.open} open; ${late}\n${backlog}`;
+}
+
+/** What a calendar excludes, in one line per kind. */
+function excludes(c: Calendar): string[] {
+  const e = c.exclude;
+  return [
+    ...(e.dates?.length ? [`dates ${e.dates.map((d) => (typeof d === 'string' ? d : `${d.from}..${d.to}`)).join(', ')}`] : []),
+    ...(e.holidays?.length ? [`holidays ${e.holidays.map((h) => (h.region ? `${h.country}-${h.region}` : h.country)).join(', ')}`] : []),
+    ...(e.weekdays?.length ? [`weekdays ${e.weekdays.join(',')}`] : []),
+  ];
+}
+
+export function formatCalendars(list: readonly Calendar[]): string {
+  if (list.length === 0) return '(no calendars)';
+  return table(['name', 'zone', 'excludes'], list.map((c) => [c.name, c.timeZone ?? "timer's", excludes(c).join('; ')]));
+}
+
+export function formatCalendar(c: Calendar): string {
+  const rows: [string, string][] = [
+    ['name', c.name],
+    ['zone', c.timeZone ?? "each timer's"],
+    ...excludes(c).map((x) => ['excludes', x] as [string, string]),
+    ...(c.timers ? [['timers', c.timers.join(', ') || '-'] as [string, string]] : []),
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }

@@ -26,7 +26,9 @@ export class UsageError extends Error {
 export const DEFAULT_URL = 'http://127.0.0.1:8092';
 
 /** The definition flags of `timers create` and `timers edit` (each maps to one field of the api). */
-const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'result-webhook', 'result-webhook-header', 'file'];
+const DEFINITION = ['name', 'cron', 'every', 'run-at', 'zone', 'start-at', 'end-at', 'max-fires', 'callback', 'method', 'header', 'body', 'timeout-ms', 'max-attempts', 'backoff-ms', 'misfire', 'failure-webhook', 'failure-webhook-header', 'result-webhook', 'result-webhook-header', 'calendar', 'on-excluded', 'file'];
+/** The flags of a calendar's definition (`calendars create` and `calendars edit`). */
+const CALENDAR = ['zone', 'date', 'holiday', 'weekdays', 'file'];
 const PAGE = ['page', 'page-size'];
 
 interface CommandSpec {
@@ -49,6 +51,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
   preview: { args: ['ID'], options: ['count'], summary: "the timer's next fire times in its zone and in UTC, DST changes marked" },
   'dlq list': { args: [], options: [...PAGE], summary: 'dead letters of the app, latest first' },
   'dlq replay': { args: [], options: ['fire', 'timer', 'all'], summary: 'deliver dead letters once more: --fire ID (repeat), --timer ID or --all' },
+  'calendars list': { args: [], options: [], summary: 'calendars of excluded days of the app' },
+  'calendars get': { args: ['NAME'], options: [], summary: 'one calendar and the timers that use it' },
+  'calendars create': { args: ['NAME'], options: CALENDAR, summary: 'create a calendar: --date, --holiday, --weekdays (or --file)' },
+  'calendars edit': { args: ['NAME'], options: CALENDAR, summary: "replace a calendar's days (the timers that use it are regenerated)" },
+  'calendars delete': { args: ['NAME'], options: [], summary: 'delete a calendar no timer uses' },
   'apps list': { args: [], options: [...PAGE], summary: 'every app: live timers, live tokens, paused (admin token)' },
   'tokens list': { args: [], options: ['revoked'], summary: "the app's tokens: id, label, issued, revoked (never the token)" },
   overview: { args: [], options: ['from', 'to', 'bucket-ms', 'all-apps'], summary: 'fires per second, outcomes, lateness p50/p99 and backlog, per minute of the last hour' },
@@ -79,6 +86,11 @@ const OPTIONS = {
   'failure-webhook': { type: 'string' },
   'failure-webhook-header': { type: 'string', multiple: true },
   'no-failure-webhook': { type: 'boolean' },
+  calendar: { type: 'string', multiple: true },
+  'on-excluded': { type: 'string' },
+  date: { type: 'string', multiple: true },
+  holiday: { type: 'string', multiple: true },
+  weekdays: { type: 'string' },
   'result-webhook': { type: 'string' },
   'result-webhook-header': { type: 'string', multiple: true },
   'no-result-webhook': { type: 'boolean' },
@@ -191,6 +203,7 @@ timers create / edit:
   --max-attempts N  --backoff-ms N  --misfire fire_late|skip
   --failure-webhook URL  --failure-webhook-header "Name: value" (repeat)  where this timer's dead letters and missed fires are
                      posted instead of the app's webhook; edit: --no-failure-webhook removes it (the app's applies again)
+  --calendar NAME (repeat; edit: --calendar "" removes them)  --on-excluded skip|nextBusinessDay|previousBusinessDay
   --result-webhook URL  --result-webhook-header "Name: value" (repeat)  where each final answer of the callback is posted;
                      edit: --no-result-webhook removes it
   --file def.json    the definition as JSON (the api's fields; the output of "timers get -o json" works); flags win
@@ -198,6 +211,8 @@ timers create / edit:
   edit: --version N (default: the file's, else the current one fetched first; a stale one is a conflict, exit 1)
 records: --timer ID --fire FIRE_ID --status ${RECORD_STATUSES.map((s) => s.name).join('|')} --from TIME --to TIME --pending
 preview: --count N (default 10)
+calendars create / edit NAME: --date 2026-12-24 | --date 2026-12-24..2026-12-31 (repeat)  --holiday DE | --holiday DE-BY (repeat)
+  --weekdays 6,7 (ISO: 1 Monday .. 7 Sunday)  --zone IANA (default: each timer's)  --file cal.json ({timeZone?, exclude}); edit replaces it whole
 overview: --from TIME --to TIME (default the last hour) --bucket-ms N (default 60000); --all-apps (admin token: every app, no --app)
 lists: --page N (from 1) --page-size N (1-100)
 tokens list: --revoked (also the revoked ones)

@@ -48,6 +48,22 @@ describe('timerctl run: requests and exit codes', () => {
     expect(usage.err).toContain('ID must be a positive whole number');
   });
 
+  it('calendars: creates from flags, edits with PUT, deletes by name in the path; a timer takes --calendar and --on-excluded', async () => {
+    const cal = { app: 'billing', name: 'de', timeZone: null, exclude: { dates: ['2026-12-24', { from: '2026-12-27', to: '2026-12-31' }], holidays: [{ country: 'DE', region: 'BY' }], weekdays: [6, 7] }, createdAt: 1, updatedAt: 1, timers: [] };
+    const created = await timerctl(['calendars', 'create', 'de', '--date', '2026-12-24', '--date', '2026-12-27..2026-12-31', '--holiday', 'DE-BY', '--weekdays', '6,7'], [{ status: 200, body: { code: 0, msg: 'ok', data: cal } }]);
+    expect(created.code).toBe(0);
+    expect(created.sent[0]).toEqual({ method: 'POST', url: 'http://api/api/app/v1/calendars', body: { app: 'billing', name: 'de', exclude: cal.exclude } });
+    expect(created.out).toContain('holidays DE-BY');
+    const edited = await timerctl(['calendars', 'edit', 'de', '--holiday', 'AT', '--zone', 'Europe/Vienna'], [{ status: 200, body: { code: 0, msg: 'ok', data: { ...cal, regenerated: 2 } } }]);
+    expect(edited.sent[0]).toEqual({ method: 'PUT', url: 'http://api/api/app/v1/calendars/de?app=billing', body: { timeZone: 'Europe/Vienna', exclude: { holidays: [{ country: 'AT' }] } } });
+    expect(edited.out).toMatch(/^replaced calendar de \(2 timer\(s\) regenerated\)/);
+    const inUse = await timerctl(['calendars', 'delete', 'de'], [{ status: 409, body: { code: 40900, msg: 'calendar "de" is used by 1 timer(s): 5 ("n")', requestId: 'r' } }]);
+    expect(inUse).toMatchObject({ code: 1, sent: [{ method: 'DELETE', url: 'http://api/api/app/v1/calendars/de?app=billing' }] });
+    expect(await timerctl(['calendars', 'create', 'de'], [])).toMatchObject({ code: 2, sent: [] });
+    const timer = await timerctl(['timers', 'create', '--name', 'n', '--cron', '0 9 * * 1-5', '--callback', 'https://x.example/', '--method', 'POST', '--calendar', 'de', '--on-excluded', 'nextBusinessDay'], [{ status: 200, body: { code: 0, msg: 'ok', id: 5, version: 1 } }]);
+    expect(timer.sent[0].body).toMatchObject({ calendars: ['de'], onExcluded: 'nextBusinessDay' });
+  });
+
   it('dlq: replays the fires given; exit 4 from an api without the dead-letter API; 2 without a selector', async () => {
     const replayed = { code: 0, msg: 'ok', data: { replayed: 1, fireIds: ['5-1000'], notFound: ['5-2000'], remaining: 0 } };
     const ok = await timerctl(['dlq', 'replay', '--fire', '5-1000', '--fire', '5-2000'], [{ status: 200, body: replayed }]);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { ErrorCodes, RECORD_STATUS_NAMES, RecordStatus, TimerApiError, TimerClient, TimerStatus } from '@timer/client';
-import type { CreateTimerRequest, FailureWebhook, PatchTimerRequest, RecordsQuery, TimerDefinition } from '@timer/client';
-import { formatApps, formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, formatTokens, instant, TIMER_STATUS_NAMES } from './output.format';
+import type { CalendarExclude, CreateTimerRequest, FailureWebhook, PatchTimerRequest, PreviewQuery, PutCalendarRequest, RecordsQuery, TimerDefinition } from '@timer/client';
+import { formatApps, formatCalendar, formatCalendars, formatDeadLetters, formatOverview, formatPreview, formatRecords, formatTimer, formatTimerList, formatTokens, instant, TIMER_STATUS_NAMES } from './output.format';
 import { ExitCode, headerFlags, intFlag, Invocation, UsageError } from './parse-args';
 
 /** What a command printed: `data` for `--output json`, `text` for the table. */
@@ -32,7 +32,7 @@ export class EditConflictError extends Error {
 
 // Fields of a GET answer that a definition file may carry (it is the easiest way to write one) but the
 // api's create and PUT do not take.
-const VIEW_ONLY = ['id', 'app', 'version', 'status', 'createdAt', 'nextFireTimes', 'maintenance', 'spreadOffsetMs'] as const;
+const VIEW_ONLY = ['id', 'app', 'version', 'status', 'createdAt', 'nextFireTimes', 'maintenance', 'calendar', 'spreadOffsetMs'] as const;
 
 /** `pending`, `2`, ... as the status number, naming the flag otherwise. */
 function statusFlag<T extends number>(raw: string | undefined, names: Record<number, string>, flag: string): T | undefined {
@@ -108,6 +108,25 @@ export class TimerctlService {
       }
       case 'overview':
         return this.overview();
+      case 'calendars list': {
+        const list = await this.client.listCalendars({ app: this.app() });
+        return { data: list, text: formatCalendars(list) };
+      }
+      case 'calendars get': {
+        const c = await this.client.getCalendar({ app: this.app(), name: this.calendarName() });
+        return { data: c, text: formatCalendar(c) };
+      }
+      case 'calendars create': {
+        const c = await this.client.createCalendar({ app: this.app(), name: this.calendarName(), ...this.calendarDefinition() });
+        return { data: c, text: `created calendar ${c.name}\n${formatCalendar(c)}` };
+      }
+      case 'calendars edit': {
+        const c = await this.client.putCalendar({ app: this.app(), name: this.calendarName() }, this.calendarDefinition());
+        return { data: c, text: `replaced calendar ${c.name} (${c.regenerated} timer(s) regenerated)\n${formatCalendar(c)}` };
+      }
+      case 'calendars delete':
+        await this.client.deleteCalendar({ app: this.app(), name: this.calendarName() });
+        return { data: { deleted: true, name: this.calendarName() }, text: `deleted calendar ${this.calendarName()}` };
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
@@ -122,6 +141,28 @@ export class TimerctlService {
     const id = this.inv.args[0];
     if (!/^[1-9]\d{0,19}$/.test(id)) throw new UsageError(`ID must be a positive whole number (a timer id), not ${JSON.stringify(id)}`);
     return id;
+  }
+
+  private calendarName(): string {
+    const name = this.inv.args[0];
+    if (!name) throw new UsageError('NAME is missing: the calendar\'s name');
+    return name;
+  }
+
+  /** A calendar from --file ({timeZone?, exclude}) with the flags over it: --date (day or FROM..TO), --holiday (DE or DE-BY), --weekdays 6,7, --zone. */
+  private calendarDefinition(): PutCalendarRequest {
+    const v = this.inv.values;
+    const file = v.file === undefined ? {} : (this.file() as { timeZone?: string; exclude?: CalendarExclude });
+    const exclude: CalendarExclude = { ...(file.exclude ?? {}) };
+    if (v.date?.length) exclude.dates = v.date.map((d) => (d.includes('..') ? { from: d.split('..')[0], to: d.split('..')[1] } : d));
+    if (v.holiday?.length) exclude.holidays = v.holiday.map((h) => (h.includes('-') ? { country: h.slice(0, h.indexOf('-')), region: h.slice(h.indexOf('-') + 1) } : { country: h }));
+    if (v.weekdays !== undefined) {
+      const days = v.weekdays.split(',').map((d) => Number(d.trim()));
+      if (days.some((d) => !Number.isInteger(d))) throw new UsageError(`--weekdays must be ISO weekday numbers separated by commas (6,7), not ${JSON.stringify(v.weekdays)}`);
+      exclude.weekdays = days;
+    }
+    if (Object.keys(exclude).length === 0) throw new UsageError('a calendar needs excluded days: --date, --holiday, --weekdays or --file');
+    return defined({ timeZone: v.zone ?? file.timeZone, exclude }) as PutCalendarRequest;
   }
 
   private ref() {
@@ -162,7 +203,9 @@ export class TimerctlService {
     const t = await this.client.getTimer(this.ref());
     const schedule = defined({ cron: t.cron ?? undefined, runAt: t.runAt ?? undefined, every: t.every ?? undefined, timeZone: t.timeZone, startAt: t.startAt ?? undefined, endAt: t.endAt ?? undefined, dstGap: t.dstGap, dstOverlap: t.dstOverlap });
     try {
-      const p = await this.client.previewFireTimes({ ...schedule, count: intFlag(this.inv.values, 'count') ?? 10 });
+      // The timer's calendars as the preview route applies them (excluded and moved fires marked).
+      const calendars = t.calendars?.length ? { app: t.app, calendars: t.calendars.join(','), onExcluded: t.onExcluded as PreviewQuery['onExcluded'] } : {};
+      const p = await this.client.previewFireTimes({ ...schedule, ...calendars, count: intFlag(this.inv.values, 'count') ?? 10 });
       return { data: { id: t.id, ...p }, text: formatPreview(t, p.fires) };
     } catch (e) {
       if (!(e instanceof TimerApiError && e.code === ErrorCodes.ROUTE_NOT_FOUND)) throw e;
@@ -239,6 +282,8 @@ export class TimerctlService {
       misfirePolicy: v.misfire as TimerDefinition['misfirePolicy'] | undefined,
       failureWebhook: this.webhookFlags('failure'),
       resultWebhook: this.webhookFlags('result'),
+      calendars: v.calendar?.filter((c) => c !== ''),
+      onExcluded: v['on-excluded'] as TimerDefinition['onExcluded'] | undefined,
     });
   }
 

@@ -175,7 +175,7 @@ export interface paths {
         };
         /**
          * Preview the fire times of a schedule (extension)
-         * @description Up to 1,000 fire times from `from` of `cron`, `runAt` or `every` with the fields and rules of create (400 naming the field), each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. Any valid token; nothing is read or written.
+         * @description Up to 1,000 fire times from `from` of `cron`, `runAt` or `every` with the fields and rules of create (400 naming the field), each with its UTC and local time and a `dst` flag where a DST change moved, doubled or took away a fire. With `app` and `calendars`, the app's calendars are applied as `onExcluded` says and excluded and moved fires are marked (a token of the app). Any valid token otherwise; nothing is written.
          *
          *     Rules between fields (also in `x-timer-rules`): Give exactly one of `cron`, `runAt` and `every`. `startAt`, `endAt` and `maxFires` are for cron and every timers: not with `runAt`. `dstGap` other than `shift` needs `cron`. `dstOverlap` other than `first` needs `cron`. `endAt` must be after `startAt`. `every` is 1s to 366d. `cron` must parse (5 or 6 fields, no `H`) and match some time in the coming years. `timeZone` must be an IANA time zone the server knows, spelled as its name.
          */
@@ -538,6 +538,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/app/v1/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's calendars, by name (admin, or a token of the app) */
+        get: operations["listCalendars"];
+        put?: never;
+        /**
+         * Create a calendar of excluded days (admin, or a token of the app)
+         * @description Days a timer that refers to the calendar (`calendars`) does not fire on: dates and ranges, public holidays of a country (and region), ISO weekdays. What a fire on such a day does is the timer's `onExcluded` (docs/calendars.md).
+         */
+        post: operations["createCalendar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/app/v1/calendars/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One calendar, with the live timers that use it (admin, or a token of the app) */
+        get: operations["getCalendar"];
+        /**
+         * Replace a calendar's zone and excluded days (admin, or a token of the app)
+         * @description The open future fires of the timers that use it are regenerated, as after an edit of those timers: the near future at once, the rest by the migrator.
+         */
+        put: operations["putCalendar"];
+        post?: never;
+        /** Delete a calendar no live timer uses (admin, or a token of the app) */
+        delete: operations["deleteCalendar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -759,6 +802,19 @@ export interface components {
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
             resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /**
+             * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
+             * @example [
+             *       "de-holidays"
+             *     ]
+             */
+            calendars?: string[] | null;
+            /**
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
+             * @default skip
+             * @enum {string|null}
+             */
+            onExcluded: "skip" | "nextBusinessDay" | "previousBusinessDay" | null;
         };
         CreateTimerResponse: {
             /**
@@ -912,6 +968,19 @@ export interface components {
             failureWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
             resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
+            /**
+             * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
+             * @example [
+             *       "de-holidays"
+             *     ]
+             */
+            calendars?: string[] | null;
+            /**
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
+             * @default skip
+             * @enum {string|null}
+             */
+            onExcluded: "skip" | "nextBusinessDay" | "previousBusinessDay" | null;
             /**
              * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
@@ -1092,6 +1161,19 @@ export interface components {
             /** @description Where each final answer of the callback (the last attempt's: succeeded or failed for good) is POSTed as `{fireId, timerId, attempt, status, headers, body, truncated}`, signed like every callback; best effort, never delaying the fire (docs/callback-answers.md). The same URL, address and header rules as `failureWebhook`. Absent: none. In a PATCH, null removes it. */
             resultWebhook?: components["schemas"]["FailureWebhookDto"] | null;
             /**
+             * @description Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.
+             * @example [
+             *       "de-holidays"
+             *     ]
+             */
+            calendars?: string[] | null;
+            /**
+             * @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).
+             * @default skip
+             * @enum {string|null}
+             */
+            onExcluded: "skip" | "nextBusinessDay" | "previousBusinessDay" | null;
+            /**
              * @description Timer id (a JSON number or a digit string). Written in digits, as a JSON integer or a digit string: `1e3`, `1.0`, `-1` or `"0x10"` is refused (400 naming the field), in a body as in a query.
              * @example 42
              */
@@ -1198,13 +1280,26 @@ export interface components {
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
             resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /**
+             * @description the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none
+             * @example [
+             *       "de-holidays"
+             *     ]
+             */
+            calendars: string[];
+            /**
+             * @description what a fire on an excluded day does
+             * @example skip
+             * @enum {string}
+             */
+            onExcluded: "skip" | "nextBusinessDay" | "previousBusinessDay";
             /** @example 3 */
             version: number;
             /**
              * @description what made this version; 'existing' = the version a timer had when the history began
              * @enum {string}
              */
-            change: "create" | "update" | "patch" | "enable" | "disable" | "complete" | "existing";
+            change: "create" | "update" | "patch" | "enable" | "disable" | "complete" | "existing" | "calendar";
             /** @description when this version was written (epoch ms): it is the definition from then until the next version */
             changedAt: number;
         };
@@ -1242,6 +1337,28 @@ export interface components {
              * @example 1767227400000
              */
             until: number;
+        };
+        CalendarMarkView: {
+            /**
+             * @description the fire time (one of nextFireTimes; for a moved fire its business day)
+             * @example 1767225600000
+             */
+            at: number;
+            /**
+             * @description the calendar that excludes the day the schedule gave
+             * @example de-holidays
+             */
+            calendar: string;
+            /**
+             * @description not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 31 days)
+             * @example true
+             */
+            excluded?: boolean;
+            /**
+             * @description a moved fire: the time the schedule gave, on the excluded day
+             * @example 1767052800000
+             */
+            movedFrom?: number;
         };
         TimerView: {
             /** @example daily-report */
@@ -1316,6 +1433,19 @@ export interface components {
             failureWebhook: components["schemas"]["FailureWebhookDto"] | null;
             /** @description where each final answer of this timer's callback is POSTed; null: nowhere */
             resultWebhook: components["schemas"]["FailureWebhookDto"] | null;
+            /**
+             * @description the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none
+             * @example [
+             *       "de-holidays"
+             *     ]
+             */
+            calendars: string[];
+            /**
+             * @description what a fire on an excluded day does
+             * @example skip
+             * @enum {string}
+             */
+            onExcluded: "skip" | "nextBusinessDay" | "previousBusinessDay";
             /** @example 42 */
             id: number;
             /** @example billing */
@@ -1331,6 +1461,8 @@ export interface components {
             nextFireTimes?: number[];
             /** @description GET only: those of nextFireTimes that a maintenance window of the app covers (skipped, or deferred to `until`); left out when none is. */
             maintenance?: components["schemas"]["CoveredFireView"][];
+            /** @description GET only: those of nextFireTimes that a calendar excluded (recorded missed) or moved to a business day; left out when none is. */
+            calendar?: components["schemas"]["CalendarMarkView"][];
         };
         GetTimerResponse: {
             /**
@@ -1464,6 +1596,21 @@ export interface components {
              * @example 2026-03-29T02:30:00
              */
             nominal?: string;
+            /**
+             * @description with `calendars`: the calendar that excludes the day the schedule gave (the fire is `excluded` or `movedFrom` it)
+             * @example de-holidays
+             */
+            calendar?: string;
+            /**
+             * @description with `calendars`: not delivered, recorded missed with the error `calendar <name>`
+             * @example true
+             */
+            excluded?: boolean;
+            /**
+             * @description with `calendars`: a moved fire, the time the schedule gave (epoch ms)
+             * @example 1774659600000
+             */
+            movedFrom?: number;
         };
         PreviewResult: {
             /** @example Europe/Berlin */
@@ -2218,6 +2365,139 @@ export interface components {
             /** @example ok */
             msg: string;
             data: components["schemas"]["OverviewData"];
+        };
+        HolidayRuleView: {
+            /**
+             * @description ISO 3166-1 alpha-2 country code known to `date-holidays`; its public holidays are excluded
+             * @example DE
+             */
+            country: string;
+            /**
+             * @description a region (state) code of the country, adding its own public holidays
+             * @example BY
+             */
+            region?: string;
+        };
+        CalendarExcludeView: {
+            /** @description days (`YYYY-MM-DD`) and ranges `{from, to}` excluded; at most TIMER_QUOTA_MAX_CALENDAR_DATES entries */
+            dates?: (string | {
+                /**
+                 * Format: date
+                 * @example 2026-12-27
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @example 2026-12-31
+                 */
+                to: string;
+            })[];
+            /** @description countries (and regions) whose public holidays are excluded */
+            holidays?: components["schemas"]["HolidayRuleView"][];
+            /**
+             * @description ISO weekday numbers excluded: 1 = Monday .. 7 = Sunday
+             * @example [
+             *       6,
+             *       7
+             *     ]
+             */
+            weekdays?: number[];
+        };
+        CreateCalendarDto: {
+            /**
+             * @description IANA zone the days are read in; left out: the zone of each timer that uses it
+             * @example Europe/Berlin
+             */
+            timeZone?: string | null;
+            /** @description the days the calendar excludes; checked field by field (a 400 names e.g. `exclude.holidays[0].country`) */
+            exclude: components["schemas"]["CalendarExcludeView"];
+            /** @example billing */
+            app: string;
+            /**
+             * @description unique in the app; timers refer to it by this name
+             * @example de-holidays
+             */
+            name: string;
+        };
+        CalendarView: {
+            /** @example billing */
+            app: string;
+            /** @example de-holidays */
+            name: string;
+            /**
+             * @description null: each timer's own zone
+             * @example Europe/Berlin
+             */
+            timeZone: string | null;
+            exclude: components["schemas"]["CalendarExcludeView"];
+            /** @description ids of the live timers that use it (GET of one calendar only) */
+            timers?: string[];
+            /** @example 1767225600000 */
+            createdAt: number;
+            /** @example 1767225600000 */
+            updatedAt: number;
+        };
+        CalendarResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["CalendarView"];
+        };
+        CalendarListResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["CalendarView"][];
+        };
+        PutCalendarDto: {
+            /**
+             * @description IANA zone the days are read in; left out: the zone of each timer that uses it
+             * @example Europe/Berlin
+             */
+            timeZone?: string | null;
+            /** @description the days the calendar excludes; checked field by field (a 400 names e.g. `exclude.holidays[0].country`) */
+            exclude: components["schemas"]["CalendarExcludeView"];
+        };
+        CalendarEditView: {
+            /** @example billing */
+            app: string;
+            /** @example de-holidays */
+            name: string;
+            /**
+             * @description null: each timer's own zone
+             * @example Europe/Berlin
+             */
+            timeZone: string | null;
+            exclude: components["schemas"]["CalendarExcludeView"];
+            /** @description ids of the live timers that use it (GET of one calendar only) */
+            timers?: string[];
+            /** @example 1767225600000 */
+            createdAt: number;
+            /** @example 1767225600000 */
+            updatedAt: number;
+            /**
+             * @description timers whose open future fires were regenerated
+             * @example 2
+             */
+            regenerated: number;
+        };
+        CalendarEditResponse: {
+            /**
+             * @description 0 on success; otherwise the error code (HTTP status x 100 + detail)
+             * @example 0
+             */
+            code: number;
+            /** @example ok */
+            msg: string;
+            data: components["schemas"]["CalendarEditView"];
         };
     };
     responses: never;
@@ -3504,6 +3784,12 @@ export interface operations {
                 startAt?: number | string;
                 /** @description Extension (cron and every timers): no fire after this instant (inclusive). After startAt, and some fire of the schedule must lie in [max(now, startAt), endAt]. Epoch ms or ISO 8601 with `Z`/offset. */
                 endAt?: number | string;
+                /** @description Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the `nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire). */
+                onExcluded?: "skip" | "nextBusinessDay" | "previousBusinessDay";
+                /** @description The app whose `calendars` are applied (required with them; a token of the app or the admin token). */
+                app?: string;
+                /** @description Comma-separated names of calendars of `app` to apply, as a timer with `calendars` and `onExcluded` would: excluded and moved fires are marked. */
+                calendars?: string;
                 /** @description First instant looked at (inclusive); default now. Also the anchor of `every` without `startAt`. Epoch ms or ISO 8601 with `Z`/offset. */
                 from?: number | string;
                 /** @description How many fires (entries flagged `skipped` do not count). */
@@ -6055,6 +6341,571 @@ export interface operations {
             };
             /** @description an app token naming another app (code 40300) */
             403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCalendars: {
+        parameters: {
+            query: {
+                app: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarListResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300); a quota reached (code 40301) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCalendarDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description a field is invalid: the message names it, e.g. `exclude.holidays[0].country` (code 40001) */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300); a quota reached (code 40301) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description no such app (code 40400) */
+            404: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the app has a calendar of that name (code 40900) */
+            409: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description request body larger than TIMER_BODY_LIMIT_BYTES after decompression (code 41300) */
+            413: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description a `Content-Encoding` other than identity, gzip, deflate or br, or a JSON charset that cannot be decoded (code 41500) */
+            415: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query: {
+                app: string;
+            };
+            header?: never;
+            path: {
+                /** @description the calendar's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300); a quota reached (code 40301) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the app has no such calendar (code 40400) */
+            404: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putCalendar: {
+        parameters: {
+            query: {
+                app: string;
+            };
+            header?: never;
+            path: {
+                /** @description the calendar's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutCalendarDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarEditResponse"];
+                };
+            };
+            /** @description a field is invalid: the message names it (code 40001) */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300); a quota reached (code 40301) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the app has no such calendar (code 40400) */
+            404: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description request body larger than TIMER_BODY_LIMIT_BYTES after decompression (code 41300) */
+            413: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description a `Content-Encoding` other than identity, gzip, deflate or br, or a JSON charset that cannot be decoded (code 41500) */
+            415: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description per-app rate limit exceeded (code 42900), or too many failed authentications from this address (code 42901); Retry-After header */
+            429: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal error; only a correlation id is returned (code 50000) */
+            500: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteCalendar: {
+        parameters: {
+            query: {
+                app: string;
+            };
+            header?: never;
+            path: {
+                /** @description the calendar's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per second allowed for the app (when the rate limit is on). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current second (when the rate limit is on). */
+                    "X-RateLimit-Remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"];
+                };
+            };
+            /** @description invalid input, naming the field (code 4000x); nothing was written */
+            400: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description missing, malformed, invalid or revoked token (code 40100) */
+            401: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description needs the admin token, or a token of this app (code 40300); a quota reached (code 40301) */
+            403: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the app has no such calendar (code 40400) */
+            404: {
+                headers: {
+                    /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description live timers use it: the message names them and `data.timers` lists their ids (code 40900) */
+            409: {
                 headers: {
                     /** @description Correlation id of this answer (the caller's own `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._:-]`), also in the body and the server log. */
                     "X-Request-Id"?: string;

@@ -10,6 +10,9 @@ import type {
   BackfillRequest,
   BackfillResult,
   BatchCreatedTimer,
+  Calendar,
+  CalendarEdit,
+  CreateCalendarRequest,
   CreateMaintenanceRequest,
   CreateTimerOptions,
   CreateTimerRequest,
@@ -38,6 +41,7 @@ import type {
   PauseState,
   PreviewQuery,
   PreviewResult,
+  PutCalendarRequest,
   ProjectedLoad,
   PurgeResult,
   QuotaState,
@@ -73,6 +77,8 @@ export interface TimerClientOptions {
 }
 
 interface Call {
+  /** Values of the path's `{name}` parameters (URL-encoded here). */
+  params?: Record<string, string>;
   query?: object;
   body?: unknown;
   headers?: Record<string, string>;
@@ -287,6 +293,30 @@ export class TimerClient {
     await this.send('deleteMaintenanceWindow', { query: q });
   }
 
+  /** A calendar of excluded days that timers of the app may refer to (`calendars`). */
+  async createCalendar(req: CreateCalendarRequest): Promise<Calendar> {
+    return parse<{ data: Calendar }>(await this.send('createCalendar', { body: req })).data;
+  }
+
+  async listCalendars(q: { app: string }): Promise<Calendar[]> {
+    return parse<{ data: Calendar[] }>(await this.send('listCalendars', { query: q })).data;
+  }
+
+  /** One calendar, with the ids of the live timers that use it. */
+  async getCalendar(q: { app: string; name: string }): Promise<Calendar> {
+    return parse<{ data: Calendar }>(await this.send('getCalendar', { params: { name: q.name }, query: { app: q.app } })).data;
+  }
+
+  /** Replaces the calendar's zone and excluded days; the fires of the timers that use it are regenerated. */
+  async putCalendar(q: { app: string; name: string }, req: PutCalendarRequest): Promise<CalendarEdit> {
+    return parse<{ data: CalendarEdit }>(await this.send('putCalendar', { params: { name: q.name }, query: { app: q.app }, body: req })).data;
+  }
+
+  /** 409 (TimerApiError) while live timers use it. */
+  async deleteCalendar(q: { app: string; name: string }): Promise<void> {
+    await this.send('deleteCalendar', { params: { name: q.name }, query: { app: q.app } });
+  }
+
   /** Readiness: `ok` false (not an error) when a dependency is down (503). */
   async getReadiness(): Promise<HealthReport> {
     return health(await this.send('getReadiness', { accept: 503, retry: false }));
@@ -302,7 +332,8 @@ export class TimerClient {
   }
 
   private async send(op: OperationId, call: Call): Promise<Answer> {
-    const { method, path } = ROUTES[op];
+    const { method, path: template } = ROUTES[op];
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(call.params?.[name] ?? ''));
     const url = `${this.base}${path}${queryString(call.query)}`;
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...call.headers };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;

@@ -73,6 +73,12 @@ export type PatchTimerRequest = Loose<Omit<Schemas['PatchTimerDto'], 'notifyHTTP
 };
 export type RotateSecretRequest = Loose<Schemas['RotateSecretDto']>;
 export type CreateMaintenanceRequest = Loose<Schemas['CreateMaintenanceDto']>;
+export type CalendarExclude = Schemas['CalendarExcludeView'];
+export type CreateCalendarRequest = Loose<Omit<Schemas['CreateCalendarDto'], 'exclude'>> & { exclude: CalendarExclude };
+export type PutCalendarRequest = Loose<Omit<Schemas['PutCalendarDto'], 'exclude'>> & { exclude: CalendarExclude };
+export type Calendar = Schemas['CalendarView'];
+export type CalendarEdit = Schemas['CalendarEditView'];
+export type CalendarMark = Schemas['CalendarMarkView'];
 export type BackfillRequest = Schemas['BackfillDto'];
 export type SetQuotaRequest = Loose<Schemas['PutQuotaDto']>;
 /** Exactly one selector (the schema lists them side by side). */
@@ -101,7 +107,7 @@ export type ListTokensQuery = Query<'listAppTokens'>;
 export type NotifyHttpParamView = Schemas['NotifyHttpParamView'];
 export type Timer = Schemas['TimerView'];
 /** A timer's definition fields as answers carry them. */
-export type TimerDefinitionView = Omit<Timer, 'id' | 'app' | 'version' | 'createdAt' | 'nextFireTimes' | 'maintenance'>;
+export type TimerDefinitionView = Omit<Timer, 'id' | 'app' | 'version' | 'createdAt' | 'nextFireTimes' | 'maintenance' | 'calendar'>;
 export type TimerVersion = Schemas['TimerVersionView'];
 export type CoveredFire = Schemas['CoveredFireView'];
 export type MaintenancePolicy = Schemas['MaintenanceWindowView']['policy'];

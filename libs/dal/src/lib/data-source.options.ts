@@ -31,9 +31,10 @@ import { TaskOutcomeIndexes1765040000000 } from './migrations/1765040000000-task
 import { TaskStartedAt1765050000000 } from './migrations/1765050000000-task-started-at';
 import { DropTaskStatusIndex1765070000000 } from './migrations/1765070000000-drop-task-status-index';
 import { AppSecretRotation1765090000000 } from './migrations/1765090000000-app-secret-rotation';
+import { Calendars1765110000000 } from './migrations/1765110000000-calendars';
 
 /** Every migration, in order. Schema changes only ever come through here (never `synchronize`). */
-export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000, TimerVersionsIdempotencyKeys1764100000000, TimerBoundsIntervals1764200000000, TaskAttempts1764300000000, AppPause1764400000000, FirePolicies1764510000000, DstPolicies1764520000000, AppQuotas1764530000000, TaskBackfill1764540000000, MaintenanceWindows1764560000000, TimerFailureWebhook1764570000000, DeadLettersFailureWebhook1764900000000, TimerAutoSpread1765000000000, TimerNextFire1765010000000, AppLiveTimers1765020000000, DropTaskCreatedAtIndex1765030000000, TaskOutcomeIndexes1765040000000, TaskStartedAt1765050000000, DropTaskStatusIndex1765070000000, AppSecretRotation1765090000000, TimerResultWebhook1765100000000];
+export const MIGRATIONS = [InitialSchema1763800000000, ReadPathIndexes1763900000000, LedgerIndexes1764000000000, TimerVersionsIdempotencyKeys1764100000000, TimerBoundsIntervals1764200000000, TaskAttempts1764300000000, AppPause1764400000000, FirePolicies1764510000000, DstPolicies1764520000000, AppQuotas1764530000000, TaskBackfill1764540000000, MaintenanceWindows1764560000000, TimerFailureWebhook1764570000000, DeadLettersFailureWebhook1764900000000, TimerAutoSpread1765000000000, TimerNextFire1765010000000, AppLiveTimers1765020000000, DropTaskCreatedAtIndex1765030000000, TaskOutcomeIndexes1765040000000, TaskStartedAt1765050000000, DropTaskStatusIndex1765070000000, AppSecretRotation1765090000000, TimerResultWebhook1765100000000, Calendars1765110000000];
 
 /** Every entity (mapped onto the tables the migrations create). */
 export const ENTITIES = [AppEntity, AppTokenEntity, TimerEntity, TaskEntity, TimerVersionEntity];

@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
-import { NewTask, StoredFire, SUPERSEDED_PREFIX, TaskStatus, TaskStatusValue, TimerEntity, TimerStatus } from '@timer/dal';
+import { CALENDAR_PREFIX, NewTask, StoredFire, SUPERSEDED_PREFIX, TaskStatus, TaskStatusValue, TimerEntity, TimerStatus } from '@timer/dal';
 import type { EntityManager } from 'typeorm';
 import { FireRegenerator, StoredFires, TimerVersions, Transactions } from './fire-regenerator';
 import { FireWriter } from './fire-writer';
 
 const NOW = Date.UTC(2030, 0, 1, 10, 0, 0);
 const M = {} as EntityManager;
+
+const reopenable = (r: { status: number; error: string | null }) =>
+  r.status === TaskStatus.Missed && ((r.error ?? '').startsWith(SUPERSEDED_PREFIX) || (r.error ?? '').startsWith(CALENDAR_PREFIX));
 
 /** `tasks` of one process: status and error by `timerId-runAt`. */
 class FakeTasks implements StoredFires {
@@ -16,7 +19,7 @@ class FakeTasks implements StoredFires {
     for (const f of fires) {
       const k = `${f.timerId}-${f.runAt}`;
       if (this.rows.has(k)) continue;
-      this.rows.set(k, { status: TaskStatus.Pending, error: null });
+      this.rows.set(k, f.excluded === undefined ? { status: TaskStatus.Pending, error: null } : { status: TaskStatus.Missed, error: f.excluded });
       n++;
     }
     return n;
@@ -26,13 +29,21 @@ class FakeTasks implements StoredFires {
       .map(([k, r]) => ({ timerId: k.split('-')[0], runAt: Number(k.split('-')[1]), ...r }))
       .filter((r) => r.timerId === timerId && r.runAt >= fromMs && (toMs === undefined || r.runAt < toMs))
       .sort((a, b) => a.runAt - b.runAt)
-      .map((r) => ({ runAt: r.runAt, status: r.status, superseded: r.status === TaskStatus.Missed && (r.error ?? '').startsWith(SUPERSEDED_PREFIX) }));
+      .map((r) => ({
+        runAt: r.runAt,
+        status: r.status,
+        superseded: reopenable(r),
+        ...(r.status === TaskStatus.Missed && (r.error ?? '').startsWith(CALENDAR_PREFIX) ? { excluded: r.error as string } : {}),
+      }));
   }
   async supersede(timerId: string, runAts: number[], reason: string) {
     return this.update(timerId, runAts, (r) => r.status === TaskStatus.Pending, { status: TaskStatus.Missed, error: reason });
   }
   async reopenSuperseded(timerId: string, runAts: number[]) {
-    return this.update(timerId, runAts, (r) => r.status === TaskStatus.Missed && (r.error ?? '').startsWith(SUPERSEDED_PREFIX), { status: TaskStatus.Pending, error: null });
+    return this.update(timerId, runAts, reopenable, { status: TaskStatus.Pending, error: null });
+  }
+  async exclude(timerId: string, runAts: number[], reason: string) {
+    return this.update(timerId, runAts, (r) => r.status === TaskStatus.Pending || reopenable(r), { status: TaskStatus.Missed, error: reason });
   }
   async deletePendingAfter(timerId: string, afterMs: number, _m: EntityManager, beforeMs?: number) {
     let n = 0;
@@ -48,7 +59,7 @@ class FakeTasks implements StoredFires {
     let n = 0;
     for (const [k, r] of this.rows) {
       const [id, t] = [k.split('-')[0], Number(k.split('-')[1])];
-      const open = r.status === TaskStatus.Pending || (r.status === TaskStatus.Missed && (r.error ?? '').startsWith(SUPERSEDED_PREFIX));
+      const open = r.status === TaskStatus.Pending || reopenable(r);
       if (id !== timerId || !open || t < fromMs) continue;
       this.rows.delete(k);
       n++;
@@ -147,6 +158,20 @@ describe('FireRegenerator', () => {
     await s.regenerator.afterCommit(r);
     // The index: the superseded fires out, the new ones in; the claimed one (20 s) stays as it was.
     expect([...s.index.members].filter((m) => Number(m.split('-')[1]) >= NOW).sort()).toEqual([0, 15, 20, 30, 45].map((x) => `7-${NOW + x * 1000}`));
+  });
+
+  it('records the fires a calendar now excludes missed with its name, and makes them pending again when it no longer does', async () => {
+    const s = setup();
+    await s.prepare(10_000, NOW, NOW + 60_000);
+    // NOW is Tuesday 2030-01-01: a calendar that excludes it.
+    const newYear = [{ name: 'new-year', timeZone: null, exclude: { dates: ['2030-01-01'] } }];
+    const r = await s.regenerator.regenerate(timer({ cron: '*/10 * * * * *', calendarRules: newYear, onExcluded: 'skip' }), { fromMs: NOW, createUntilMs: NOW + 60_000 }, M);
+    expect(pendingAt(s, NOW)).toEqual([]);
+    expect(s.tasks.state('7', NOW + 10_000)).toEqual({ status: TaskStatus.Missed, error: 'calendar new-year' });
+    expect(r).toMatchObject({ superseded: [], written: 0 });
+    const back = await s.regenerator.regenerate(timer({ cron: '*/10 * * * * *', calendarRules: [{ ...newYear[0], exclude: { dates: ['2030-01-02'] } }] }), { fromMs: NOW, createUntilMs: NOW + 60_000 }, M);
+    expect(pendingAt(s, NOW)).toEqual([0, 10, 20, 30, 40, 50].map((x) => NOW + x * 1000));
+    expect(back.written).toBe(6);
   });
 
   it('brings back the fires an earlier edit superseded when the schedule has them again', async () => {

@@ -5,7 +5,7 @@ import { SliceIndex } from '@timer/redis';
 import { DataSource, EntityManager } from 'typeorm';
 import { FireWriter } from './fire-writer';
 
-export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'deletePendingAfter' | 'deleteOpenFrom'>;
+export type StoredFires = Pick<TaskRepository, 'firesForUpdate' | 'supersede' | 'reopenSuperseded' | 'exclude' | 'deletePendingAfter' | 'deleteOpenFrom'>;
 export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'afterCommit'>;
 export type FireIndexRemover = Pick<SliceIndex, 'remove' | 'removeTimer'>;
 export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate' | 'setNextFireAt'>;
@@ -80,12 +80,19 @@ export class FireRegenerator {
 
     const stale = stored.filter((s) => s.status === TaskStatus.Pending && !isFire.has(s.runAt)).map((s) => s.runAt);
     await this.tasks.supersede(timer.id, stale, `${SUPERSEDED_PREFIX}${timer.version}`, manager);
-    // A fire an earlier edit superseded and this definition has again: pending again, whatever the
-    // status (enable inserts with INSERT IGNORE, which would leave it missed).
-    await this.tasks.reopenSuperseded(timer.id, fires.filter((f) => byRunAt.get(f.runAt)?.superseded).map((f) => f.runAt), manager);
+    // A fire an earlier edit superseded (or a calendar excluded) and this definition delivers: pending
+    // again, whatever the status (enable inserts with INSERT IGNORE, which would leave it missed).
+    await this.tasks.reopenSuperseded(timer.id, fires.filter((f) => f.excluded === undefined && byRunAt.get(f.runAt)?.superseded).map((f) => f.runAt), manager);
+    // A stored fire a calendar now excludes: missed with the calendar's name (docs/calendars.md).
+    const excluded = new Map<string, number[]>();
+    for (const f of fires) {
+      const s = f.excluded === undefined ? undefined : byRunAt.get(f.runAt);
+      if (s && s.excluded !== f.excluded && (s.status === TaskStatus.Pending || s.superseded)) excluded.set(f.excluded as string, [...(excluded.get(f.excluded as string) ?? []), f.runAt]);
+    }
+    for (const [reason, runAts] of excluded) await this.tasks.exclude(timer.id, runAts, reason, manager);
 
     const live = timer.status === TimerStatus.Enabled && timer.deletedAt === null;
-    const toWrite = live ? fires.filter((f) => byRunAt.get(f.runAt)?.superseded ?? true) : [];
+    const toWrite = live ? fires.filter((f) => (f.excluded === undefined ? (byRunAt.get(f.runAt)?.superseded ?? true) : !byRunAt.has(f.runAt))) : [];
     const { due, unindexed } = await this.writer.write(toWrite, manager);
     if (range.dropAfter && range.toMs !== undefined) await this.dropFrom(timer.id, range.toMs, range.dropAfter.indexUntilMs, manager);
     // Every fire of the definition before `until` exists now (the migrator reads the timer again from

@@ -97,3 +97,43 @@ describe('FireWriter.write in a transaction', () => {
     expect(w.unindexed).toEqual([]);
   });
 });
+
+describe('FireWriter with calendars', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const timer = {
+    id: '7',
+    app: 'a',
+    cron: '0 9 * * *',
+    runAt: null,
+    timeZone: 'UTC',
+    calendarRules: [{ name: 'weekend', timeZone: null, exclude: { weekdays: [6, 7] } }],
+  };
+
+  it('gives the fires a calendar excludes with `calendar <name>`, and moves them with nextBusinessDay (next_fire_at too)', () => {
+    // Friday 5 June 2026 to Tuesday 9 June.
+    const [from, to] = [at('2026-06-05T00:00:00Z'), at('2026-06-09T00:00:00Z')];
+    expect(FireWriter.firesOf({ ...timer, onExcluded: 'skip' }, from, to)).toEqual([
+      { app: 'a', timerId: '7', runAt: at('2026-06-05T09:00:00Z') },
+      { app: 'a', timerId: '7', runAt: at('2026-06-06T09:00:00Z'), excluded: 'calendar weekend' },
+      { app: 'a', timerId: '7', runAt: at('2026-06-07T09:00:00Z'), excluded: 'calendar weekend' },
+      { app: 'a', timerId: '7', runAt: at('2026-06-08T09:00:00Z') },
+    ]);
+    expect(FireWriter.firesOf({ ...timer, onExcluded: 'nextBusinessDay' }, from, to).map((f) => f.runAt)).toEqual([at('2026-06-05T09:00:00Z'), at('2026-06-08T09:00:00Z')]);
+    expect(FireWriter.nextFireAt({ ...timer, onExcluded: 'nextBusinessDay' }, at('2026-06-05T10:00:00Z'))).toBe(at('2026-06-08T09:00:00Z'));
+    expect(FireWriter.nextFireAt({ ...timer, onExcluded: 'skip' }, at('2026-06-05T10:00:00Z'))).toBe(at('2026-06-06T09:00:00Z'));
+  });
+
+  it('writes an excluded fire as a row and neither indexes nor publishes it', async () => {
+    const { publisher, indexed, clock } = setup();
+    const rows: unknown[] = [];
+    const w = new FireWriter({ insertIgnore: async (f) => (rows.push(...f), f.length) }, { add: async (f) => void indexed.push(...f) }, publisher, clock);
+    const written = await w.write([
+      { app: 'a', timerId: '7', runAt: NOW + 60_000, excluded: 'calendar weekend' },
+      { app: 'a', timerId: '7', runAt: NOW + 120_000 },
+      { app: 'a', timerId: '7', runAt: NOW, excluded: 'calendar weekend' },
+    ]);
+    expect(rows).toHaveLength(3);
+    expect(written.due).toEqual([]);
+    expect(indexed).toEqual([{ timerId: '7', runAt: NOW + 120_000 }]);
+  });
+});

@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { FireRef, NEAR_NOW_MS } from '@timer/contracts';
-import { NewTask, TaskRepository, TimerEntity } from '@timer/dal';
+import { CALENDAR_PREFIX, NewTask, TaskRepository, TimerEntity } from '@timer/dal';
 import { CLOCK, NowClock } from '@timer/platform';
 import { SliceIndex } from '@timer/redis';
-import { fireTimesBetween, nextFireTimes, specOf, StoredSchedule } from '@timer/schedule';
+import { BusinessCalendar, CalendarRules, fireTimesBetween, nextFireTimes, OnExcluded, specOf, StoredSchedule } from '@timer/schedule';
 import type { EntityManager } from 'typeorm';
 import { taskMessage } from './task-messages';
 import { TaskPublisher } from './task-publisher';
@@ -19,6 +19,18 @@ export interface WrittenFires {
   due: FireRef[];
   /** Written in a caller's transaction, due later: indexed by {@link FireWriter.afterCommit}. */
   unindexed: FireRef[];
+}
+
+/** The calendar columns of a timer (absent: none). */
+export interface TimerCalendars {
+  calendarRules?: CalendarRules[] | null;
+  onExcluded?: string | null;
+}
+
+/** The timer's calendars with its `onExcluded`, or undefined when it has none. */
+export function businessCalendarOf(timer: StoredSchedule & TimerCalendars): BusinessCalendar | undefined {
+  if (!timer.calendarRules || timer.calendarRules.length === 0) return undefined;
+  return new BusinessCalendar(timer.calendarRules, (timer.onExcluded ?? 'skip') as OnExcluded, timer.timeZone);
 }
 
 /** Task messages sent at once by {@link FireWriter.publishDue}. */
@@ -50,20 +62,28 @@ export class FireWriter implements BeforeApplicationShutdown {
   ) {}
 
   /**
-   * The fires of `timer` in [fromMs, untilMs), at most `limit`, within its bounds (startAt, endAt and
-   * the final instant maxFires gives: a fire after the last is never created). Throws `ScheduleError`
-   * when its stored schedule does not evaluate.
+   * The fires of `timer` in [fromMs, untilMs), at most `limit` of its schedule's, within its bounds
+   * (startAt, endAt and the final instant maxFires gives: a fire after the last is never created), after
+   * its calendars (docs/calendars.md): a fire a calendar excludes comes with `excluded` (`calendar <name>`,
+   * written missed), a moved one at its business day. Throws `ScheduleError` when its stored schedule
+   * does not evaluate.
    */
-  static firesOf(timer: Pick<TimerEntity, 'id' | 'app' | 'cron' | 'runAt' | 'timeZone'> & StoredSchedule, fromMs: number, untilMs: number, limit?: number): NewTask[] {
-    return fireTimesBetween(specOf(timer), fromMs, untilMs, limit).map((runAt) => ({ app: timer.app, timerId: timer.id, runAt }));
+  static firesOf(timer: Pick<TimerEntity, 'id' | 'app' | 'cron' | 'runAt' | 'timeZone'> & StoredSchedule & TimerCalendars, fromMs: number, untilMs: number, limit?: number): NewTask[] {
+    const calendar = businessCalendarOf(timer);
+    if (!calendar) return fireTimesBetween(specOf(timer), fromMs, untilMs, limit).map((runAt) => ({ app: timer.app, timerId: timer.id, runAt }));
+    return calendar
+      .firesBetween(specOf(timer), fromMs, untilMs, limit)
+      .map((f) => ({ app: timer.app, timerId: timer.id, runAt: f.at, ...(f.excluded !== undefined ? { excluded: `${CALENDAR_PREFIX}${f.excluded}` } : {}) }));
   }
 
   /**
-   * The timer's first fire at or after `fromMs` (within its bounds and DST policies), or null when it
-   * has none left: its `next_fire_at` once every fire before `fromMs` is written. Throws
-   * `ScheduleError` when its stored schedule does not evaluate.
+   * The timer's first fire at or after `fromMs` (within its bounds and DST policies, after its
+   * calendars), or null when it has none left: its `next_fire_at` once every fire before `fromMs` is
+   * written. Throws `ScheduleError` when its stored schedule does not evaluate.
    */
-  static nextFireAt(timer: StoredSchedule, fromMs: number): number | null {
+  static nextFireAt(timer: StoredSchedule & TimerCalendars, fromMs: number): number | null {
+    const calendar = businessCalendarOf(timer);
+    if (calendar) return calendar.nextFireAt(specOf(timer), fromMs);
     const [next] = nextFireTimes(specOf(timer), fromMs - 1, 1);
     return next ?? null;
   }
@@ -80,7 +100,8 @@ export class FireWriter implements BeforeApplicationShutdown {
     const inserted = await this.rows.insertIgnore(fires, manager);
     const later: FireRef[] = [];
     const due: FireRef[] = [];
-    for (const f of fires) (f.runAt > horizon ? later : due).push({ timerId: f.timerId, runAt: f.runAt });
+    // A calendar's excluded fire is written settled (missed): nothing to index or publish.
+    for (const f of fires) if (f.excluded === undefined) (f.runAt > horizon ? later : due).push({ timerId: f.timerId, runAt: f.runAt });
     if (manager) return { inserted, due, unindexed: later };
     if (later.length > 0) await this.index.add(later);
     return { inserted, due, unindexed: [] };

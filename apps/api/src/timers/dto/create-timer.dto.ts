@@ -1,13 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
-import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, parseInterval, ScheduleError } from '@timer/schedule';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { DST_GAPS, DST_OVERLAPS, DstGap, DstOverlap, MAX_CRON_FIRES, MAX_FIRES, ON_EXCLUDED, OnExcluded, parseInterval, ScheduleError } from '@timer/schedule';
 import { CATCHUP_POLICIES, CATCHUP_WINDOW_MAX_MS, CatchupPolicy, JITTER_MAX_MS, OVERLAP_POLICIES, OverlapPolicy } from '@timer/dal';
 import { APP_NAME, IsAppName, IsCleanName, ISO_INSTANT_PATTERN, IsTimeZoneSpelling, parseIsoInstant } from '../../common/validators';
 import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { NotifyHttpParamDto } from './notify-http-param.dto';
 import { RetryPolicyDto } from './retry-policy.dto';
+import { IsCalendarNames, MAX_TIMER_CALENDARS } from '../calendar-resolver';
 
 export const MISFIRE_POLICIES = ['fire_late', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
@@ -306,4 +307,30 @@ export class CreateTimerDto {
   @ValidateNested()
   @Type(() => FailureWebhookDto)
   resultWebhook?: FailureWebhookDto | null;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' },
+    maxItems: MAX_TIMER_CALENDARS,
+    example: ['de-holidays'],
+    description:
+      'Extension: names of calendars of the app (`POST /api/app/v1/calendars`; 400 naming `calendars` for one it lacks) whose excluded days ' +
+      'this timer does not fire on; a business day is one none of them excludes (docs/calendars.md). In a PATCH, [] removes them.',
+  })
+  @IsOptional()
+  @IsArray({ message: 'calendars must be an array of calendar names' })
+  @ArrayMaxSize(MAX_TIMER_CALENDARS, { message: `calendars: at most ${MAX_TIMER_CALENDARS} calendars per timer` })
+  @IsCalendarNames()
+  calendars?: string[] | null;
+
+  @ApiPropertyOptional({
+    enum: ON_EXCLUDED,
+    default: 'skip',
+    description:
+      'Extension: a fire on a day a calendar excludes is `skip`ped (recorded missed, `calendar <name>`), or moved to the same wall time of the ' +
+      '`nextBusinessDay` or `previousBusinessDay` (looked for over at most 31 days, else recorded missed; a moved fire that meets another fire is one fire).',
+  })
+  @IsOptional()
+  @IsIn(ON_EXCLUDED, { message: `onExcluded must be one of ${ON_EXCLUDED.join(', ')}` })
+  onExcluded?: OnExcluded;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Envelope, ErrorEnvelope } from '../../common/envelope';
 import { CATCHUP_POLICIES, OVERLAP_POLICIES, TIMER_CHANGES } from '@timer/dal';
-import { DST_GAPS, DST_OVERLAPS } from '@timer/schedule';
+import { DST_GAPS, DST_OVERLAPS, ON_EXCLUDED } from '@timer/schedule';
 import { FailureWebhookDto } from '../../dlq/dto/dlq.dto';
 import { CALLBACK_METHODS } from './notify-http-param.dto';
 import { MISFIRE_POLICIES } from './create-timer.dto';
@@ -102,6 +102,25 @@ export class TimerDefinitionView {
   failureWebhook!: FailureWebhookDto | null;
   @ApiProperty({ type: FailureWebhookDto, nullable: true, description: "where each final answer of this timer's callback is POSTed; null: nowhere" })
   resultWebhook!: FailureWebhookDto | null;
+  @ApiProperty({ type: [String], example: ['de-holidays'], description: 'the calendars of the app whose excluded days the timer avoids (docs/calendars.md); [] for none' })
+  calendars!: string[];
+  @ApiProperty({ enum: ON_EXCLUDED, example: 'skip', description: 'what a fire on an excluded day does' })
+  onExcluded!: string;
+}
+
+/** A fire a calendar excluded or moved (the timer's GET, the preview). */
+export class CalendarMarkView {
+  @ApiProperty({ example: 1767225600000, description: 'the fire time (one of nextFireTimes; for a moved fire its business day)' })
+  at!: number;
+
+  @ApiProperty({ example: 'de-holidays', description: 'the calendar that excludes the day the schedule gave' })
+  calendar!: string;
+
+  @ApiPropertyOptional({ example: true, description: 'not delivered: recorded missed with the error `calendar <name>` (onExcluded `skip`, or no business day within 31 days)' })
+  excluded?: boolean;
+
+  @ApiPropertyOptional({ example: 1767052800000, description: 'a moved fire: the time the schedule gave, on the excluded day' })
+  movedFrom?: number;
 }
 
 /** A timer as the API shows it (seed 4.6.5 `data`, plus the extensions). */
@@ -147,6 +166,12 @@ export class TimerView extends TimerDefinitionView {
     description: 'GET only: those of nextFireTimes that a maintenance window of the app covers (skipped, or deferred to `until`); left out when none is.',
   })
   maintenance?: CoveredFireView[];
+
+  @ApiPropertyOptional({
+    type: [CalendarMarkView],
+    description: 'GET only: those of nextFireTimes that a calendar excluded (recorded missed) or moved to a business day; left out when none is.',
+  })
+  calendar?: CalendarMarkView[];
 }
 
 export class CreateTimerResponse extends Envelope {

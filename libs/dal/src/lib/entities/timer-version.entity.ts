@@ -5,9 +5,10 @@ import { bigintNumber, bigintString } from './transformers';
 
 /**
  * How a version of a timer came about; 'existing' marks the version a timer had when history began,
- * 'complete' the migrator's completion sweep (status completed).
+ * 'complete' the migrator's completion sweep (status completed), 'calendar' an edit of a calendar the
+ * timer uses (its copy of the calendars' definitions changed).
  */
-export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'complete', 'existing'] as const;
+export const TIMER_CHANGES = ['create', 'update', 'patch', 'enable', 'disable', 'complete', 'existing', 'calendar'] as const;
 export type TimerChange = (typeof TIMER_CHANGES)[number];
 
 /** One version of a timer's definition, as it was written (`timer_versions`). */
@@ -113,4 +114,11 @@ export class TimerVersionEntity {
   /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
   @Column({ name: 'result_webhook', type: 'json', nullable: true })
   resultWebhook!: FailureWebhook | null;
+
+  /** The calendars the version refers to (names); null: none. */
+  @Column({ type: 'json', nullable: true })
+  calendars!: string[] | null;
+
+  @Column({ name: 'on_excluded', type: 'varchar', length: 24 })
+  onExcluded!: string;
 }

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { CalendarRules } from '@timer/schedule';
 import { FailureWebhook } from './app.entity';
 import { bigintNumber, bigintString } from './transformers';
 
@@ -136,6 +137,18 @@ export class TimerEntity {
   /** Where each final answer of this timer's callback is POSTed (docs/callback-answers.md); null = nowhere. */
   @Column({ name: 'result_webhook', type: 'json', nullable: true })
   resultWebhook!: FailureWebhook | null;
+
+  /** Names of the app's calendars whose excluded days this timer avoids (docs/calendars.md); null: none. */
+  @Column({ type: 'json', nullable: true })
+  calendars!: string[] | null;
+
+  /** What a fire on an excluded day does: `skip`, `nextBusinessDay` or `previousBusinessDay`. */
+  @Column({ name: 'on_excluded', type: 'varchar', length: 24, default: 'skip' })
+  onExcluded!: string;
+
+  /** The definitions of `calendars` as fires are computed from them: written with the timer, rewritten when a calendar is edited. */
+  @Column({ name: 'calendar_rules', type: 'json', nullable: true })
+  calendarRules!: CalendarRules[] | null;
 
   /** Bumped on every change (status, delete); caches compare it. */
   @Column({ type: 'int', default: 1 })

@@ -9,6 +9,8 @@ export interface NewTask {
   timerId: string;
   /** Epoch ms. */
   runAt: number;
+  /** A fire a calendar excludes: written missed with this error (`calendar <name>`), never delivered. */
+  excluded?: string;
 }
 
 /** Rows per INSERT statement in {@link TaskRepository.insertIgnore}. */
@@ -21,13 +23,19 @@ export const DELETE_CHUNK = 5000;
  * way finds a settled row (the executor does not deliver it, and does not re-create it either).
  */
 export const SUPERSEDED_PREFIX = 'superseded by version ';
+/** The `error` of a fire a calendar excluded (`calendar <name>`): recorded missed when it is written. */
+export const CALENDAR_PREFIX = 'calendar ';
+/** Missed fires that a regeneration may make pending again: superseded by an edit or excluded by a calendar. */
+const REOPENABLE = `(error LIKE '${SUPERSEDED_PREFIX}%' OR error LIKE '${CALENDAR_PREFIX}%')`;
 
 /** A stored fire of one timer, as an edit sees it. */
 export interface StoredFire {
   runAt: number;
   status: TaskStatusValue;
-  /** Recorded missed because an earlier edit replaced it (see {@link SUPERSEDED_PREFIX}). */
+  /** Recorded missed because an earlier edit replaced it or a calendar excluded it ({@link SUPERSEDED_PREFIX}, {@link CALENDAR_PREFIX}). */
   superseded: boolean;
+  /** Its error when missed by a calendar (`calendar <name>`). */
+  excluded?: string;
 }
 
 /** Which fire records {@link TaskRepository.records} reads: one app's, narrowed by what is given. */
@@ -67,10 +75,16 @@ export class TaskRepository {
     let inserted = 0;
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       const chunk = rows.slice(i, i + INSERT_CHUNK);
-      const params: (string | number)[] = [];
-      for (const r of chunk) params.push(r.app, r.timerId, r.runAt);
+      const params: (string | number | null)[] = [];
+      const anyExcluded = chunk.some((r) => r.excluded !== undefined);
+      for (const r of chunk) {
+        params.push(r.app, r.timerId, r.runAt);
+        if (anyExcluded) params.push(r.excluded === undefined ? TaskStatus.Pending : TaskStatus.Missed, r.excluded ?? null);
+      }
       const result = await m.query(
-        `INSERT IGNORE INTO tasks (app, timer_id, run_at) VALUES ${chunk.map(() => '(?, CAST(? AS UNSIGNED), ?)').join(', ')}`,
+        anyExcluded
+          ? `INSERT IGNORE INTO tasks (app, timer_id, run_at, status, error) VALUES ${chunk.map(() => '(?, CAST(? AS UNSIGNED), ?, ?, ?)').join(', ')}`
+          : `INSERT IGNORE INTO tasks (app, timer_id, run_at) VALUES ${chunk.map(() => '(?, CAST(? AS UNSIGNED), ?)').join(', ')}`,
         params,
       );
       inserted += affectedRows(result);
@@ -126,8 +140,8 @@ export class TaskRepository {
     let total = 0;
     for (;;) {
       const result = await manager.query(
-        `DELETE FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at >= ? AND (status = ? OR (status = ? AND error LIKE ?)) ORDER BY run_at LIMIT ?`,
-        [timerId, fromMs, TaskStatus.Pending, TaskStatus.Missed, `${SUPERSEDED_PREFIX}%`, DELETE_CHUNK],
+        `DELETE FROM tasks WHERE timer_id = CAST(? AS UNSIGNED) AND run_at >= ? AND (status = ? OR (status = ? AND ${REOPENABLE})) ORDER BY run_at LIMIT ?`,
+        [timerId, fromMs, TaskStatus.Pending, TaskStatus.Missed, DELETE_CHUNK],
       );
       const deleted = affectedRows(result);
       total += deleted;
@@ -145,11 +159,16 @@ export class TaskRepository {
     if (!isId(timerId)) return [];
     if (!Number.isSafeInteger(fromMs) || (toMs !== undefined && !Number.isSafeInteger(toMs))) throw new RangeError('fromMs and toMs must be integers of epoch ms');
     const rows = (await manager.query(
-      `SELECT run_at, status, (status = ? AND error LIKE ?) AS superseded FROM tasks
+      `SELECT run_at, status, (status = ? AND ${REOPENABLE}) AS superseded, IF(status = ? AND error LIKE ?, error, NULL) AS excluded FROM tasks
        WHERE timer_id = CAST(? AS UNSIGNED) AND run_at >= ?${toMs === undefined ? '' : ' AND run_at < ?'} ORDER BY run_at FOR UPDATE`,
-      [TaskStatus.Missed, `${SUPERSEDED_PREFIX}%`, timerId, fromMs, ...(toMs === undefined ? [] : [toMs])],
-    )) as { run_at: string | number; status: number; superseded: number | string | null }[];
-    return rows.map((r) => ({ runAt: Number(r.run_at), status: Number(r.status) as TaskStatusValue, superseded: Number(r.superseded) === 1 }));
+      [TaskStatus.Missed, TaskStatus.Missed, `${CALENDAR_PREFIX}%`, timerId, fromMs, ...(toMs === undefined ? [] : [toMs])],
+    )) as { run_at: string | number; status: number; superseded: number | string | null; excluded: string | null }[];
+    return rows.map((r) => ({
+      runAt: Number(r.run_at),
+      status: Number(r.status) as TaskStatusValue,
+      superseded: Number(r.superseded) === 1,
+      ...(r.excluded !== null ? { excluded: r.excluded } : {}),
+    }));
   }
 
   /**
@@ -161,12 +180,21 @@ export class TaskRepository {
     return this.updateFires(timerId, runAts, manager, 'status = ?, error = ?', [TaskStatus.Missed, reason], 'status = ?', [TaskStatus.Pending]);
   }
 
-  /** Makes the timer's superseded fires at `runAts` pending again (a later edit brought them back). Returns how many. */
+  /**
+   * Makes the timer's superseded or calendar-excluded fires at `runAts` pending again (a later edit,
+   * of the timer or of a calendar, brought them back). Returns how many.
+   */
   async reopenSuperseded(timerId: string, runAts: number[], manager: EntityManager): Promise<number> {
-    return this.updateFires(timerId, runAts, manager, 'status = ?, attempt = 0, error = NULL', [TaskStatus.Pending], 'status = ? AND error LIKE ?', [
-      TaskStatus.Missed,
-      `${SUPERSEDED_PREFIX}%`,
-    ]);
+    return this.updateFires(timerId, runAts, manager, 'status = ?, attempt = 0, error = NULL', [TaskStatus.Pending], `status = ? AND ${REOPENABLE}`, [TaskStatus.Missed]);
+  }
+
+  /**
+   * Records the timer's pending or reopenable fires at `runAts` as missed with `reason` (which must
+   * start with {@link CALENDAR_PREFIX}): a calendar now excludes their day. Returns how many changed.
+   */
+  async exclude(timerId: string, runAts: number[], reason: string, manager: EntityManager): Promise<number> {
+    if (!reason.startsWith(CALENDAR_PREFIX)) throw new RangeError(`an excluded fire's reason starts with "${CALENDAR_PREFIX}"`);
+    return this.updateFires(timerId, runAts, manager, 'status = ?, error = ?', [TaskStatus.Missed, reason], `(status = ? OR (status = ? AND ${REOPENABLE}))`, [TaskStatus.Pending, TaskStatus.Missed]);
   }
 
   private async updateFires(timerId: string, runAts: number[], manager: EntityManager, set: string, setParams: unknown[], where: string, whereParams: unknown[]): Promise<number> {

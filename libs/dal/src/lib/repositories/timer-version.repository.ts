@@ -7,7 +7,7 @@ import { checkEpochMs, idMatches, isId, managerOf, PageOptions, pageOffset } fro
 /** The definition columns a version copies from the timer's row as they are (none of them is a column of `v` in snapshotCreatedEnabled). */
 const COPIED_COLUMNS =
   'name, cron, run_at, every_ms, time_zone, dst_gap, dst_overlap, start_at, end_at, max_fires, final_at, notify_http_param, ' +
-  'max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, result_webhook, auto_spread';
+  'max_attempts, backoff_ms, misfire_policy, overlap_policy, catchup_policy, catchup_window_ms, jitter_ms, failure_webhook, result_webhook, auto_spread, calendars, on_excluded';
 
 /** The history of timer definitions (`timer_versions`): one snapshot per version. */
 @Injectable()

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CalendarRules } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { TaskStatus } from '../entities/task.entity';
 import { FailureWebhook } from '../entities/app.entity';
@@ -36,6 +37,10 @@ export interface NewTimer {
   resultWebhook?: FailureWebhook | null;
   autoSpread?: boolean;
   spreadOffsetMs?: number | null;
+  /** Names of the app's calendars (docs/calendars.md), their definitions as of the write, and `onExcluded` (default `skip`). */
+  calendars?: string[] | null;
+  calendarRules?: CalendarRules[] | null;
+  onExcluded?: string;
   /**
    * Inserted enabled, as a create then an enable leave it (status enabled, version 2, `next_fire_at`,
    * this spread offset instead of `spreadOffsetMs`): a batch create with `enable` (insertMany).
@@ -75,6 +80,11 @@ export interface TimerFields {
   autoSpread?: boolean;
   /** The delay admission chose for every fire (with `autoSpread`); absent or null: none (the hash-derived jitter). */
   spreadOffsetMs?: number | null;
+  /** Calendar names; absent or null: none. `calendarRules` is derived from them when the definition is written. */
+  calendars?: string[] | null;
+  calendarRules?: CalendarRules[] | null;
+  /** `skip` (absent), `nextBusinessDay` or `previousBusinessDay`. */
+  onExcluded?: string;
 }
 
 /** What an enable sets besides the status: the spread offset admission chose and the first fire after those written. */
@@ -280,7 +290,8 @@ export class TimerRepository {
       const result = await managerOf(this.dataSource, manager).query(
         `UPDATE timers SET name = ?, live_name = ?, cron = ?, run_at = ?, every_ms = ?, time_zone = ?, dst_gap = ?, dst_overlap = ?, start_at = ?, end_at = ?, max_fires = ?, final_at = ?,
            notify_http_param = ?, max_attempts = ?, backoff_ms = ?, misfire_policy = ?,
-           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, result_webhook = ?, auto_spread = ?, spread_offset_ms = ?, version = version + 1
+           overlap_policy = ?, catchup_policy = ?, catchup_window_ms = ?, jitter_ms = ?, failure_webhook = ?, result_webhook = ?, auto_spread = ?, spread_offset_ms = ?,
+           calendars = ?, calendar_rules = ?, on_excluded = ?, version = version + 1
          WHERE id = CAST(? AS UNSIGNED) AND app = ? AND deleted_at IS NULL`,
         [
           f.name,
@@ -307,6 +318,9 @@ export class TimerRepository {
           f.resultWebhook ? JSON.stringify(f.resultWebhook) : null,
           f.autoSpread ?? false,
           f.spreadOffsetMs ?? null,
+          f.calendars?.length ? JSON.stringify(f.calendars) : null,
+          f.calendars?.length && f.calendarRules ? JSON.stringify(f.calendarRules) : null,
+          f.onExcluded ?? 'skip',
           id,
           app,
         ],
@@ -501,6 +515,9 @@ function rowOf(t: NewTimer) {
     resultWebhook: t.resultWebhook ?? null,
     autoSpread: t.autoSpread ?? false,
     spreadOffsetMs: t.enabled ? t.enabled.spreadOffsetMs : (t.spreadOffsetMs ?? null),
+    calendars: t.calendars?.length ? t.calendars : null,
+    calendarRules: t.calendars?.length ? (t.calendarRules ?? null) : null,
+    onExcluded: t.onExcluded ?? 'skip',
   };
 }
 
@@ -508,6 +525,7 @@ function rowOf(t: NewTimer) {
 const INSERT_COLUMNS = [
   'app', 'name', 'live_name', 'cron', 'run_at', 'every_ms', 'time_zone', 'dst_gap', 'dst_overlap', 'start_at', 'end_at', 'max_fires', 'final_at', 'notify_http_param', 'status',
   'max_attempts', 'backoff_ms', 'misfire_policy', 'overlap_policy', 'catchup_policy', 'catchup_window_ms', 'jitter_ms', 'failure_webhook', 'result_webhook', 'auto_spread', 'spread_offset_ms', 'version', 'next_fire_at',
+  'calendars', 'calendar_rules', 'on_excluded',
 ];
 
 /** {@link rowOf} as the values of {@link INSERT_COLUMNS}, as the entity stores them (JSON text, 0/1); undefined: the column's default. */
@@ -518,5 +536,6 @@ function rowValues(t: NewTimer): (string | number | null | undefined)[] {
     r.maxAttempts, r.backoffMs, r.misfirePolicy, r.overlapPolicy, r.catchupPolicy, r.catchupWindowMs, r.jitterMs, r.failureWebhook === null ? null : JSON.stringify(r.failureWebhook),
     r.resultWebhook === null ? null : JSON.stringify(r.resultWebhook),
     r.autoSpread ? 1 : 0, r.spreadOffsetMs, r.version, r.nextFireAt,
+    r.calendars === null ? null : JSON.stringify(r.calendars), r.calendarRules === null ? null : JSON.stringify(r.calendarRules), r.onExcluded,
   ];
 }
