@@ -99,7 +99,7 @@ export class FireAdmission {
 
     // A message that may repeat a settled fire (a redelivery, a recheck of a held fire) and that the
     // bloom filter may have seen is read first: a settled fire is then a duplicate without its claim.
-    if ((redelivered || recheck) && (await this.settledBefore(msg))) return this.duplicate(msg, 'settled', recheck);
+    if ((redelivered || recheck) && this.settled?.screening && (await this.settledBefore(msg, this.settled))) return this.duplicate(msg, 'settled', recheck);
 
     const claim = await this.claim(msg);
     if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
@@ -191,12 +191,12 @@ export class FireAdmission {
   }
 
   /**
-   * With the bloom filter on: whether a fire it may have seen is settled, by a plain row read (no row
-   * lock, the reads of one turn in one query); false when it has certainly not seen it, or is off.
+   * Whether a fire the bloom filter may have seen is settled, by a plain row read (no row lock, the
+   * reads of one turn in one query); false when it has certainly not seen it, or knows nothing.
    */
-  private async settledBefore(msg: TaskMessage): Promise<boolean> {
-    if (!this.settled?.screening || (await this.settled.screen(msg)) !== 'maybe') return false;
-    return this.settled.confirmed(await this.settled.state(msg));
+  private async settledBefore(msg: TaskMessage, settled: SettledFires): Promise<boolean> {
+    if ((await settled.screen(msg)) !== 'maybe') return false;
+    return settled.confirmed(await settled.state(msg));
   }
 
   private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {

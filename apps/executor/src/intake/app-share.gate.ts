@@ -106,7 +106,8 @@ export class AppShareGate {
    * settled. The fire's row is read only at the hand-backs in {@link SETTLED_CHECK_AT}: a duplicate of
    * a settled fire (rare: redeliveries) is dropped within a few hand-backs, and an ordinary fire of an
    * app over its share costs no read on its first hand-backs. With the bloom filter (`SettledFires`),
-   * the filter is asked first there, and the row read only when it may have seen the fire. `app` is the timer's app when the caller has it.
+   * the filter is asked first there, and the row read only when it may have seen the fire. `app` is
+   * the timer's app when the caller has it.
    */
   async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string, deferrals = deferralsOf(properties)): Promise<boolean> {
     const asked = ASKED_FOR.some((p) => properties[p] !== undefined);
