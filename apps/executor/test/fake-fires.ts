@@ -107,6 +107,11 @@ export class FakeFires {
     return this.peek(k);
   }
 
+  async stateMany(ks: FireRef[]): Promise<(FireState | null)[]> {
+    this.stateReads += ks.length;
+    return ks.map((k) => this.peek(k));
+  }
+
   async recordOutcomes(os: FireOutcome[]): Promise<boolean[]> {
     return os.map((o) => {
       const r = this.rows.get(key(o));

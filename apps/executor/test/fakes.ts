@@ -127,6 +127,23 @@ export class FakeInFlightFires {
 }
 
 /** CallMarks in memory, as its scripts behave (TTLs aside): per chunk key, its opening bit and the claims called and taken over. */
+/** SliceBloom: a set, no false positives unless put in `items` by hand; `unknown` answers "no filter", `fail` throws. */
+export class FakeBloom {
+  readonly items = new Set<string>();
+  checks = 0;
+  unknown = false;
+  fail = false;
+  async add(items: { id: string }[]): Promise<number> {
+    for (const it of items) this.items.add(it.id);
+    return items.length;
+  }
+  async check(items: { id: string }[]): Promise<(boolean | null)[]> {
+    this.checks++;
+    if (this.fail) throw new Error('redis down');
+    return items.map((it) => (this.unknown ? null : this.items.has(it.id)));
+  }
+}
+
 export class FakeCallMarks {
   readonly chunks = new Map<string, { open: boolean; called: Set<number>; taken: Set<number> }>();
   /** Set to make every command fail, as an unreachable Redis does. */

@@ -2,10 +2,10 @@ import { Registry, Counter } from 'prom-client';
 import type { CallbackClient } from '@timer/callback';
 import type { FireClaimRepository, FireOutcomeRepository, TaskRepository, TimerDefinitionRepository } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState } from '@timer/redis';
+import type { CallMarks, InFlightFires, MaintenanceWindows, PausedApps, PauseState, SliceBloom } from '@timer/redis';
 import { FireWriter } from '@timer/fire';
 import type { MaintenanceWindow } from '@timer/schedule';
-import { FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from './fakes';
+import { FakeBloom, FakeCallback, FakeCallMarks, FakeClock, FakeFires, FakeInFlightFires, FakeLiveness, FakePublisher, timerDef } from './fakes';
 import { ExecutorConfig } from '../src/config/executor.env';
 import { AppShareGate } from '../src/intake/app-share.gate';
 import { DeliveryControlMetrics } from '../src/delivery-control/delivery-control.metrics';
@@ -47,9 +47,10 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   // FakeFires stands in for the three fire repositories and TaskRepository (one tasks table).
   const claims = fires as unknown as FireClaimRepository;
   const cache = new TimerCache(fires as unknown as TimerDefinitionRepository, config, metrics, clock);
-  const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock);
+  const bloom = new FakeBloom();
+  const settled = new SettledFires(claims, config.bloomFalsePositiveRate === null ? null : (bloom as unknown as SliceBloom), undefined, metrics);
+  const recorder = new OutcomeRecorder(fires as unknown as FireOutcomeRepository, config, metrics, clock, undefined, undefined, undefined, settled);
   const pub = publisher as unknown as FirePublisher;
-  const settled = new SettledFires(claims);
   const liveness = new FakeLiveness();
   const marks = new FakeCallMarks();
   const calls = new CallStarts(marks as unknown as CallMarks, liveness as unknown as ExecutorLiveness, config, metrics);
@@ -65,8 +66,9 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   const writer = new FireWriter(fires as unknown as TaskRepository, { add: async (f: typeof indexed) => void indexed.push(...f) }, { publish: async (t) => void taskMessages.push(t), publishBatch: async (ts) => void taskMessages.push(...ts) }, clock);
   const controlMetrics = new DeliveryControlMetrics({ registry: new Registry() } as MetricsService);
   const control = new DeliveryControl(config, controlMetrics, clock);
+  const admission = new FireAdmission(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, liveness as unknown as ExecutorLiveness, config, metrics, clock, pauses, cache, calls, undefined, settled);
   const service = new FireService(
-    new FireAdmission(new ClaimBatcher(claims, metrics, clock), claims, fires as unknown as TaskRepository, liveness as unknown as ExecutorLiveness, config, metrics, clock, pauses, cache, calls),
+    admission,
     new FireDelivery(cache, callback as unknown as CallbackClient, config, metrics, clock, new OverlapGuard(inFlight as unknown as InFlightFires, claims, config, clock), control, new MaintenanceGate(maintenance, writer), calls),
     outcomes,
     pub,
@@ -77,5 +79,5 @@ export function setup(env: NodeJS.ProcessEnv = {}) {
   );
   fires.defs.set('7', timerDef('7'));
   const msg = (runAt: number, attempt = 1) => ({ timerId: '7', runAt, fireId: `7-${runAt}`, attempt });
-  return { clock, fires, callback, publisher, metrics, service, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
+  return { clock, fires, callback, publisher, metrics, service, admission, bloom, cache, msg, liveness, marks, pausedApps, pauses, inFlight, windows, maintenance, indexed, taskMessages, controlMetrics, control };
 }

@@ -156,6 +156,18 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
     });
   });
 
+  describe('stateMany', () => {
+    it('reads many fires\' states in the order asked, without taking them; null for no row and for invalid ids', async () => {
+      const settled = await fire();
+      const open = await fire();
+      expect(await claim(settled, 1, 'A')).toBe(true);
+      expect(await outcomes.recordOutcomes([outcome(settled, 'A', 1)])).toEqual([true]);
+      const states = await claims.stateMany([{ timerId, runAt: open }, { timerId, runAt: NOW - 1 }, { timerId: 'x1', runAt: open }, { timerId, runAt: settled }]);
+      expect(states).toEqual([{ status: TaskStatus.Pending, attempt: 0, claimedBy: null, claimedUntil: null }, null, null, expect.objectContaining({ status: TaskStatus.Succeeded, attempt: 1 })]);
+      expect(await claim(open, 1, 'B')).toBe(true);
+    });
+  });
+
   describe('changesSince', () => {
     it('lists the timers and apps changed since the watermark, by the database clock', async () => {
       const other = await timers.create({ app: 'b', name: 'quiet', cron: '* * * * * *', notifyHttpParam: { url: 'https://example.com', method: 'POST' }, status: TimerStatus.Enabled });

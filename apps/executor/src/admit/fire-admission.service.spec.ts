@@ -251,4 +251,58 @@ describe('admit, through FireService', () => {
       expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
     });
   });
+  describe('bloom filter of settled fires (TIMER_EXECUTOR_BLOOM)', () => {
+    const on = { TIMER_EXECUTOR_BLOOM: 'true' };
+
+    it('adds a fire once its settled outcome is written, and drops a redelivery of it after one plain read instead of a claim', async () => {
+      const s = setup(on);
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.bloom.items.has(`7-${T0}`)).toBe(true);
+      const claims = s.fires.claims;
+      expect(await s.admission.admit(s.msg(T0), {}, true)).toEqual({ kind: 'skipped', result: 'duplicate' });
+      expect(s.fires.claims).toBe(claims);
+      expect(s.fires.stateReads).toBe(1);
+      expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
+      expect(await value(s.metrics.settledFilter, { answer: 'maybe' })).toBe(1);
+      expect(await value(s.metrics.settledFilter, { answer: 'settled' })).toBe(1);
+    });
+
+    it('claims at once, without a read, a redelivered fire the filter has certainly not seen', async () => {
+      const s = setup(on);
+      s.fires.addRow('7', T0);
+      const admitted = await s.admission.admit(s.msg(T0), {}, true);
+      expect(admitted.kind).toBe('claimed');
+      expect(s.fires.stateReads).toBe(0);
+      expect(s.bloom.checks).toBe(1);
+    });
+
+    it('never drops a fire on "maybe" alone: a false positive is read, found open and claimed', async () => {
+      const s = setup(on);
+      s.fires.addRow('7', T0);
+      s.bloom.items.add(`7-${T0}`); // a false positive: the filter says maybe, the row is pending
+      expect((await s.admission.admit(s.msg(T0), { 'x-timer-recheck': '1' })).kind).toBe('claimed');
+      expect(s.fires.stateReads).toBe(1);
+    });
+
+    it('goes on to the claim as without a filter when Redis fails or the slice has none; the claim still refuses a settled fire', async () => {
+      for (const how of ['fail', 'unknown'] as const) {
+        const s = setup(on);
+        s.fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1 });
+        s.bloom[how] = true;
+        expect(await s.admission.admit(s.msg(T0), {}, true)).toEqual({ kind: 'skipped', result: 'duplicate' });
+        expect(s.fires.stateReads).toBe(0);
+        expect(s.fires.claims).toBe(1);
+      }
+    });
+
+    it('is off by default: nothing added, nothing asked', async () => {
+      const s = setup();
+      s.fires.addRow('7', T0);
+      await s.service.handle(s.msg(T0));
+      await s.admission.admit(s.msg(T0), {}, true);
+      expect(s.bloom.items.size).toBe(0);
+      expect(s.bloom.checks).toBe(0);
+    });
+  });
 });

@@ -11,7 +11,7 @@ import { fireDelayOf } from './jitter';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { PauseWatch } from '../shared/pause-watch.service';
-import { isSettled } from '../shared/settled-fires.service';
+import { isSettled, SettledFires } from '../shared/settled-fires.service';
 import { TimerCache } from '../shared/timer-cache.service';
 
 /** A held fire is rechecked this long after its holder's lease ends. */
@@ -68,9 +68,11 @@ export class FireAdmission {
     private readonly cache: TimerCache,
     private readonly calls: CallStarts,
     @Optional() private readonly diag?: InstantDiagnostics,
+    @Optional() private readonly settled?: SettledFires,
   ) {}
 
-  async admit(message: TaskMessage, properties: Record<string, string>): Promise<Admission> {
+  /** `redelivered`: the broker delivered this message before (an executor died or nacked it). */
+  async admit(message: TaskMessage, properties: Record<string, string>, redelivered = false): Promise<Admission> {
     let msg = message;
     const recheck = properties[MESSAGE_PROPERTIES.recheck] === '1';
     // A replayed dead letter or a run now is delivered without the misfire check (late is what was asked for).
@@ -94,6 +96,10 @@ export class FireAdmission {
       const paused = this.paused(msg, def ?? null);
       if (paused) return paused;
     }
+
+    // A message that may repeat a settled fire (a redelivery, a recheck of a held fire) and that the
+    // bloom filter may have seen is read first: a settled fire is then a duplicate without its claim.
+    if ((redelivered || recheck) && this.settled?.screening && (await this.settledBefore(msg, this.settled))) return this.duplicate(msg, 'settled', recheck);
 
     const claim = await this.claim(msg);
     if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
@@ -182,6 +188,15 @@ export class FireAdmission {
     const taken = await this.claims.takeOver({ timerId: msg.timerId, runAt: msg.runAt, attempt: msg.attempt, token, nowMs: now, leaseMs: this.config.leaseMs }, state.claimedBy);
     if (!taken) return null;
     return { token, mayHaveCalled: await this.calls.takenOver(state.claimedBy, token) };
+  }
+
+  /**
+   * Whether a fire the bloom filter may have seen is settled, by a plain row read (no row lock, the
+   * reads of one turn in one query); false when it has certainly not seen it, or knows nothing.
+   */
+  private async settledBefore(msg: TaskMessage, settled: SettledFires): Promise<boolean> {
+    if ((await settled.screen(msg)) !== 'maybe') return false;
+    return settled.confirmed(await settled.state(msg));
   }
 
   private claimOnce(msg: TaskMessage, token: string): Promise<ClaimResult> {

@@ -45,6 +45,13 @@ describe('ExecutorConfig', () => {
     expect(() => ExecutorConfig.load({ TIMER_RECORD_HEADERS: 'content type;x' })).toThrow(/TIMER_RECORD_HEADERS/);
   });
 
+  it('keeps the bloom filter off by default; reads its false-positive rate and refuses one outside 0.0001..0.5', () => {
+    expect(ExecutorConfig.load({}).bloomFalsePositiveRate).toBeNull();
+    expect(ExecutorConfig.load({ TIMER_EXECUTOR_BLOOM: 'true' }).bloomFalsePositiveRate).toBe(0.01);
+    expect(ExecutorConfig.load({ TIMER_EXECUTOR_BLOOM: 'true', TIMER_EXECUTOR_BLOOM_FP_RATE: '0.001' }).bloomFalsePositiveRate).toBe(0.001);
+    for (const bad of ['0', '0.6', 'often']) expect(() => ExecutorConfig.load({ TIMER_EXECUTOR_BLOOM_FP_RATE: bad })).toThrow(/TIMER_EXECUTOR_BLOOM_FP_RATE/);
+  });
+
   it('names a bad variable', () => {
     expect(() => ExecutorConfig.load({ TIMER_EXECUTOR_CONCURRENCY: 'many' })).toThrow(/TIMER_EXECUTOR_CONCURRENCY/);
   });

@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
 
 /**
@@ -88,6 +88,18 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /** Bytes of the response body an attempt's record keeps (`response.body`); 0 keeps none. */
   @IsInt() @Min(0) @Max(65_536)
   TIMER_RECORD_BODY_BYTES: number = 4_096;
+
+  /**
+   * A bloom filter per slice of the settled fires (docs/scaling.md, "Bloom filter per slice"): added to
+   * once an outcome batch is written, asked before a possible duplicate's claim and an over-share
+   * message's settled check. Off by default: what it saves was measured smaller than what it costs.
+   */
+  @EnvBoolean() @IsBoolean()
+  TIMER_EXECUTOR_BLOOM: boolean = false;
+
+  /** The false-positive rate each slice's filter is sized for (bits a fire: 1.44 log2(1/rate)). */
+  @IsNumber() @Min(0.0001) @Max(0.5)
+  TIMER_EXECUTOR_BLOOM_FP_RATE: number = 0.01;
 
   /** Scavenge the young generation in the middle of each second, between the instants' bursts (IdleScavenge). */
   @EnvBoolean() @IsBoolean()
@@ -182,6 +194,10 @@ export class ExecutorConfig {
   get recordHeaders(): string[] {
     const names = this.env.TIMER_RECORD_HEADERS.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0);
     return names.length === 1 && names[0] === 'none' ? [] : names;
+  }
+  /** The settled fires' bloom filter's false-positive rate, or null when the filter is off. */
+  get bloomFalsePositiveRate(): number | null {
+    return this.env.TIMER_EXECUTOR_BLOOM ? this.env.TIMER_EXECUTOR_BLOOM_FP_RATE : null;
   }
   get recordBodyBytes(): number {
     return this.env.TIMER_RECORD_BODY_BYTES;

@@ -57,14 +57,14 @@ export class FireService {
    * outcome is durable; when one is not, throws after the others finished, so the message is nacked and
    * comes back whole (its settled fires are then dropped as duplicates before any claim).
    */
-  async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane): Promise<FireResult[]> {
+  async handleMessage(raw: unknown, properties: Record<string, string>, lane: FireLane, redeliveries = 0): Promise<FireResult[]> {
     const parsed = parseTaskPayload(raw);
     if (!parsed.ok) return [this.invalid(parsed.reason, raw)];
     if (this.tracing.enabled && parsed.value.length === 1) traceOf(parsed.value[0], properties);
     this.diag?.did('message', parsed.value.length);
     const takingIn = lane.takeIn(parsed.value.length);
     if (takingIn) await takingIn;
-    const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane)));
+    const results = await Promise.allSettled(parsed.value.map((msg) => this.inLane(msg, properties, lane, redeliveries > 0)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     return results.map((r) => (r as PromiseFulfilledResult<FireResult>).value);
@@ -75,7 +75,7 @@ export class FireService {
    * claimed, called and recorded, not to fires waiting (docs/benchmarks.md, "Measurements behind the
    * code"); a far-ahead fire takes its slot at once, to be deferred by the admission.
    */
-  private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane): Promise<FireResult> {
+  private async inLane(msg: TaskMessage, properties: Record<string, string>, lane: FireLane, redelivered: boolean): Promise<FireResult> {
     try {
       const wait = msg.runAt - SLOT_LEAD_MS - this.clock.now();
       // A fire its app's share will not take is handed back in the quiet part of the second, off the
@@ -84,7 +84,7 @@ export class FireService {
       if (wait > 0 && wait + SLOT_LEAD_MS <= this.config.maxEarlyWaitMs) {
         await (this.shares.wouldHandBack(msg, properties) ? this.waits.quiet() : this.leads.until(lane, msg.runAt, this.shares.appOf(msg) ?? ''));
       } else if (wait <= 0 && this.shares.wouldHandBack(msg, properties)) await this.waits.quiet();
-      const worked = await lane.run(() => this.handleFire(msg, properties));
+      const worked = await lane.run(() => this.handleFire(msg, properties, redelivered));
       await worked.handedBack;
       return worked.result;
     } finally {
@@ -106,7 +106,7 @@ export class FireService {
    * The stages of one fire. Its app's share is held until the outcome; a hand-back is awaited only
    * after the lane slot is given back, so the publish does not keep another app's fires out of the lane.
    */
-  private async handleFire(msg: TaskMessage, properties: Record<string, string>): Promise<Worked> {
+  private async handleFire(msg: TaskMessage, properties: Record<string, string>, redelivered = false): Promise<Worked> {
     const entry = this.shares.enter(msg, properties);
     const share = entry instanceof Promise ? await entry : entry;
     if (!share.entered) {
@@ -114,7 +114,7 @@ export class FireService {
       return { result: 'deferred-share', handedBack: this.publisher.handBack(msg, share.at, share.deferrals) };
     }
     try {
-      const admission = await (this.tracing.enabled ? this.admitTraced(msg, properties) : this.admission.admit(msg, properties));
+      const admission = await (this.tracing.enabled ? this.admitTraced(msg, properties, redelivered) : this.admission.admit(msg, properties, redelivered));
       switch (admission.kind) {
         case 'claimed':
           return { result: await this.callAndSettle(admission.attempt) };
@@ -175,10 +175,10 @@ export class FireService {
   }
 
   /** The admission (early deferral, duplicates, the claim) as the fire's `timer.fire.admit` span. */
-  private async admitTraced(msg: TaskMessage, properties: Record<string, string>): Promise<Admission> {
+  private async admitTraced(msg: TaskMessage, properties: Record<string, string>, redelivered: boolean): Promise<Admission> {
     const span = this.tracing.start('timer.fire.admit', msg.traceparent, 'consumer', { 'timer.fire_id': msg.fireId, 'timer.attempt': msg.attempt });
     try {
-      const admission = await this.admission.admit(msg, properties);
+      const admission = await this.admission.admit(msg, properties, redelivered);
       span.setAttribute('timer.result', admission.kind === 'claimed' ? 'claimed' : admission.result);
       span.end();
       return admission;

@@ -21,16 +21,16 @@ export class TaskHandler {
 
   @EventPattern(TOPICS.tasks)
   async onTask(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
-    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.tasks);
+    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.tasks, ctx.getRedeliveryCount());
   }
 
   @EventPattern(TOPICS.catchUp)
   async onCatchUp(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
-    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.catchUp);
+    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.catchUp, ctx.getRedeliveryCount());
   }
 
   @EventPattern(TOPICS.retries)
   async onRetry(@Payload() data: unknown, @Ctx() ctx: PulsarContext): Promise<void> {
-    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.retries);
+    await this.fires.handleMessage(data, ctx.getProperties(), this.lanes.retries, ctx.getRedeliveryCount());
   }
 }

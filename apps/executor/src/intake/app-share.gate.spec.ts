@@ -8,7 +8,7 @@ import { DeliveryControlMetrics } from '../delivery-control/delivery-control.met
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
 import { ExecutorMetrics } from '../shared/executor.metrics';
 import type { PauseWatch } from '../shared/pause-watch.service';
-import type { SettledFires } from '../shared/settled-fires.service';
+import type { Screen, SettledFires } from '../shared/settled-fires.service';
 import { TimerCache } from '../shared/timer-cache.service';
 import { AppShareGate, MAX_SHARE_DEFERRALS, shareDeferralMs, SHARE_DEFERRAL_MAX_MS } from './app-share.gate';
 
@@ -33,7 +33,18 @@ describe('AppShareGate', () => {
     const publisher = { handedBack: [] as { message: TaskMessage; at: number; deferrals: number }[] };
     const settledIds = new Set<string>();
     const paused = new Set<string>();
-    const settled = { isSettled: async (m: { fireId: string }) => settledIds.has(m.fireId) } as unknown as SettledFires;
+    // The bloom filter, when `bloom.on`: its answer per fire id ('unknown' when not set); rows read counted.
+    const bloom = { on: false, answers: new Map<string, Screen>(), reads: 0 };
+    const settled = {
+      get screening() {
+        return bloom.on;
+      },
+      screen: async (m: { fireId: string }) => bloom.answers.get(m.fireId) ?? 'unknown',
+      isSettled: async (m: { fireId: string }) => {
+        bloom.reads++;
+        return settledIds.has(m.fireId);
+      },
+    } as unknown as SettledFires;
     const pauses = { get any() { return paused.size > 0; }, verdict: (app: string) => (paused.has(app) ? 'skip' : 'deliver') } as unknown as PauseWatch;
     const g = new AppShareGate(s.control, cache, s.config, s.metrics, s.clock, settled, pauses);
     const enter = g.enter.bind(g);
@@ -46,7 +57,7 @@ describe('AppShareGate', () => {
       return entry instanceof Promise ? entry.then(recorded) : recorded(entry);
     };
     const msg = (timerId: string, attempt = 1) => ({ timerId, runAt: T0, fireId: `${timerId}-${T0}`, attempt });
-    return { ...s, g, publisher, msg, settledIds, paused };
+    return { ...s, g, publisher, msg, settledIds, paused, bloom };
   }
 
   it("over its app's share, lets a settled fire (once looked up) and a paused app's first attempt through to the admission (which drops them) instead of handing them back again and again", async () => {
@@ -77,6 +88,21 @@ describe('AppShareGate', () => {
     expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false);
     for (const n of [2, 8, 32]) expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': String(n) })).toBe(true);
     expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '3' })).toBe(false);
+  });
+
+  it('shouldDrop with the bloom filter: asked at the same hand-backs; no read for a fire it has not seen, a read for one it may have or when it knows nothing', async () => {
+    const s = gate('2');
+    s.bloom.on = true;
+    s.settledIds.add(`3-${T0}`);
+    s.bloom.answers.set(`3-${T0}`, 'not-settled'); // not possible for a settled fire: shows that no read is made
+    expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '2' })).toBe(false);
+    expect(s.bloom.reads).toBe(0);
+    s.bloom.answers.set(`3-${T0}`, 'maybe');
+    expect(await s.g.shouldDrop(s.msg('3'), {})).toBe(false); // not a hand-back where it is looked up
+    expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '8' })).toBe(true);
+    s.bloom.answers.delete(`3-${T0}`);
+    expect(await s.g.shouldDrop(s.msg('3'), { 'x-timer-deferrals': '32' })).toBe(true);
+    expect(s.bloom.reads).toBe(2);
   });
 
   it('hands a message over its app\'s share back to the broker, counting the hand-backs, while another app goes on', async () => {

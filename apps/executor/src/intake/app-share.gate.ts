@@ -105,7 +105,9 @@ export class AppShareGate {
    * an app in its pause (the in-memory pause set; no lookup while no app is paused), or its fire is
    * settled. The fire's row is read only at the hand-backs in {@link SETTLED_CHECK_AT}: a duplicate of
    * a settled fire (rare: redeliveries) is dropped within a few hand-backs, and an ordinary fire of an
-   * app over its share costs no read on its first hand-backs. `app` is the timer's app when the caller has it.
+   * app over its share costs no read on its first hand-backs. With the bloom filter (`SettledFires`),
+   * the filter is asked first there, and the row read only when it may have seen the fire. `app` is
+   * the timer's app when the caller has it.
    */
   async shouldDrop(msg: TaskMessage, properties: Record<string, string>, app?: string, deferrals = deferralsOf(properties)): Promise<boolean> {
     const asked = ASKED_FOR.some((p) => properties[p] !== undefined);
@@ -113,7 +115,9 @@ export class AppShareGate {
       const owner = app ?? (await this.cache.get(msg.timerId))?.timer.app;
       if (owner !== undefined && this.pauses.verdict(owner, msg.runAt) === 'skip') return true;
     }
-    return SETTLED_CHECK_AT.has(deferrals) && this.settled.isSettled(msg);
+    if (!SETTLED_CHECK_AT.has(deferrals)) return false;
+    // With the bloom filter, a fire it has certainly not seen costs no read.
+    return (await this.settled.screen(msg)) !== 'not-settled' && this.settled.isSettled(msg);
   }
 }
 

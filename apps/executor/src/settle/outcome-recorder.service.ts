@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
-import { FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
+import { FINISHED_TASK_STATUSES, FireOutcome, FireOutcomeRepository, OUTCOME_CHUNK } from '@timer/dal';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from '../shared/executor.metrics';
 import { FireLanes } from '../intake/fire-lanes';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { InstantSends } from '../shared/instant-sends';
+import { SettledFires } from '../shared/settled-fires.service';
 
 interface Pending {
   outcome: FireOutcome;
@@ -43,6 +44,7 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
     @Optional() private readonly diag?: InstantDiagnostics,
     @Optional() private readonly sends?: InstantSends,
     @Optional() private readonly lanes?: FireLanes,
+    @Optional() private readonly settled?: SettledFires,
   ) {}
 
   /** Queues the outcome; resolves true once written, false when the claim had passed to someone else. */
@@ -109,6 +111,8 @@ export class OutcomeRecorder implements BeforeApplicationShutdown {
         this.metrics.flushSize.observe(batch.length);
         this.metrics.flushDuration.observe((this.clock.now() - started) / 1000);
         batch.forEach((p, i) => p.resolve(applied[i] ?? false));
+        // The batch's settled fires go into the bloom filter (when on) in one round trip, after the acks.
+        if (this.settled?.screening) this.settled.mark(batch.filter((p, i) => applied[i] && FINISHED_TASK_STATUSES.includes(p.outcome.status)).map((p) => p.outcome));
         return;
       } catch (e) {
         if (attempt >= WRITE_ATTEMPTS) {

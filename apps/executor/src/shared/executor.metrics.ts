@@ -27,6 +27,7 @@ export class ExecutorMetrics {
   readonly claimBatchSize: Histogram;
   readonly prefetched: Counter;
   readonly takeovers: Counter<'call'>;
+  readonly settledFilter: Counter<'answer'>;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -96,6 +97,12 @@ export class ExecutorMetrics {
       name: 'timer_executor_claim_batch_rows',
       help: 'Claims taken per batched claim statement',
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    });
+    this.settledFilter = new Counter({
+      name: 'timer_settled_filter_answers_total',
+      help: "The settled fires' bloom filter's answers (TIMER_EXECUTOR_BLOOM): not_settled (no row read), maybe (the row read), unknown (no usable filter); settled: a row read while the filter is on found the fire settled (dropped without a claim)",
+      labelNames: ['answer'],
       registers,
     });
     this.prefetched = new Counter({ name: 'timer_executor_prefetched_definitions_total', help: 'Timer definitions loaded by the prefetch', registers });

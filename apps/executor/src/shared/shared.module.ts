@@ -1,6 +1,8 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { FireClaimRepository, TimerDefinitionRepository } from '@timer/dal';
 import { CLOCK, systemClock } from '@timer/platform';
+import { REDIS, REDIS_KEY_PREFIX, SliceBloom } from '@timer/redis';
+import type Redis from 'ioredis';
 import { ExecutorConfig } from '../config/executor.env';
 import { DeliveryControlMetrics } from '../delivery-control/delivery-control.metrics';
 import { DeliveryControl } from '../delivery-control/delivery-control.service';
@@ -30,6 +32,14 @@ export class ExecutorSharedModule {
       InstantDiagnostics,
       InstantSends,
       TimerCache,
+      {
+        provide: SliceBloom,
+        inject: [REDIS, REDIS_KEY_PREFIX],
+        useFactory: (redis: Redis, prefix: string) => {
+          const rate = executor.bloomFalsePositiveRate;
+          return rate === null ? null : new SliceBloom(redis, prefix, { falsePositiveRate: rate });
+        },
+      },
       SettledFires,
       PauseWatch,
       DeliveryControlMetrics,

@@ -42,4 +42,6 @@ export const LUA_SCRIPTS = {
   takeOverCall: load('takeOverCall-1'),
   incrWindow: load('incrWindow-1'),
   peekWindow: load('peekWindow-1'),
+  bloomAdd: load('bloomAdd-1'),
+  bloomCheck: load('bloomCheck-1'),
 } as const satisfies Record<string, LuaScript>;

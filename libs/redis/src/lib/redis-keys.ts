@@ -44,6 +44,14 @@ export class RedisKeys {
     return `${this.prefix}slice-cursor:${minute}:${bucket}`;
   }
 
+  /**
+   * BITMAP: the bloom filter of a slice's settled fires (`SliceBloom`): a header (its size) then the
+   * bits; written by the executor once a fire's outcome is durable, read before a look-up it can spare.
+   */
+  sliceBloom(minute: number): string {
+    return `${this.prefix}slice-bloom:${minute}`;
+  }
+
   /** STRING: the token of the holder of a lock (`RedisLock`, `extendLockToken`); resources in {@link LOCK_RESOURCES}. */
   lock(resource: string): string {
     return `${this.prefix}lock:${resource}`;

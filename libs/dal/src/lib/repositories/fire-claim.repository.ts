@@ -85,6 +85,19 @@ export class FireClaimRepository {
     return chunk.map((c) => byRequest.get(c) ?? notValid);
   }
 
+  /**
+   * The states of many fires, in the order asked (null: no row), {@link OUTCOME_CHUNK} per query; a
+   * plain read, no row lock. For a caller that expects most of them settled and would otherwise claim.
+   */
+  stateMany(keys: FireRef[]): Promise<(FireState | null)[]> {
+    return inChunks(keys, async (chunk) => {
+      const isValid = (k: FireRef) => isId(k.timerId) && Number.isSafeInteger(k.runAt);
+      const valid = chunk.filter(isValid);
+      const states = valid.length > 0 ? await this.states(valid) : new Map<string, FireState>();
+      return chunk.map((k) => (isValid(k) ? (states.get(keyOf(k)) ?? null) : null));
+    });
+  }
+
   /** Claim-relevant states of many fires in one query, by `timerId:runAt`; absent rows are missing. */
   private async states(keys: FireRef[]): Promise<Map<string, FireState>> {
     const v = keyedValues(keys.map(() => []), keys, []);
