@@ -18,7 +18,8 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   receiver = await Receiver.start();
-  stack = await Stack.start({ env: { TIMER_WINDOW_MINUTES: '1', TIMER_PRECREATE_SECONDS: String(PRECREATE_S), TIMER_MIGRATOR_TICK_MS: '2000' } });
+  // Pacing stretches a tick by at most 5 s, well inside the 15 s written ahead (docs/configuration.md).
+  stack = await Stack.start({ env: { TIMER_WINDOW_MINUTES: '1', TIMER_PRECREATE_SECONDS: String(PRECREATE_S), TIMER_MIGRATOR_TICK_MS: '2000', TIMER_MIGRATOR_PACE_MAX_MS: '5000' } });
   await stack.api.call('POST', '/api/app/v1/apps', { app: APP });
 });
 afterAll(async () => {
