@@ -85,6 +85,7 @@ describe('migrator against MariaDB and Redis', () => {
       new MigratorConfig(env),
       new MigratorMetrics(new Registry()),
       regenerator(client),
+      index,
     );
   }
 

@@ -8,6 +8,7 @@ export class MigratorMetrics {
   readonly lastCompletedWindow: Gauge;
   readonly windowDuration: Histogram;
   readonly rangesMigrated: Counter;
+  readonly minuteBuckets: Histogram;
 
   constructor(registry: Registry) {
     this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
@@ -22,6 +23,12 @@ export class MigratorMetrics {
       name: 'timer_migrator_ranges_total',
       help: 'Window ranges (timer-migrate-ranges messages) by outcome: migrated here, skipped (already done), failed (redelivered)',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.minuteBuckets = new Histogram({
+      name: 'timer_migrator_minute_buckets',
+      help: 'Bucket count (slices) in force for each minute of a window the migrator planned, from the minute\'s fires',
+      buckets: [1, 2, 5, 10, 16, 24, 32, 48, 64, 128, 256, 1024],
       registers: [registry],
     });
     this.windowDuration = new Histogram({
