@@ -116,7 +116,10 @@ class FakeIndex implements FireIndexer, BucketRecords {
   buckets = new Map<number, number>();
   /** Minutes that had an entry added before their count was recorded. */
   addedUnrecorded = new Set<number>();
+  /** Minutes recorded when the first entry was added. */
+  recordedAtFirstAdd: number | undefined;
   async add(fires: FireRef[]) {
+    this.recordedAtFirstAdd ??= this.buckets.size;
     for (const f of fires) {
       if (!this.buckets.has(minuteOf(f.runAt))) this.addedUnrecorded.add(minuteOf(f.runAt));
       this.members.add(`${f.timerId}-${f.runAt}`);
@@ -447,6 +450,13 @@ describe('MigratorService (fakes, fixed clock)', () => {
     await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
     expect(s.timers.pages.length - pages).toBe(1); // the expansion's one page (every timer moved on)
     expect(s.index.buckets.get(T0 + 5 * 60_000)).toBe(12);
+  });
+
+  it('counts every planned window before it expands the first, so a window waiting behind an expansion is counted in time', async () => {
+    const s = setup([timer('1', { cron: '0 * * * * *', nextFireAt: T0 })], T0, { TIMER_WINDOW_MINUTES: 10 });
+    await s.service.tick();
+    expect(s.index.recordedAtFirstAdd).toBe(30); // the 3 windows' minutes
+    expect(s.index.addedUnrecorded).toEqual(new Set());
   });
 
   it('keeps the count of a minute recorded before it planned the window (the scheduler, the api)', async () => {

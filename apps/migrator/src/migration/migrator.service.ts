@@ -110,6 +110,15 @@ export class MigratorService {
     // Timers whose next fire is not known yet get the first window not completed: every fire before it
     // exists (what the expansion of all enabled timers assumed). Lower than needed costs only a re-write.
     await this.resolveUnknown(plan.windows[0]?.start ?? plan.to + windowMs);
+    // Every planned window's bucket counts before any expansion: a count is cheap next to an
+    // expansion, and a window waiting behind another's expansion must still be counted before the
+    // scheduler reaches its minutes (else they keep the default).
+    for (const w of plan.windows) {
+      if (this.stopping) break;
+      await this.recordBuckets(w, () => this.checkStopping()).catch((e: Error) => {
+        if (!(e instanceof StoppingError)) this.logger.warn(`window ${isoWindow(w)}: bucket counts not recorded ahead (its run records them): ${e.message}`);
+      });
+    }
     const outcomes: WindowOutcome[] = [];
     for (const w of plan.windows) {
       if (this.stopping) break;
@@ -162,12 +171,16 @@ export class MigratorService {
     try {
       return await fn(() => {
         if (lost) throw new LockLostError(`lost the lock ${resource}`);
-        if (this.stopping) throw new StoppingError('stopping');
+        this.checkStopping();
       });
     } finally {
       clearInterval(heartbeat);
       await lock.release();
     }
+  }
+
+  private checkStopping(): void {
+    if (this.stopping) throw new StoppingError('stopping');
   }
 
   private async resolveUnknown(fromMs: number): Promise<void> {
@@ -257,9 +270,7 @@ export class MigratorService {
     try {
       const counts = await this.expand(
         window,
-        () => {
-          if (this.stopping) throw new StoppingError('stopping');
-        },
+        () => this.checkStopping(),
         { after: range.fromTimerId === '0' ? null : range.fromTimerId, upTo: range.toTimerId === '' ? undefined : range.toTimerId },
       );
       await this.ranges.markDone(range, counts);
@@ -279,7 +290,7 @@ export class MigratorService {
    * Records each minute's bucket count from the fires the window's timers have in it, before any of
    * them is indexed, so that every role splits the minute the same way and a heavy minute is walked
    * as more slices (docs/scaling.md, "Buckets per minute"). One read of the window's due timers and
-   * no write; skipped when every minute is recorded already (a re-run). A minute recorded before
+   * no write; skipped when every minute is recorded already (counted ahead by the tick, a re-run). A minute recorded before
    * (the api's near future, the scheduler) keeps its count: whichever count a minute has, its fires
    * are indexed in the buckets that count gives, the ones the trigger walks.
    */
