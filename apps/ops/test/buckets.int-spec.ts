@@ -10,7 +10,7 @@ describe('ops buckets against a real Redis', () => {
   const minute = minuteOf(Date.now()) + 10 * 60_000;
 
   it('shows each minute\'s recorded count and slices done, and minutes nobody recorded', async () => {
-    const index = new SliceIndex(ctx.redis, ctx.prefix);
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { maxBuckets: 64 });
     await index.recordBuckets(new Map([[minute, 2_500], [minute + 60_000, 0]]));
     const keys = new RedisKeys(ctx.prefix);
     await ctx.redis.set(keys.sliceDone(minute, 3), '1', 'PX', 60_000);

@@ -70,7 +70,7 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('records a heavy minute\'s bucket count from its fires, a light one the default; all fires are found walking every bucket', async () => {
-    const index = new SliceIndex(ctx.redis, ctx.prefix); // 10 + 1 per 200 fires, at most 64
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { maxBuckets: 64 }); // 10 + 1 per 200 fires, at most 64
     const next = minute + 60_000;
     expect(await index.recordBuckets(new Map([[minute, 2_500], [next, 3]]))).toEqual(new Map([[minute, 22], [next, 10]]));
     expect(await ctx.redis.get(index.bucketsKey(minute))).toBe('22');
@@ -89,7 +89,7 @@ describe('SliceIndex against a real Redis', () => {
   });
 
   it('never changes a recorded count: a later record, or the migrator after a first user, keeps it', async () => {
-    const index = new SliceIndex(ctx.redis, ctx.prefix);
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { maxBuckets: 64 });
     const next = minute + 60_000;
     await index.recordBuckets(new Map([[minute, 1_000]]));
     // Another process (no cache) records again with other counts: the first count stays.

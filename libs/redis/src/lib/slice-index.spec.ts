@@ -37,11 +37,11 @@ describe('bucketsForFires', () => {
 describe('SliceIndex bucket options', () => {
   const redis = {} as Redis;
 
-  it('applies the options to bucketsFor, with the defaults 10, 200 and 64', () => {
-    expect(new SliceIndex(redis, 'p:').bucketsFor(450)).toBe(12);
-    expect(new SliceIndex(redis, 'p:').bucketsFor(1e9)).toBe(64);
+  it('applies the options to bucketsFor, with the defaults 10, 200 and 12', () => {
+    expect(new SliceIndex(redis, 'p:').bucketsFor(250)).toBe(11);
+    expect(new SliceIndex(redis, 'p:').bucketsFor(1e9)).toBe(12);
     expect(new SliceIndex(redis, 'p:', { defaultBuckets: 2, bucketFires: 100, maxBuckets: 5 }).bucketsFor(250)).toBe(4);
-    // A default above 64 raises the default maximum with it.
+    // A default above 12 raises the default maximum with it.
     expect(new SliceIndex(redis, 'p:', { defaultBuckets: 100 }).bucketsFor(1e9)).toBe(100);
   });
 

@@ -8,7 +8,7 @@ export interface SliceIndexOptions {
   defaultBuckets?: number;
   /** Fires of a minute per bucket added to the default ({@link SliceIndex.bucketsFor}); 0 = never more than the default. Default 200. */
   bucketFires?: number;
-  /** The most buckets {@link SliceIndex.bucketsFor} gives, at least `defaultBuckets`. Default 64 (or `defaultBuckets` when larger). */
+  /** The most buckets {@link SliceIndex.bucketsFor} gives, at least `defaultBuckets`. Default 12 (or `defaultBuckets` when larger). */
   maxBuckets?: number;
   /**
    * How long a minute's keys live after the minute ends, so a trigger that is late after downtime
@@ -20,7 +20,7 @@ export interface SliceIndexOptions {
 /** The defaults of {@link SliceIndexOptions}, and of `TIMER_SLICE_BUCKETS*`. */
 export const SLICE_BUCKETS_DEFAULT = 10;
 export const SLICE_BUCKET_FIRES_DEFAULT = 200;
-export const SLICE_BUCKETS_MAX_DEFAULT = 64;
+export const SLICE_BUCKETS_MAX_DEFAULT = 12;
 
 /** How a minute's bucket count follows its fires: `defaultBuckets` plus one per `bucketFires`, at most `maxBuckets`. */
 export type BucketPolicy = Required<Pick<SliceIndexOptions, 'defaultBuckets' | 'bucketFires' | 'maxBuckets'>>;

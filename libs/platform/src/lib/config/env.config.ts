@@ -120,9 +120,13 @@ export class RedisEnv {
   @IsInt() @Min(0) @Max(100_000_000)
   TIMER_SLICE_BUCKET_FIRES: number = 200;
 
-  /** The most buckets the migrator records for a minute, however many fires it has. */
+  /**
+   * The most buckets the migrator records for a minute, however many fires it has. Each bucket is a
+   * slice one trigger slot walks for the whole minute, and the current and the next minute's slices
+   * are held together: raise it with the triggers (docs/scaling.md, "Buckets per minute").
+   */
   @IsInt() @Min(1) @Max(MAX_BUCKETS) @NotBelow('TIMER_SLICE_BUCKETS')
-  TIMER_SLICE_BUCKETS_MAX: number = 64;
+  TIMER_SLICE_BUCKETS_MAX: number = 12;
 }
 
 export class PulsarEnv {
