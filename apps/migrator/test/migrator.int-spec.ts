@@ -74,7 +74,7 @@ describe('migrator against MariaDB and Redis', () => {
     redisClients.push(client);
     const env = Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: W / 60_000, TIMER_MIGRATOR_PAGE_SIZE: opts.pageSize ?? 500 });
     const clock = { now: () => opts.now ?? NOW };
-    const index = new SliceIndex(client, prefix, opts.bucketFires === undefined ? {} : { bucketFires: opts.bucketFires });
+    const index = new SliceIndex(client, prefix, opts.bucketFires === undefined ? {} : { bucketFires: opts.bucketFires, maxBuckets: 64 });
     const writer = new FireWriter(opts.tasks ?? new TaskRepository(db), index, dueFires, clock);
     return new MigratorService(
       new MigratorWindowRepository(db),

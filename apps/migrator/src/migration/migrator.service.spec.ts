@@ -125,8 +125,12 @@ class FakeIndex implements FireIndexer, BucketRecords {
       this.members.add(`${f.timerId}-${f.runAt}`);
     }
   }
+  policy = { defaultBuckets: 10, bucketFires: 200, maxBuckets: 64 };
+  bucketsFor(fires: number) {
+    return bucketsForFires(fires, this.policy);
+  }
   async recordBuckets(fires: ReadonlyMap<number, number>) {
-    for (const [m, n] of fires) if (!this.buckets.has(m)) this.buckets.set(m, bucketsForFires(n, { defaultBuckets: 10, bucketFires: 200, maxBuckets: 64 }));
+    for (const [m, n] of fires) if (!this.buckets.has(m)) this.buckets.set(m, this.bucketsFor(n));
     return new Map([...fires.keys()].map((m) => [m, this.buckets.get(m)!]));
   }
   async recordedBuckets(minute: number) {
@@ -457,6 +461,14 @@ describe('MigratorService (fakes, fixed clock)', () => {
     await s.service.tick();
     expect(s.index.recordedAtFirstAdd).toBe(30); // the 3 windows' minutes
     expect(s.index.addedUnrecorded).toEqual(new Set());
+  });
+
+  it('reads no timers to count when the maximum is the default (no count can change it)', async () => {
+    const s = setup([timer('1', { cron: '0 * * * * *', nextFireAt: T0 })], T0, { TIMER_WINDOW_MINUTES: 10 });
+    s.index.policy = { defaultBuckets: 10, bucketFires: 200, maxBuckets: 10 };
+    await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
+    expect(s.timers.pages).toEqual([null]); // the expansion's one page
+    expect(s.index.buckets.size).toBe(0); // the first user records the default
   });
 
   it('keeps the count of a minute recorded before it planned the window (the scheduler, the api)', async () => {

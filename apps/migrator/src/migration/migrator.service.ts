@@ -24,7 +24,7 @@ export type TimerSource = Pick<TimerRepository, 'duePage' | 'advanceNextFire' | 
 export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type ChangedTimers = Pick<FireRegenerator, 'recheck'>;
-export type BucketRecords = Pick<SliceIndex, 'recordBuckets' | 'recordedBuckets'>;
+export type BucketRecords = Pick<SliceIndex, 'recordBuckets' | 'recordedBuckets' | 'bucketsFor'>;
 
 /** Counts of expanded timers and fires, per window or per range. */
 export interface ExpandCounts {
@@ -295,6 +295,8 @@ export class MigratorService {
    * are indexed in the buckets that count gives, the ones the trigger walks.
    */
   private async recordBuckets(window: Window, checkpoint: () => void): Promise<void> {
+    // No count can change the default (TIMER_SLICE_BUCKETS_MAX = TIMER_SLICE_BUCKETS): nothing to read.
+    if (this.buckets.bucketsFor(Number.MAX_SAFE_INTEGER) === this.buckets.bucketsFor(0)) return;
     const fires = new Map<number, number>();
     for (let m = window.start; m < window.end; m += MINUTE_MS) fires.set(m, 0);
     const recorded = await Promise.all([...fires.keys()].map((m) => this.buckets.recordedBuckets(m)));

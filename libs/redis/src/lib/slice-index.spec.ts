@@ -37,17 +37,17 @@ describe('bucketsForFires', () => {
 describe('SliceIndex bucket options', () => {
   const redis = {} as Redis;
 
-  it('applies the options to bucketsFor, with the defaults 10, 200 and 12', () => {
-    expect(new SliceIndex(redis, 'p:').bucketsFor(250)).toBe(11);
-    expect(new SliceIndex(redis, 'p:').bucketsFor(1e9)).toBe(12);
+  it('applies the options to bucketsFor; without a maximum a minute keeps the default', () => {
+    expect(new SliceIndex(redis, 'p:', { maxBuckets: 64 }).bucketsFor(450)).toBe(12);
+    expect(new SliceIndex(redis, 'p:').bucketsFor(1e9)).toBe(10);
     expect(new SliceIndex(redis, 'p:', { defaultBuckets: 2, bucketFires: 100, maxBuckets: 5 }).bucketsFor(250)).toBe(4);
-    // A default above 12 raises the default maximum with it.
     expect(new SliceIndex(redis, 'p:', { defaultBuckets: 100 }).bucketsFor(1e9)).toBe(100);
   });
 
   it('refuses a maximum below the default, and bad counts', () => {
     expect(() => new SliceIndex(redis, 'p:', { defaultBuckets: 10, maxBuckets: 9 })).toThrow(/maxBuckets/);
     expect(() => new SliceIndex(redis, 'p:', { maxBuckets: 10_001 })).toThrow(/maxBuckets/);
+    expect(() => new SliceIndex(redis, 'p:', { defaultBuckets: 20 })).not.toThrow();
     expect(() => new SliceIndex(redis, 'p:', { bucketFires: -1 })).toThrow(/bucketFires/);
     expect(() => new SliceIndex(redis, 'p:', { bucketFires: 1.5 })).toThrow(/bucketFires/);
   });

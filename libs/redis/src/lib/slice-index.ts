@@ -8,7 +8,7 @@ export interface SliceIndexOptions {
   defaultBuckets?: number;
   /** Fires of a minute per bucket added to the default ({@link SliceIndex.bucketsFor}); 0 = never more than the default. Default 200. */
   bucketFires?: number;
-  /** The most buckets {@link SliceIndex.bucketsFor} gives, at least `defaultBuckets`. Default 12 (or `defaultBuckets` when larger). */
+  /** The most buckets {@link SliceIndex.bucketsFor} gives, at least `defaultBuckets`. Default `defaultBuckets`: no growth unless given. */
   maxBuckets?: number;
   /**
    * How long a minute's keys live after the minute ends, so a trigger that is late after downtime
@@ -17,10 +17,9 @@ export interface SliceIndexOptions {
   retentionMs?: number;
 }
 
-/** The defaults of {@link SliceIndexOptions}, and of `TIMER_SLICE_BUCKETS*`. */
+/** The defaults of {@link SliceIndexOptions}, and of `TIMER_SLICE_BUCKETS` and `TIMER_SLICE_BUCKET_FIRES`. */
 export const SLICE_BUCKETS_DEFAULT = 10;
 export const SLICE_BUCKET_FIRES_DEFAULT = 200;
-export const SLICE_BUCKETS_MAX_DEFAULT = 12;
 
 /** How a minute's bucket count follows its fires: `defaultBuckets` plus one per `bucketFires`, at most `maxBuckets`. */
 export type BucketPolicy = Required<Pick<SliceIndexOptions, 'defaultBuckets' | 'bucketFires' | 'maxBuckets'>>;
@@ -67,7 +66,7 @@ export class SliceIndex {
     if (!Number.isSafeInteger(this.defaultBuckets) || this.defaultBuckets < 1 || this.defaultBuckets > MAX_BUCKETS) {
       throw new RangeError(`defaultBuckets must be an integer in [1, ${MAX_BUCKETS}]`);
     }
-    const maxBuckets = options.maxBuckets ?? Math.max(SLICE_BUCKETS_MAX_DEFAULT, this.defaultBuckets);
+    const maxBuckets = options.maxBuckets ?? this.defaultBuckets;
     if (!Number.isSafeInteger(maxBuckets) || maxBuckets < this.defaultBuckets || maxBuckets > MAX_BUCKETS) {
       throw new RangeError(`maxBuckets must be an integer in [defaultBuckets, ${MAX_BUCKETS}]`);
     }
