@@ -180,7 +180,7 @@ async function migratorOn(s: Stack): Promise<{ service: MigratorService; clock: 
   const writer = new FireWriter(counting, index, due, now);
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: 60 }));
   const regenerator = new FireRegenerator(tasks, writer, index, new TimerRepository(db), db);
-  const service = new MigratorService(new MigratorWindowRepository(db), new TimerRepository(db), writer, new RedisLock(redis, s.keyPrefix), now, config, new MigratorMetrics(new Registry()), regenerator);
+  const service = new MigratorService(new MigratorWindowRepository(db), new TimerRepository(db), writer, new RedisLock(redis, s.keyPrefix), now, config, new MigratorMetrics(new Registry()), regenerator, index);
   return {
     service,
     clock,

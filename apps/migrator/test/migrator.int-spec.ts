@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
+import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
 import { ExecutorLag, RedisLock, SliceIndex } from '@timer/redis';
 import { Clock } from '@timer/platform';
 import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
@@ -75,7 +75,7 @@ describe('migrator against MariaDB and Redis', () => {
    * expansions are paced by the executors' lag in Redis, on that clock.
    */
   function migrator(
-    opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource; paced?: { clock: Clock; metrics: MigratorMetrics; env?: Partial<MigratorEnv> } } = {},
+    opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource; bucketFires?: number; paced?: { clock: Clock; metrics: MigratorMetrics; env?: Partial<MigratorEnv> } } = {},
   ): MigratorService {
     const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
     redisClients.push(client);
@@ -83,7 +83,7 @@ describe('migrator against MariaDB and Redis', () => {
     const clock = opts.paced?.clock ?? { now: () => opts.now ?? NOW };
     const metrics = opts.paced?.metrics ?? new MigratorMetrics(new Registry());
     const pacer = opts.paced && new ExpansionPacer(new ExecutorLag(client, prefix), new TimerRepository(db), opts.paced.clock, new MigratorConfig(env), metrics);
-    const index = new SliceIndex(client, prefix);
+    const index = new SliceIndex(client, prefix, opts.bucketFires === undefined ? {} : { bucketFires: opts.bucketFires, maxBuckets: 64 });
     const writer = new FireWriter(opts.tasks ?? new TaskRepository(db), index, dueFires, clock);
     return new MigratorService(
       new MigratorWindowRepository(db),
@@ -94,6 +94,7 @@ describe('migrator against MariaDB and Redis', () => {
       new MigratorConfig(env),
       metrics,
       regenerator(client),
+      index,
       undefined,
       pacer,
     );
@@ -197,6 +198,64 @@ describe('migrator against MariaDB and Redis', () => {
     await expectStored(expected);
   });
 
+  /** The fires of a minute found by walking each of its buckets, in the index and in MySQL, as the trigger does. */
+  async function walk(minute: number, buckets: number): Promise<{ index: string[]; mysql: string[] }> {
+    const index = new SliceIndex(redis, prefix);
+    const slices = new SliceTaskRepository(db);
+    const out = { index: [] as string[], mysql: [] as string[] };
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      out.index.push(...(await index.due(minute, bucket, minute, minute + 60_000)).map((f) => `${f.timerId}-${f.runAt}`));
+      out.mysql.push(...(await slices.pendingInSlice({ fromMs: minute, toMs: minute + 60_000, bucket, buckets })).map((f) => `${f.timerId}-${f.runAt}`));
+    }
+    return { index: out.index.sort(), mysql: out.mysql.sort() };
+  }
+
+  describe('bucket count of a minute', () => {
+    const heavyMinute = T0 + W + 5 * 60_000; // 10:15, in the second window
+    const lightMinute = heavyMinute + 60_000;
+
+    /** 45 timers firing once in the heavy minute (spread over its seconds) and one in the light minute. */
+    async function heavyAndLight(): Promise<{ heavy: string[]; light: string[] }> {
+      const heavy: string[] = [];
+      for (let i = 0; i < 45; i++) {
+        const id = await enabled(`heavy-${i}`, { cron: `${i} 15 10 * * *` });
+        heavy.push(`${id}-${heavyMinute + i * 1000}`);
+      }
+      const light = [`${await enabled('light', { cron: '30 16 10 * * *' })}-${lightMinute + 30_000}`];
+      return { heavy: heavy.sort(), light };
+    }
+
+    it('follows the fires: recorded before indexing, more buckets for a heavy minute, every fire in the bucket the trigger walks, never changed', async () => {
+      const { heavy, light } = await heavyAndLight();
+      expect(statuses(await migrator({ bucketFires: 20 }).tick())).toEqual([
+        [0, 'completed'],
+        [1, 'completed'],
+        [2, 'completed'],
+      ]);
+      // 10 + floor(45 / 20) = 12; the light and the empty minutes keep the default.
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('12');
+      expect(await redis.get(`${prefix}slice-buckets:${lightMinute}`)).toBe('10');
+      expect(await redis.get(`${prefix}slice-buckets:${T0 + 2 * W}`)).toBe('10');
+      expect(await walk(heavyMinute, 12)).toEqual({ index: heavy, mysql: heavy });
+      expect(await walk(lightMinute, 10)).toEqual({ index: light, mysql: light });
+      // The heavy minute's fires use buckets beyond the default's 10.
+      expect((await redis.keys(`${prefix}slice:${heavyMinute}:*`)).map((k) => Number(k.split(':').pop())).some((b) => b >= 10)).toBe(true);
+      // A re-run with another policy (every window forced again) changes no recorded count.
+      await db.query('DELETE FROM migrator_windows');
+      await migrator({ bucketFires: 1 }).tick();
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('12');
+      expect(await walk(heavyMinute, 12)).toEqual({ index: heavy, mysql: heavy });
+    });
+
+    it('keeps the default a scheduler recorded first, and indexes every fire in its buckets', async () => {
+      const { heavy } = await heavyAndLight();
+      expect(await new SliceIndex(redis, prefix).buckets(heavyMinute)).toBe(10); // the scheduler's offer, first
+      await migrator({ bucketFires: 20 }).tick();
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('10');
+      expect(await walk(heavyMinute, 10)).toEqual({ index: heavy, mysql: heavy });
+    });
+  });
+
   it('skips a window recorded as completed; a timer whose next fire lies in it still gets those fires', async () => {
     const min = await enabled('every-minute', { cron: '* * * * *' });
     const after = await enabled('every-minute-after', { cron: '* * * * *' }, T0 + 2 * W); // its fires before exist
@@ -286,6 +345,11 @@ describe('migrator against MariaDB and Redis', () => {
     const id = await enabled('edited-mid-window', { cron: '*/10 * * * * *' });
     const timers = new TimerRepository(db);
     let edited = false;
+    // Every minute's bucket count recorded already: the migrator reads no timers to count them, so
+    // its first read is the expansion's.
+    const minutes = new Map<number, number>();
+    for (let m = T0; m < T0 + 3 * W; m += 60_000) minutes.set(m, 0);
+    await new SliceIndex(redis, prefix).recordBuckets(minutes);
     // The edit commits right after the migrator read the page (old definition): as the api does it.
     const racing: TimerSource = {
       advanceNextFire: (a) => timers.advanceNextFire(a),

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
+import Redis from 'ioredis';
 import { parseArgs } from 'util';
-import { TOPICS } from '@timer/contracts';
-import { ConfigError, loadConfig, PulsarEnv } from '@timer/platform';
+import { MINUTE_MS, minuteOf, TOPICS } from '@timer/contracts';
+import { ConfigError, loadConfig, PulsarEnv, RedisEnv } from '@timer/platform';
 import { PulsarAdmin, WsPulsarClient } from '@timer/pulsar';
+import { BucketsService } from './buckets.service';
 import { OpsService } from './ops.service';
-import { formatPeek, formatTopics } from './report.format';
+import { formatBuckets, formatPeek, formatTopics } from './report.format';
 
 const USAGE = `usage: npm run ops -- <command> [options]
   topics [--watch SECONDS] [--json]      backlog, rates, consumers of every topic and subscription
@@ -13,7 +15,11 @@ const USAGE = `usage: npm run ops -- <command> [options]
                                          move the dead letters present now back, each fire once
                                          (default ${TOPICS.deadLetter} -> ${TOPICS.catchUp}: dead letters are late, so
                                          they take the catch-up lane, not the one of fires due now)
-Reads TIMER_PULSAR_URL, TIMER_PULSAR_TOKEN, TIMER_PULSAR_TENANT and TIMER_PULSAR_NAMESPACE.`;
+  buckets [--from TIME] [--minutes N] [--json]
+                                         each minute's bucket count (slices) and slices done, from
+                                         TIME (ISO 8601 or epoch ms; default 5 minutes ago), N minutes (default 15)
+Reads TIMER_PULSAR_URL, TIMER_PULSAR_TOKEN, TIMER_PULSAR_TENANT and TIMER_PULSAR_NAMESPACE;
+buckets reads TIMER_REDIS_URL and TIMER_REDIS_KEY_PREFIX instead.`;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -23,9 +29,10 @@ async function main(argv: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       watch: { type: 'string' },
       count: { type: 'string', default: '10' },
-      from: { type: 'string', default: TOPICS.deadLetter },
+      from: { type: 'string' },
       to: { type: 'string', default: TOPICS.catchUp },
       max: { type: 'string', default: '1000' },
+      minutes: { type: 'string', default: '15' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -39,6 +46,18 @@ async function main(argv: string[]): Promise<void> {
     if (!Number.isInteger(n) || n < 1) throw new ConfigError([`--${name}: expected a positive whole number, got ${JSON.stringify(raw)}`]);
     return n;
   };
+  if (command === 'buckets') {
+    const from = values.from === undefined ? minuteOf(Date.now()) - 5 * MINUTE_MS : minuteOf(instant(values.from));
+    const redisEnv = loadConfig(RedisEnv);
+    const redis = new Redis(redisEnv.TIMER_REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+    try {
+      const rows = await new BucketsService(redis, redisEnv.TIMER_REDIS_KEY_PREFIX).minutes(from, positive('minutes', values.minutes));
+      process.stdout.write(`${values.json ? JSON.stringify(rows) : formatBuckets(rows)}\n`);
+    } finally {
+      redis.disconnect();
+    }
+    return;
+  }
   const env = loadConfig(PulsarEnv);
   const connection = { serviceUrl: env.TIMER_PULSAR_URL, token: env.TIMER_PULSAR_TOKEN, tlsAllowInsecure: env.TIMER_PULSAR_TLS_ALLOW_INSECURE };
   const client = new WsPulsarClient(connection);
@@ -63,7 +82,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'replay': {
-        const result = await ops.replay(values.from!, values.to!, positive('max', values.max));
+        const result = await ops.replay(values.from ?? TOPICS.deadLetter, values.to!, positive('max', values.max));
         const duplicates = result.duplicates > 0 ? ` (${result.duplicates} further dead letter(s) of a fire replayed in this run acked, not sent again)` : '';
         print(`replayed ${result.replayed} message(s) from ${result.from} to ${result.to}${duplicates}`, result);
         break;
@@ -74,6 +93,13 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     await client.close();
   }
+}
+
+/** `--from` of `buckets`: epoch ms or an ISO 8601 date. */
+function instant(raw: string): number {
+  const at = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  if (!Number.isSafeInteger(at)) throw new ConfigError([`--from: expected an ISO 8601 date or epoch ms, got ${JSON.stringify(raw)}`]);
+  return at;
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

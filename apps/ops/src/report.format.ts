@@ -1,4 +1,5 @@
 import type { PeekedMessage } from '@timer/pulsar';
+import type { MinuteBucketsRow } from './buckets.service';
 import type { TopicRow } from './ops.service';
 
 function table(rows: string[][]): string {
@@ -33,4 +34,13 @@ export function formatPeek(topic: string, messages: PeekedMessage[]): string {
       return `#${i + 1} ${m.entryId} published ${when}${m.key ? ` key=${m.key}` : ''}${props ? ` ${props}` : ''}\n   ${m.payload.toString('utf8')}`;
     })
     .join('\n');
+}
+
+/** One line per minute: its recorded bucket count (one slice each) and how many of them are done. */
+export function formatBuckets(rows: MinuteBucketsRow[]): string {
+  const out: string[][] = [['minute (UTC)', 'buckets', 'slices done']];
+  for (const r of rows) {
+    out.push([new Date(r.minute).toISOString().slice(0, 16), r.buckets === null ? 'not recorded' : String(r.buckets), r.done === null ? '-' : `${r.done}/${r.buckets}`]);
+  }
+  return table(out);
 }

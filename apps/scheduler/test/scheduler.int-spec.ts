@@ -68,7 +68,7 @@ describe('scheduler against Redis and Pulsar', () => {
   });
 
   /** A scheduler "replica": its own Redis connection, lock, index; the shared publisher. */
-  function scheduler(now: () => number, opts: Partial<SchedulerEnv> = {}): SchedulerService {
+  function scheduler(now: () => number, opts: Partial<SchedulerEnv> = {}, metrics = new SchedulerMetrics(new Registry())): SchedulerService {
     const client = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
     clients.push(client);
     const config = new SchedulerConfig(Object.assign(new SchedulerEnv(), { TIMER_SCHEDULER_LOOKBACK_MINUTES: 2 }, opts));
@@ -78,7 +78,7 @@ describe('scheduler against Redis and Pulsar', () => {
       new PulsarSlicePublisher(publisherClient),
       { now },
       config,
-      new SchedulerMetrics(new Registry()),
+      metrics,
     );
   }
 
@@ -139,5 +139,20 @@ describe('scheduler against Redis and Pulsar', () => {
     expect(result.offered.map((m) => [m.minute, m.bucket])).toEqual([[old, 3]]);
     const got = await receive(1);
     expect(got.map((g) => g.message)).toEqual([{ minute: old, bucket: 3, buckets: 10, lockToken: result.offered[0].lockToken }]);
+  });
+
+  it('offers one slice per recorded bucket: the migrator\'s count for a heavy minute, the default recorded for one nobody planned', async () => {
+    // The migrator planned the current minute from 2,500 fires (10 + 2,500 / 200 = 22); nobody the next.
+    expect(await new SliceIndex(redis, prefix, { maxBuckets: 64 }).recordBuckets(new Map([[T0, 2_500]]))).toEqual(new Map([[T0, 22]]));
+    const keys = new RedisKeys(prefix);
+    await redis.set(keys.sliceDoneAll(T0 - M), '1', 'PX', 60_000);
+    const metrics = new SchedulerMetrics(new Registry());
+    // 56 s into the minute: the next one is offered too (lead 5 s).
+    await scheduler(() => T0 + 56_000, { TIMER_SCHEDULER_LOOKBACK_MINUTES: 1 }, metrics).tick();
+    const got = await receive(32);
+    expect(ids(got)).toEqual([...all([0], 22), ...all([1])].sort());
+    for (const { message } of got) expect(message.buckets).toBe(message.minute === T0 ? 22 : 10);
+    expect(await redis.get(keys.sliceBuckets(T0 + M))).toBe('10');
+    expect((await metrics.minuteBuckets.get()).values[0]?.value).toBe(22);
   });
 });

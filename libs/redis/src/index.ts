@@ -1,6 +1,6 @@
 export { REDIS, REDIS_KEY_PREFIX, SLICE_INDEX_OPTIONS } from './lib/redis.tokens';
 export { HeldLock, LockOptions, RedisLock } from './lib/redis-lock';
-export { SliceIndex, SliceIndexOptions } from './lib/slice-index';
+export { BucketPolicy, bucketsForFires, SLICE_BUCKET_FIRES_DEFAULT, SLICE_BUCKETS_DEFAULT, SliceIndex, SliceIndexOptions } from './lib/slice-index';
 export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
 export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';

@@ -69,6 +69,43 @@ describe('SliceIndex against a real Redis', () => {
     expect(await a.due(minute, a.bucketOf('11', ca), minute, minute + 60_000)).toEqual([{ timerId: '11', runAt: at(3) }]);
   });
 
+  it('records a heavy minute\'s bucket count from its fires, a light one the default; all fires are found walking every bucket', async () => {
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { maxBuckets: 64 }); // 10 + 1 per 200 fires, at most 64
+    const next = minute + 60_000;
+    expect(await index.recordBuckets(new Map([[minute, 2_500], [next, 3]]))).toEqual(new Map([[minute, 22], [next, 10]]));
+    expect(await ctx.redis.get(index.bucketsKey(minute))).toBe('22');
+    const heavy = Array.from({ length: 2_500 }, (_, i) => ({ timerId: String(1_000 + i), runAt: at(i % 60) }));
+    const light = [1, 2, 3].map((i) => ({ timerId: String(i), runAt: next + i * 1_000 }));
+    await index.add([...heavy, ...light]);
+    // Walking every bucket of each minute's count finds every fire, each once, and the heavy one uses them all.
+    const walk = async (m: number, buckets: number) => (await Promise.all(Array.from({ length: buckets }, (_, b) => index.due(m, b, m, m + 60_000)))).map((fires) => fires.map((f) => `${f.timerId}-${f.runAt}`));
+    const heavyWalk = await walk(minute, 22);
+    expect(heavyWalk.flat().sort()).toEqual(heavy.map((f) => `${f.timerId}-${f.runAt}`).sort());
+    expect(heavyWalk.every((fires) => fires.length > 0)).toBe(true);
+    expect((await walk(next, 10)).flat().sort()).toEqual(light.map((f) => `${f.timerId}-${f.runAt}`).sort());
+    expect(await ctx.redis.keys(`${ctx.prefix}slice:${minute}:*`)).toHaveLength(22);
+    // Any other instance (any default) reads the recorded count.
+    expect(await new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 3 }).buckets(minute)).toBe(22);
+  });
+
+  it('never changes a recorded count: a later record, or the migrator after a first user, keeps it', async () => {
+    const index = new SliceIndex(ctx.redis, ctx.prefix, { maxBuckets: 64 });
+    const next = minute + 60_000;
+    await index.recordBuckets(new Map([[minute, 1_000]]));
+    // Another process (no cache) records again with other counts: the first count stays.
+    const other = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 2, bucketFires: 10, maxBuckets: 1_000 });
+    expect(await other.recordBuckets(new Map([[minute, 50_000]]))).toEqual(new Map([[minute, 15]]));
+    // A minute first used by the api or the scheduler has the default; the migrator's count comes too late.
+    await other.add([{ timerId: '5', runAt: next + 1_000 }]);
+    expect(await index.recordBuckets(new Map([[next, 50_000]]))).toEqual(new Map([[next, 2]]));
+    expect(await index.due(next, index.bucketOf('5', 2), next, next + 60_000)).toEqual([{ timerId: '5', runAt: next + 1_000 }]);
+    expect(await ctx.redis.get(index.bucketsKey(minute))).toBe('15');
+    // A minute past its retention records nothing.
+    const old = minuteOf(Date.now()) - 3 * 24 * 3_600_000;
+    expect(await index.recordBuckets(new Map([[old, 5_000]]))).toEqual(new Map());
+    expect(await ctx.redis.exists(index.bucketsKey(old))).toBe(0);
+  });
+
   it('due() returns [from, to) in runAt order', async () => {
     const index = new SliceIndex(ctx.redis, ctx.prefix, { defaultBuckets: 1 });
     await index.add([30, 10, 20, 0, 59].map((s) => ({ timerId: '9', runAt: at(s) })).concat([{ timerId: '12', runAt: at(10) }]));

@@ -12,6 +12,7 @@ export class MigratorMetrics {
   readonly paceChunks: Counter<'state'>;
   readonly paceChunkRows: Gauge;
   readonly executorLag: Gauge;
+  readonly minuteBuckets: Histogram;
 
   constructor(registry: Registry) {
     this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
@@ -43,6 +44,12 @@ export class MigratorMetrics {
     this.executorLag = new Gauge({
       name: 'timer_migrator_executor_lag_seconds',
       help: 'How late the executors started their calls (the largest fresh report), as the pacing last read it',
+      registers: [registry],
+    });
+    this.minuteBuckets = new Histogram({
+      name: 'timer_migrator_minute_buckets',
+      help: 'Bucket count (slices) in force for each minute of a window the migrator planned, from the minute\'s fires',
+      buckets: [1, 2, 5, 10, 16, 24, 32, 48, 64, 128, 256, 1024],
       registers: [registry],
     });
     this.windowDuration = new Histogram({

@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { FireRef, MigrateRangeMessage, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
+import { FireRef, MigrateRangeMessage, minuteOf, NEAR_NOW_MS, TaskMessage } from '@timer/contracts';
 import { DueCursor, NewTask, NextFireAdvance, TimerEntity } from '@timer/dal';
-import { HeldLock, LockOptions } from '@timer/redis';
+import { bucketsForFires, HeldLock, LockOptions } from '@timer/redis';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
 import { MigratorMetrics } from './migrator.metrics';
 import { DueFirePublisher, FireIndexer, FireRows, FireWriter } from '@timer/fire';
-import { ChangedTimers, ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
+import { BucketRecords, ChangedTimers, ExpandCounts, Locks, MigratorService, RangeCoordination, TimerSource, WindowStore } from './migrator.service';
 
 /** Ranges over an in-memory queue that the test hands to replicas, and done markers in a map. */
 class FakeRanges implements RangeCoordination {
@@ -110,10 +110,31 @@ class FakeTasks implements FireRows {
   }
 }
 
-class FakeIndex implements FireIndexer {
+/** Index entries, and bucket counts recorded once per minute (SET NX) from fires, as SliceIndex does. */
+class FakeIndex implements FireIndexer, BucketRecords {
   members = new Set<string>();
+  buckets = new Map<number, number>();
+  /** Minutes that had an entry added before their count was recorded. */
+  addedUnrecorded = new Set<number>();
+  /** Minutes recorded when the first entry was added. */
+  recordedAtFirstAdd: number | undefined;
   async add(fires: FireRef[]) {
-    for (const f of fires) this.members.add(`${f.timerId}-${f.runAt}`);
+    this.recordedAtFirstAdd ??= this.buckets.size;
+    for (const f of fires) {
+      if (!this.buckets.has(minuteOf(f.runAt))) this.addedUnrecorded.add(minuteOf(f.runAt));
+      this.members.add(`${f.timerId}-${f.runAt}`);
+    }
+  }
+  policy = { defaultBuckets: 10, bucketFires: 200, maxBuckets: 64 };
+  bucketsFor(fires: number) {
+    return bucketsForFires(fires, this.policy);
+  }
+  async recordBuckets(fires: ReadonlyMap<number, number>) {
+    for (const [m, n] of fires) if (!this.buckets.has(m)) this.buckets.set(m, this.bucketsFor(n));
+    return new Map([...fires.keys()].map((m) => [m, this.buckets.get(m)!]));
+  }
+  async recordedBuckets(minute: number) {
+    return this.buckets.get(minute) ?? null;
   }
 }
 
@@ -171,8 +192,9 @@ function setup(timers: TimerEntity[], now: number, env: Partial<MigratorEnv> = {
   const clock = { now: () => now };
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_MIGRATOR_PAGE_SIZE: 2 }, env));
   const writer = new FireWriter(deps.tasks, deps.index, deps.publisher, clock);
-  const service = new MigratorService(deps.windows, deps.timers, writer, deps.locks, clock, config, new MigratorMetrics(new Registry()), deps.changed);
-  return { ...deps, service, clock };
+  const metrics = new MigratorMetrics(new Registry());
+  const service = new MigratorService(deps.windows, deps.timers, writer, deps.locks, clock, config, metrics, deps.changed, deps.index);
+  return { ...deps, service, clock, metrics };
 }
 
 describe('MigratorService: a window split into ranges across replicas (fakes)', () => {
@@ -194,6 +216,7 @@ describe('MigratorService: a window split into ranges across replicas (fakes)', 
         config,
         new MigratorMetrics(new Registry()),
         new FakeChanged(),
+        shared.index,
         shared.ranges,
       );
     return { ...shared, a: make(), b: make() };
@@ -313,6 +336,7 @@ describe('MigratorService (fakes, fixed clock)', () => {
       new MigratorConfig(new MigratorEnv()),
       new MigratorMetrics(new Registry()),
       s.changed,
+      s.index,
     );
     const outcomes = await later.tick();
     expect(outcomes.map((o) => o.window.start)).toEqual([T0 + 3 * H]);
@@ -408,6 +432,52 @@ describe('MigratorService (fakes, fixed clock)', () => {
     // Every row is indexed or, due at T0 already, published.
     expect(new Set([...s.index.members, ...s.publisher.published])).toEqual(s.tasks.rows);
     expect(new Set(s.publisher.published)).toEqual(new Set(timers.map((t) => `${t.id}-${T0}`)));
+  });
+
+  it('records each minute\'s bucket count from its fires before indexing any of them, once', async () => {
+    // 450 timers fire at 10:05:00, one at 10:07:30: only 10:05 is heavy.
+    const heavy = Array.from({ length: 450 }, (_, i) => timer(String(i + 1), { cron: '0 5 10 * * *', nextFireAt: T0 }));
+    const light = timer('1000', { cron: '30 7 10 * * *', nextFireAt: T0 });
+    const s = setup([...heavy, light], T0, { TIMER_WINDOW_MINUTES: 10, TIMER_MIGRATOR_PAGE_SIZE: 100 });
+    expect(await s.service.migrateWindow({ start: T0, end: T0 + 600_000 })).toMatchObject({ status: 'completed', fires: 451 });
+    expect(s.index.buckets.get(T0 + 5 * 60_000)).toBe(12); // 10 + floor(450 / 200)
+    expect(s.index.buckets.get(T0 + 7 * 60_000)).toBe(10);
+    expect(s.index.buckets.get(T0)).toBe(10);
+    expect(s.index.buckets.size).toBe(10); // every minute of the window
+    expect(s.index.addedUnrecorded).toEqual(new Set());
+    expect(s.index.members.size).toBe(451);
+    const observed = (await s.metrics.minuteBuckets.get()).values.find((v) => v.metricName === 'timer_migrator_minute_buckets_count');
+    expect(observed?.value).toBe(10);
+    // A re-run of the window (not completed) reads no timers for the counts: every minute is recorded.
+    s.windows.done.clear();
+    const pages = s.timers.pages.length;
+    await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
+    expect(s.timers.pages.length - pages).toBe(1); // the expansion's one page (every timer moved on)
+    expect(s.index.buckets.get(T0 + 5 * 60_000)).toBe(12);
+  });
+
+  it('counts every planned window before it expands the first, so a window waiting behind an expansion is counted in time', async () => {
+    const s = setup([timer('1', { cron: '0 * * * * *', nextFireAt: T0 })], T0, { TIMER_WINDOW_MINUTES: 10 });
+    await s.service.tick();
+    expect(s.index.recordedAtFirstAdd).toBe(30); // the 3 windows' minutes
+    expect(s.index.addedUnrecorded).toEqual(new Set());
+  });
+
+  it('reads no timers to count when the maximum is the default (no count can change it)', async () => {
+    const s = setup([timer('1', { cron: '0 * * * * *', nextFireAt: T0 })], T0, { TIMER_WINDOW_MINUTES: 10 });
+    s.index.policy = { defaultBuckets: 10, bucketFires: 200, maxBuckets: 10 };
+    await s.service.migrateWindow({ start: T0, end: T0 + 600_000 });
+    expect(s.timers.pages).toEqual([null]); // the expansion's one page
+    expect(s.index.buckets.size).toBe(0); // the first user records the default
+  });
+
+  it('keeps the count of a minute recorded before it planned the window (the scheduler, the api)', async () => {
+    const heavy = Array.from({ length: 450 }, (_, i) => timer(String(i + 1), { cron: '0 5 10 * * *', nextFireAt: T0 }));
+    const s = setup(heavy, T0, { TIMER_WINDOW_MINUTES: 10, TIMER_MIGRATOR_PAGE_SIZE: 100 });
+    s.index.buckets.set(T0 + 5 * 60_000, 10);
+    expect(await s.service.migrateWindow({ start: T0, end: T0 + 600_000 })).toMatchObject({ status: 'completed', fires: 450 });
+    expect(s.index.buckets.get(T0 + 5 * 60_000)).toBe(10);
+    expect(s.index.members.size).toBe(450);
   });
 
   it('skips a window completed while it waited for the lock', async () => {

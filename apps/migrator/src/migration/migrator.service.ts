@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
-import { MigrateRangeMessage, preparedWindows } from '@timer/contracts';
+import { MigrateRangeMessage, MINUTE_MS, minuteOf, preparedWindows } from '@timer/contracts';
 import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
-import { LOCK_RESOURCES, RedisLock } from '@timer/redis';
+import { LOCK_RESOURCES, RedisLock, SliceIndex } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { ExpansionPacer, FLUSH_ROWS } from './expansion-pacer';
@@ -23,6 +23,7 @@ export type TimerSource = Pick<TimerRepository, 'duePage' | 'advanceNextFire' | 
 export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type ChangedTimers = Pick<FireRegenerator, 'recheck'>;
+export type BucketRecords = Pick<SliceIndex, 'recordBuckets' | 'recordedBuckets' | 'bucketsFor'>;
 
 /** Counts of expanded timers and fires, per window or per range. */
 export interface ExpandCounts {
@@ -79,6 +80,7 @@ export class MigratorService {
     private readonly config: MigratorConfig,
     private readonly metrics: MigratorMetrics,
     @Inject(FireRegenerator) private readonly changed: ChangedTimers,
+    @Inject(SliceIndex) private readonly buckets: BucketRecords,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
     @Optional() private readonly pacer?: ExpansionPacer,
   ) {}
@@ -108,6 +110,15 @@ export class MigratorService {
     // Timers whose next fire is not known yet get the first window not completed: every fire before it
     // exists (what the expansion of all enabled timers assumed). Lower than needed costs only a re-write.
     await this.resolveUnknown(plan.windows[0]?.start ?? plan.to + windowMs);
+    // Every planned window's bucket counts before any expansion: a count is cheap next to an
+    // expansion, and a window waiting behind another's expansion must still be counted before the
+    // scheduler reaches its minutes (else they keep the default).
+    for (const w of plan.windows) {
+      if (this.stopping) break;
+      await this.recordBuckets(w, () => this.checkStopping()).catch((e: Error) => {
+        if (!(e instanceof StoppingError)) this.logger.warn(`window ${isoWindow(w)}: bucket counts not recorded ahead (its run records them): ${e.message}`);
+      });
+    }
     const outcomes: WindowOutcome[] = [];
     for (const w of plan.windows) {
       if (this.stopping) break;
@@ -162,12 +173,16 @@ export class MigratorService {
     try {
       return await fn(() => {
         if (lost) throw new LockLostError(`lost the lock ${resource}`);
-        if (this.stopping) throw new StoppingError('stopping');
+        this.checkStopping();
       });
     } finally {
       clearInterval(heartbeat);
       await lock.release();
     }
+  }
+
+  private checkStopping(): void {
+    if (this.stopping) throw new StoppingError('stopping');
   }
 
   private async resolveUnknown(fromMs: number): Promise<void> {
@@ -183,6 +198,7 @@ export class MigratorService {
       const outcome = await this.underLease(LOCK_RESOURCES.migrateWindow(window.start), async (checkpoint): Promise<WindowOutcome> => {
         // Re-check under the lock: another replica may have completed it since the tick listed it.
         if (await this.windows.isCompleted(window.start)) return { window, status: 'already-completed' };
+        await this.recordBuckets(window, checkpoint);
         const boundaries = this.ranges && this.config.rangeTimers > 0 ? await this.ranges.boundaries(this.config.rangeTimers, window.end) : [];
         const counts = boundaries.length > 0 ? await this.coordinate(window, boundaries, checkpoint) : await this.expand(window, checkpoint, undefined, paceFrom);
         // The lease may have lapsed during the last page; completing is still right (the work is done).
@@ -256,9 +272,7 @@ export class MigratorService {
     try {
       const counts = await this.expand(
         window,
-        () => {
-          if (this.stopping) throw new StoppingError('stopping');
-        },
+        () => this.checkStopping(),
         { after: range.fromTimerId === '0' ? null : range.fromTimerId, upTo: range.toTimerId === '' ? undefined : range.toTimerId },
         // Not paced: a split window is spread over the replicas, and its lock holder waits for every range.
         null,
@@ -277,6 +291,73 @@ export class MigratorService {
   }
 
   /**
+   * Records each minute's bucket count from the fires the window's timers have in it, before any of
+   * them is indexed, so that every role splits the minute the same way and a heavy minute is walked
+   * as more slices (docs/scaling.md, "Buckets per minute"). One read of the window's due timers and
+   * no write; skipped when every minute is recorded already (counted ahead by the tick, a re-run). A minute recorded before
+   * (the api's near future, the scheduler) keeps its count: whichever count a minute has, its fires
+   * are indexed in the buckets that count gives, the ones the trigger walks.
+   */
+  private async recordBuckets(window: Window, checkpoint: () => void): Promise<void> {
+    // No count can change the default (TIMER_SLICE_BUCKETS_MAX = TIMER_SLICE_BUCKETS): nothing to read.
+    if (this.buckets.bucketsFor(Number.MAX_SAFE_INTEGER) === this.buckets.bucketsFor(0)) return;
+    const fires = new Map<number, number>();
+    for (let m = window.start; m < window.end; m += MINUTE_MS) fires.set(m, 0);
+    const recorded = await Promise.all([...fires.keys()].map((m) => this.buckets.recordedBuckets(m)));
+    if (recorded.every((b) => b !== null)) return;
+    const now = this.clock.now();
+    await this.forEachDuePage(window, checkpoint, undefined, async (page) => {
+      for (const t of page) {
+        try {
+          for (const chunk of this.firesIn(window, t, now)) {
+            for (const f of chunk) {
+              const minute = minuteOf(f.runAt);
+              const n = fires.get(minute);
+              if (n !== undefined) fires.set(minute, n + 1);
+            }
+          }
+        } catch {
+          // A schedule that does not evaluate is logged by the expansion; it adds no fire here either.
+        }
+      }
+    });
+    const counts = await this.buckets.recordBuckets(fires);
+    for (const n of counts.values()) this.metrics.minuteBuckets.observe(n);
+  }
+
+  /**
+   * The timer's fires from where the window reads it (`firesFrom`) to the window's end, in
+   * window-sized steps: a timer read from an earlier window (one not expanded yet) stays bounded.
+   * Throws `ScheduleError` when its stored schedule does not evaluate.
+   */
+  private *firesIn(window: Window, t: TimerEntity, now: number): Generator<NewTask[]> {
+    const { catchUpMs, windowMs } = this.config;
+    const from = firesFrom(window, t.nextFireAt, t.updatedAt instanceof Date ? t.updatedAt.getTime() : NaN, now, catchUpMs);
+    for (let s = from; s < window.end; s = Math.min(s + windowMs, window.end)) yield FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
+  }
+
+  /**
+   * Pages through the timers with a fire before the window's end (`next_fire_at`, of a range of ids
+   * when given), keyset on (next_fire_at, id) as read. Returns how many timers it read.
+   */
+  private async forEachDuePage(window: Window, checkpoint: () => void, range: { after: string | null; upTo?: string } | undefined, fn: (page: TimerEntity[]) => Promise<void>): Promise<number> {
+    const { pageSize } = this.config;
+    let after: DueCursor | null = null;
+    let timers = 0;
+    for (;;) {
+      checkpoint();
+      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, range ? { afterId: range.after, upToId: range.upTo } : undefined);
+      if (page.length === 0) break;
+      await fn(page);
+      timers += page.length;
+      const last = page[page.length - 1];
+      after = { nextFireAt: Number(last.nextFireAt), id: last.id };
+      if (page.length < pageSize) break;
+    }
+    return timers;
+  }
+
+  /**
    * Reads the timers with a fire before the window's end (`next_fire_at`, of a range of ids when given),
    * writes each page's fires (rows first, then the index), moves their `next_fire_at` to their first
    * fire at or after the window's end, then regenerates the fires of the page's timers that changed
@@ -286,9 +367,6 @@ export class MigratorService {
    */
   private async expand(window: Window, checkpoint: () => void, range: { after: string | null; upTo?: string } | undefined, paceFrom: number | null): Promise<ExpandCounts> {
     const now = this.clock.now();
-    const { pageSize, catchUpMs, windowMs } = this.config;
-    let after: DueCursor | null = null;
-    let timers = 0;
     let fires = 0;
     let inserted = 0;
     let read = 0;
@@ -307,21 +385,16 @@ export class MigratorService {
       // A pause here holds back no timer's next_fire_at: it moves only after all of its page is written.
       await pace?.afterChunk({ timers: read, fires }, checkpoint);
     };
-    for (;;) {
-      checkpoint();
-      const page: TimerEntity[] = await this.timers.duePage(window.end, after, pageSize, ids);
-      if (page.length === 0) break;
+    const timers = await this.forEachDuePage(window, checkpoint, range, async (page) => {
       const advances: NextFireAdvance[] = [];
       for (const t of page) {
-        const from = firesFrom(window, t.nextFireAt, t.updatedAt instanceof Date ? t.updatedAt.getTime() : NaN, now, catchUpMs);
         try {
-          // Window-sized steps: a timer read from an earlier window (one not expanded yet) stays bounded.
-          for (let s = from; s < window.end; s = Math.min(s + windowMs, window.end)) {
-            const timerFires = FireWriter.firesOf(t, s, Math.min(s + windowMs, window.end));
+          const steps = [...this.firesIn(window, t, now)];
+          for (const [i, timerFires] of steps.entries()) {
             fires += timerFires.length;
             for (const f of timerFires) rows.push(f);
             // The last step's rows are written below, once the timer counts as read (the pacing's estimate).
-            if (rows.length >= chunkRows() && s + windowMs < window.end) await flush();
+            if (rows.length >= chunkRows() && i < steps.length - 1) await flush();
           }
           read++;
           advances.push({ id: t.id, version: t.version, nextFireAt: FireWriter.nextFireAt(t, window.end) });
@@ -336,11 +409,7 @@ export class MigratorService {
       await this.timers.advanceNextFire(advances);
       // A timer edited since the page was read got fires of its old definition: regenerated here.
       await this.changed.recheck(page, Math.max(this.clock.now(), window.start), window.end);
-      timers += page.length;
-      const last = page[page.length - 1];
-      after = { nextFireAt: Number(last.nextFireAt), id: last.id };
-      if (page.length < pageSize) break;
-    }
+    });
     if (pace && pace.paused > 0) this.logger.log(`window ${isoWindow(window)}: ${Math.round(pace.paused)} ms paused for the executors' lag`);
     return { timers, fires, inserted };
   }

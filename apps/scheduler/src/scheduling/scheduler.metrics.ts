@@ -5,12 +5,14 @@ export class SchedulerMetrics {
   readonly slicesOffered: Counter;
   readonly publishFailures: Counter;
   readonly openSlices: Gauge;
+  readonly minuteBuckets: Gauge;
   readonly tickDuration: Histogram;
 
   constructor(registry: Registry) {
     this.slicesOffered = new Counter({ name: 'timer_scheduler_slices_offered_total', help: 'Slice messages published (lock taken, broker acked)', registers: [registry] });
     this.publishFailures = new Counter({ name: 'timer_scheduler_publish_failures_total', help: 'Slice offers whose publish failed (lock released, retried next tick)', registers: [registry] });
     this.openSlices = new Gauge({ name: 'timer_scheduler_open_slices', help: 'Slices in the lookback not yet marked done (the current minute included)', registers: [registry] });
+    this.minuteBuckets = new Gauge({ name: 'timer_scheduler_minute_buckets', help: 'Buckets (slices) of the current minute, as recorded: one slice message each', registers: [registry] });
     this.tickDuration = new Histogram({
       name: 'timer_scheduler_tick_duration_seconds',
       help: 'Duration of one scheduler tick',

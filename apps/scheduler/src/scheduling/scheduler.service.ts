@@ -62,7 +62,11 @@ export class SchedulerService {
     const minutes: number[] = [];
     for (let m = first; m <= last; m += MINUTE_MS) if (!this.doneMinutes.has(m)) minutes.push(m);
 
+    // A minute the migrator planned has its count recorded (from its fires) long before; one it did not
+    // (downtime, a fresh start) gets the default here, and everyone uses that from then on.
     const counts = await this.store.buckets(minutes);
+    const currentAt = minutes.indexOf(current);
+    if (currentAt >= 0) this.metrics.minuteBuckets.set(counts[currentAt]);
     const states = await this.store.state(minutes.map((minute, i) => ({ minute, buckets: counts[i] })));
     const open: { minute: number; bucket: number; buckets: number }[] = [];
     const finished: number[] = [];

@@ -15,7 +15,7 @@ export class RedisKeys {
     return `${this.prefix}slice:${minute}:${bucket}`;
   }
 
-  /** STRING: the bucket count of a minute, written once (SET NX) by its first user, read by everyone. */
+  /** STRING: the bucket count of a minute, written once (SET NX): by the migrator from the minute's fires, else the default by its first user; read by everyone. */
   sliceBuckets(minute: number): string {
     return `${this.prefix}slice-buckets:${minute}`;
   }

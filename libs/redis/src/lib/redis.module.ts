@@ -13,7 +13,7 @@ import { InFlightFires } from './in-flight-fires';
 import { MaintenanceWindows } from './maintenance-windows';
 import { CallMarks } from './call-marks';
 
-/** The role's Redis client, lock, slice index, slice store and paused apps, configured from `TIMER_REDIS_*`. */
+/** The role's Redis client, lock, slice index, slice store and paused apps, configured from `TIMER_REDIS_*` and `TIMER_SLICE_BUCKETS*`. */
 @Global()
 @Module({
   providers: [
@@ -36,8 +36,17 @@ import { CallMarks } from './call-marks';
     { provide: RedisLock, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new RedisLock(r, p) },
     {
       provide: SliceIndex,
-      inject: [REDIS, REDIS_KEY_PREFIX, { token: SLICE_INDEX_OPTIONS, optional: true }],
-      useFactory: (r: Redis, p: string, options?: SliceIndexOptions) => new SliceIndex(r, p, options ?? {}),
+      inject: [REDIS, REDIS_KEY_PREFIX, RoleConfig, { token: SLICE_INDEX_OPTIONS, optional: true }],
+      useFactory: (r: Redis, p: string, config: RoleConfig, options?: SliceIndexOptions) =>
+        new SliceIndex(
+          r,
+          p,
+          options ?? {
+            defaultBuckets: config.redis.TIMER_SLICE_BUCKETS,
+            bucketFires: config.redis.TIMER_SLICE_BUCKET_FIRES,
+            maxBuckets: config.redis.TIMER_SLICE_BUCKETS_MAX,
+          },
+        ),
     },
     {
       provide: SliceStore,

@@ -4,13 +4,34 @@ import { LUA_SCRIPTS } from './lua-scripts';
 import { RedisKeys } from './redis-keys';
 
 export interface SliceIndexOptions {
-  /** Buckets of a minute recorded on its first use. Default 10. */
+  /** Buckets of a minute recorded on its first use, and the fewest {@link SliceIndex.bucketsFor} gives. Default 10. */
   defaultBuckets?: number;
+  /** Fires of a minute per bucket added to the default ({@link SliceIndex.bucketsFor}); 0 = never more than the default. Default 200. */
+  bucketFires?: number;
+  /** The most buckets {@link SliceIndex.bucketsFor} gives, at least `defaultBuckets`. Default `defaultBuckets`: no growth unless given. */
+  maxBuckets?: number;
   /**
    * How long a minute's keys live after the minute ends, so a trigger that is late after downtime
    * still finds them. Default 24 h.
    */
   retentionMs?: number;
+}
+
+/** The defaults of {@link SliceIndexOptions}, and of `TIMER_SLICE_BUCKETS` and `TIMER_SLICE_BUCKET_FIRES`. */
+export const SLICE_BUCKETS_DEFAULT = 10;
+export const SLICE_BUCKET_FIRES_DEFAULT = 200;
+
+/** How a minute's bucket count follows its fires: `defaultBuckets` plus one per `bucketFires`, at most `maxBuckets`. */
+export type BucketPolicy = Required<Pick<SliceIndexOptions, 'defaultBuckets' | 'bucketFires' | 'maxBuckets'>>;
+
+/**
+ * Buckets of a minute with `fires` fires: default + floor(fires / bucketFires), clamped to [default,
+ * max]. A minute with fewer fires than `bucketFires` (or none) keeps the default.
+ */
+export function bucketsForFires(fires: number, policy: BucketPolicy): number {
+  const { defaultBuckets, bucketFires, maxBuckets } = policy;
+  const extra = bucketFires > 0 && fires > 0 ? Math.floor(fires / bucketFires) : 0;
+  return Math.max(defaultBuckets, Math.min(maxBuckets, defaultBuckets + extra));
 }
 
 /** Members per ZADD / ZREM command, and commands per pipeline round trip. */
@@ -21,11 +42,14 @@ const CHUNK = 1_000;
  *
  * Keys ({@link RedisKeys}): `slice` (a ZSET per slice, member = the fire id), where `minute` is the epoch
  * ms of the minute's start (UTC) and `bucket` = BigInt(timerId) % buckets(minute); and `sliceBuckets`,
- * the bucket count of that minute, written once (SET NX) by whichever role uses the minute first and read
- * by everyone after, so all roles agree. Both expire at the minute's end + `retentionMs` (PEXPIREAT; re-adding is idempotent).
+ * the bucket count of that minute, written once (SET NX) and read by everyone after, so all roles agree.
+ * The migrator writes it from the minute's fire count ({@link recordBuckets}) before it indexes any of
+ * them; a role that uses a minute nobody recorded yet records the default. Both expire at the
+ * minute's end + `retentionMs` (PEXPIREAT; re-adding is idempotent).
  */
 export class SliceIndex {
   private readonly defaultBuckets: number;
+  private readonly policy: BucketPolicy;
   private readonly retentionMs: number;
   /** Bucket counts already read; a minute's count never changes once recorded. */
   private readonly knownBuckets = new Map<number, number>();
@@ -37,11 +61,18 @@ export class SliceIndex {
     options: SliceIndexOptions = {},
   ) {
     this.keys = new RedisKeys(prefix);
-    this.defaultBuckets = options.defaultBuckets ?? 10;
+    this.defaultBuckets = options.defaultBuckets ?? SLICE_BUCKETS_DEFAULT;
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
     if (!Number.isSafeInteger(this.defaultBuckets) || this.defaultBuckets < 1 || this.defaultBuckets > MAX_BUCKETS) {
       throw new RangeError(`defaultBuckets must be an integer in [1, ${MAX_BUCKETS}]`);
     }
+    const maxBuckets = options.maxBuckets ?? this.defaultBuckets;
+    if (!Number.isSafeInteger(maxBuckets) || maxBuckets < this.defaultBuckets || maxBuckets > MAX_BUCKETS) {
+      throw new RangeError(`maxBuckets must be an integer in [defaultBuckets, ${MAX_BUCKETS}]`);
+    }
+    const bucketFires = options.bucketFires ?? SLICE_BUCKET_FIRES_DEFAULT;
+    if (!Number.isSafeInteger(bucketFires) || bucketFires < 0) throw new RangeError('bucketFires must be a non-negative integer');
+    this.policy = { defaultBuckets: this.defaultBuckets, bucketFires, maxBuckets };
     if (!Number.isSafeInteger(this.retentionMs) || this.retentionMs < 0) throw new RangeError('retentionMs must be a non-negative integer');
   }
 
@@ -59,6 +90,24 @@ export class SliceIndex {
   /** Key of a minute's recorded bucket count. */
   bucketsKey(minute: number): string {
     return this.keys.sliceBuckets(minute);
+  }
+
+  /** Buckets of a minute with `fires` fires ({@link bucketsForFires} with this index's options). */
+  bucketsFor(fires: number): number {
+    return bucketsForFires(fires, this.policy);
+  }
+
+  /**
+   * Records each minute's bucket count from its fire count ({@link bucketsFor}), with SET NX: a minute
+   * already recorded keeps its count. Call it before indexing any fire of those minutes. Returns the
+   * count in force per minute (minutes past their retention are left out: nothing is indexed there).
+   */
+  async recordBuckets(firesByMinute: ReadonlyMap<number, number>): Promise<Map<number, number>> {
+    for (const m of firesByMinute.keys()) this.checkMinute(m);
+    const minutes = [...firesByMinute.keys()].filter((m) => !this.expired(m));
+    const commands = minutes.map((m) => ['eval', LUA_SCRIPTS.sliceBuckets.lua, 1, this.bucketsKey(m), this.bucketsFor(firesByMinute.get(m) ?? 0), this.expireAt(m)]);
+    const values = await this.run(commands);
+    return new Map(minutes.map((m, i) => [m, this.remember(m, values[i])]));
   }
 
   /** Bucket count of the minute: recorded with SET NX (defaultBuckets) on first use, then read. */

@@ -54,3 +54,21 @@ function mysqlUrlProblem(value: unknown, args?: ValidationArguments): string | u
     return `must be mysql://user:password@host:port/database[?ssl-mode=...]: ${(e as Error).message}`;
   }
 }
+
+/** A number not below the sibling variable `other` (of the same config object). */
+export function NotBelow(other: string): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'notBelow',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      constraints: [other],
+      validator: {
+        validate: (value: unknown, args?: ValidationArguments) => {
+          const floor = (args?.object as Record<string, unknown> | undefined)?.[other];
+          return typeof value !== 'number' || typeof floor !== 'number' || value >= floor;
+        },
+        defaultMessage: (args?: ValidationArguments) => `must be at least ${other} (${String((args?.object as Record<string, unknown> | undefined)?.[other])})`,
+      },
+    });
+}

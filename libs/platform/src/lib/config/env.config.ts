@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
-import { DEFAULT_WINDOW_MINUTES, MINUTE_MS } from '@timer/contracts';
-import { IsMysqlUrl, IsReadableFile } from './env-validators';
+import { DEFAULT_WINDOW_MINUTES, MAX_BUCKETS, MINUTE_MS } from '@timer/contracts';
+import { IsMysqlUrl, IsReadableFile, NotBelow } from './env-validators';
 
 /**
  * A boolean variable: `1/true/yes/on` (any case) is true, anything else false. Reads the raw string:
@@ -108,6 +108,26 @@ export class RedisEnv {
   /** Prefix of every key the service writes, so it can share a Redis with others. */
   @Matches(/^[A-Za-z0-9:_-]{1,32}$/)
   TIMER_REDIS_KEY_PREFIX: string = 'timer:';
+
+  /**
+   * Buckets (slices) of a minute: the count recorded for a minute nobody recorded yet, and the fewest
+   * the migrator records. Every role that may record a minute's count reads the same value.
+   */
+  @IsInt() @Min(1) @Max(MAX_BUCKETS)
+  TIMER_SLICE_BUCKETS: number = 10;
+
+  /** The migrator records one bucket more than `TIMER_SLICE_BUCKETS` per this many fires of the minute; 0 = never more. */
+  @IsInt() @Min(0) @Max(100_000_000)
+  TIMER_SLICE_BUCKET_FIRES: number = 200;
+
+  /**
+   * The most buckets the migrator records for a minute, however many fires it has. Each bucket is a
+   * slice one trigger slot walks for the whole minute, and the current and the next minute's slices
+   * are held together: raise it with the triggers (docs/scaling.md, "Buckets per minute"). The default,
+   * `TIMER_SLICE_BUCKETS`, keeps every minute at the default count.
+   */
+  @IsInt() @Min(1) @Max(MAX_BUCKETS) @NotBelow('TIMER_SLICE_BUCKETS')
+  TIMER_SLICE_BUCKETS_MAX: number = 10;
 }
 
 export class PulsarEnv {

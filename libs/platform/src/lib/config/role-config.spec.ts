@@ -45,6 +45,15 @@ describe('loadRoleConfig', () => {
     expect(String(error)).not.toContain('s3cret');
   });
 
+  it('validates the bucket counts of a minute: a maximum below the default stops the boot, naming it', () => {
+    expect(loadRoleConfig('migrator', {}).redis).toMatchObject({ TIMER_SLICE_BUCKETS: 10, TIMER_SLICE_BUCKET_FIRES: 200, TIMER_SLICE_BUCKETS_MAX: 10 });
+    expect(loadRoleConfig('scheduler', { TIMER_SLICE_BUCKETS: '1', TIMER_SLICE_BUCKET_FIRES: '0', TIMER_SLICE_BUCKETS_MAX: '1' }).redis).toMatchObject({ TIMER_SLICE_BUCKETS: 1, TIMER_SLICE_BUCKET_FIRES: 0, TIMER_SLICE_BUCKETS_MAX: 1 });
+    expect(() => loadRoleConfig('migrator', { TIMER_SLICE_BUCKETS: '100', TIMER_SLICE_BUCKETS_MAX: '64' })).toThrow(/TIMER_SLICE_BUCKETS_MAX: must be at least TIMER_SLICE_BUCKETS \(100\)/);
+    expect(() => loadRoleConfig('api', { TIMER_SLICE_BUCKETS: '0' })).toThrow(/TIMER_SLICE_BUCKETS: /);
+    expect(() => loadRoleConfig('api', { TIMER_SLICE_BUCKETS_MAX: '10001' })).toThrow(/TIMER_SLICE_BUCKETS_MAX: /);
+    expect(() => loadRoleConfig('api', { TIMER_SLICE_BUCKET_FIRES: '-1' })).toThrow(/TIMER_SLICE_BUCKET_FIRES: /);
+  });
+
   it('knows the documented variables', () => {
     expect(KNOWN_VARIABLES).toEqual(expect.arrayContaining(['TIMER_MYSQL_URL', 'TIMER_REDIS_URL', 'TIMER_PULSAR_URL', 'TIMER_HTTP_PORT']));
   });
