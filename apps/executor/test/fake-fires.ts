@@ -110,9 +110,12 @@ export class FakeFires {
   async recordOutcomes(os: FireOutcome[]): Promise<boolean[]> {
     return os.map((o) => {
       const r = this.rows.get(key(o));
-      if (!r || r.claimedBy !== o.token || r.attempt !== o.attempt) return false;
+      if (!r) return false;
+      const held = o.firstClaim === true ? r.status === TaskStatus.Pending && r.attempt === o.attempt - 1 : r.claimedBy === o.token && r.attempt === o.attempt;
+      if (!held) return false;
       Object.assign(r, {
         status: o.status,
+        attempt: o.attempt,
         httpStatus: o.httpStatus,
         costMs: o.costMs,
         latenessMs: o.latenessMs,

@@ -5,6 +5,7 @@ export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
 export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
 export { CALL_MARKS_CHUNK, CallMarks, CallStart } from './lib/call-marks';
+export { FireClaimAsk, FireClaimBatch, FireClaimReply, FireClaims } from './lib/fire-claims';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
 export { MAINTENANCE_REFRESH_MS, MaintenanceWindows } from './lib/maintenance-windows';
 export { RedisHealthCheck } from './lib/redis-health.check';

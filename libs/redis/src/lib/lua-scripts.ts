@@ -42,4 +42,5 @@ export const LUA_SCRIPTS = {
   takeOverCall: load('takeOverCall-1'),
   incrWindow: load('incrWindow-1'),
   peekWindow: load('peekWindow-1'),
+  takeOverClaim: load('takeOverClaim-1'),
 } as const satisfies Record<string, LuaScript>;
