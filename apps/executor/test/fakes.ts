@@ -182,7 +182,7 @@ export class FakeCallMarks {
 /** FireClaims in memory, as its commands behave (TTLs aside): a value per fire id, and the claim epoch. */
 export class FakeFireClaims {
   readonly values = new Map<string, string>();
-  epoch: string | null = null;
+  current: string | null = null;
   /** Pipelines sent, with their asks. */
   readonly batches: FireClaimAsk[][] = [];
   /** Set to make every command fail, as an unreachable Redis does. */
@@ -191,8 +191,8 @@ export class FakeFireClaims {
   async claimMany(asks: readonly FireClaimAsk[], _ttlMs: number, epoch: string): Promise<FireClaimBatch> {
     if (this.fail) throw new Error('redis down');
     this.batches.push([...asks]);
-    const created = this.epoch === null;
-    this.epoch ??= epoch;
+    const created = this.current === null;
+    this.current ??= epoch;
     const replies = asks.map((a) => {
       const held = this.values.get(a.fireId);
       if (held !== undefined) return { kind: 'held' as const, holder: held };
@@ -200,7 +200,24 @@ export class FakeFireClaims {
       this.values.set(a.fireId, a.token);
       return { kind: 'claimed' as const };
     });
-    return { replies, epoch: this.epoch, created };
+    return { replies, epoch: this.current, created };
+  }
+  async epoch(epoch: string): Promise<{ epoch: string; created: boolean }> {
+    if (this.fail) throw new Error('redis down');
+    const created = this.current === null;
+    this.current ??= epoch;
+    return { epoch: this.current, created };
+  }
+  async reassert(claims: readonly { fireId: string; value: string }[]): Promise<boolean[]> {
+    if (this.fail) throw new Error('redis down');
+    return claims.map((c) => {
+      const held = this.values.get(c.fireId);
+      if (held === undefined) this.values.set(c.fireId, c.value);
+      return held === undefined || held === c.value;
+    });
+  }
+  async release(fireId: string, value: string): Promise<void> {
+    if (this.values.get(fireId) === value) this.values.delete(fireId);
   }
   async takeOver(fireId: string, holder: string, token: string): Promise<boolean> {
     if (this.fail) throw new Error('redis down');
@@ -211,6 +228,6 @@ export class FakeFireClaims {
   /** FLUSHALL. */
   flush(): void {
     this.values.clear();
-    this.epoch = null;
+    this.current = null;
   }
 }

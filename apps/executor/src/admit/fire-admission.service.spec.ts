@@ -3,7 +3,8 @@ import { TaskStatus, TimerStatus } from '@timer/dal';
 import { timerDef } from '../../test/fakes';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { RECHECK_MARGIN_MS } from './fire-admission.service';
-import { FIRST_CLAIM_FRESH_MS } from './first-claims.service';
+import { FIRST_CLAIM_FRESH_MS, REASSERT_WAIT_MS } from './first-claims.service';
+import { MESSAGE_PROPERTIES } from '@timer/contracts';
 import { setup, T0, value } from '../../test/fire-pipeline';
 
 describe('admit, through FireService', () => {
@@ -329,6 +330,21 @@ describe('admit, through FireService', () => {
       s.fires.addRow('7', T0);
       expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
       expect(s.fires.claims).toBe(1);
+    });
+
+    it('after a flush, holds back a message of a fire that may have been claimed before it; the recheck then finds it settled by its holder', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0 - 1);
+      expect(await s.service.handle(s.msg(T0 - 1))).toBe('succeeded');
+      s.firstClaimStore.flush();
+      s.fires.addRow('7', T0);
+      // Its holder (another executor) records it while this message waits.
+      expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
+      expect(s.publisher.deferred[0]).toMatchObject({ at: T0 + REASSERT_WAIT_MS, recheck: true });
+      Object.assign(s.fires.row('7', T0)!, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:5' });
+      s.clock.current = T0 + REASSERT_WAIT_MS;
+      expect(await s.service.handle(s.msg(T0), { [MESSAGE_PROPERTIES.recheck]: '1' })).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(1);
     });
 
     it('after a flush lost its claim, a second delivery is refused its record by the row and counted, never hidden', async () => {

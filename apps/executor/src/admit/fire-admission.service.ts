@@ -30,6 +30,7 @@ type AttemptClaim =
   | { kind: 'claimed'; token: string; first: boolean; lost: boolean }
   | { kind: 'refused'; state: FireState | null }
   | { kind: 'held-first'; token: string; held: HeldClaim }
+  | { kind: 'wait'; until: number }
   | { kind: 'timer-not-found' };
 
 /** A fire taken over from a dead holder: the new claim's token, and whether the holder's call may have started. */
@@ -109,6 +110,8 @@ export class FireAdmission {
     const claim = await this.claim(msg, first ? due : null, fresh);
     if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
     if (claim.kind === 'held-first') return this.heldFirst(msg, claim, recheck, onDemand, def);
+    // Redis lost its claims a moment ago: looked at again once the live holders wrote theirs back.
+    if (claim.kind === 'wait') return deferred(msg, claim.until, true, 'held', 'deferred-held');
     if (claim.kind === 'refused') {
       // Held by an executor that is gone: take it over now rather than after its lease.
       const taken = await this.takeOverFromDead(msg, claim.state);
@@ -177,6 +180,7 @@ export class FireAdmission {
     if (due !== null && this.first) {
       const r = await this.first.claim(msg, due, fresh ? token : null);
       if (r.kind === 'claimed') return { kind: 'claimed', token, first: true, lost: r.lost };
+      if (r.kind === 'wait') return r;
       if (r.kind === 'held') {
         const s = await this.claims.state(msg);
         if (s !== null && s.status === TaskStatus.Pending && s.attempt === 0) return { kind: 'held-first', token, held: r.claim };

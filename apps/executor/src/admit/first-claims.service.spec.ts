@@ -8,7 +8,7 @@ import { FakeClock, FakeFireClaims, FakeFires } from '../../test/fakes';
 import { value } from '../../test/fire-pipeline';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from '../shared/executor.metrics';
-import { FIRST_CLAIM_FRESH_MS, FirstClaims, parseHeld } from './first-claims.service';
+import { FIRST_CLAIM_FRESH_MS, FirstClaims, parseHeld, REASSERT_WAIT_MS } from './first-claims.service';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
 const LEASE = 60_000;
@@ -77,16 +77,33 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     await expect(Promise.all([first.claim(fire(T0), T0, 'exec-a:1'), first.claim(fire(T0 + 1), T0 + 1, null)])).resolves.toEqual([{ kind: 'mysql' }, { kind: 'mysql' }]);
   });
 
-  it('after Redis lost its claims (the epoch gone), flags the claims of fires that may have been claimed before, for one claim TTL', async () => {
+  it('after Redis lost its claims (the epoch gone): writes its claims in flight again, holds back a fire that may have been claimed before, then flags its claim, for one claim TTL', async () => {
     const { clock, store, first } = setup();
     await first.claim(fire(T0), T0, 'exec-a:1');
     store.flush();
     clock.current = T0 + 10_000;
     const [near, later] = await Promise.all([first.claim(fire(T0 + 12_000), T0 + 12_000, 'exec-a:2'), first.claim(fire(T0 + 20_000), T0 + 20_000, 'exec-a:3')]);
-    expect(near).toEqual({ kind: 'claimed', lost: true });
+    expect(near).toEqual({ kind: 'wait', until: T0 + 10_000 + REASSERT_WAIT_MS });
     expect(later).toEqual({ kind: 'claimed', lost: false });
+    await new Promise((r) => setImmediate(r));
+    // The claim in flight is back; the held-back fire's claim was given back.
+    expect(store.values.get(fire(T0).fireId)).toBe(`exec-a:1@${T0 + LEASE}`);
+    expect(store.values.has(fire(T0 + 12_000).fireId)).toBe(false);
+    clock.current += REASSERT_WAIT_MS;
+    expect(await first.claim(fire(T0 + 12_000), T0 + 12_000, 'exec-a:4')).toEqual({ kind: 'claimed', lost: true });
     clock.current += first.ttlMs;
-    expect(await first.claim(fire(T0 + 13_000), T0 + 13_000, 'exec-a:4')).toEqual({ kind: 'claimed', lost: false });
+    expect(await first.claim(fire(T0 + 13_000), T0 + 13_000, 'exec-a:5')).toEqual({ kind: 'claimed', lost: false });
+  });
+
+  it('finds a loss on its beat too, and forgets a claim once its outcome is recorded', async () => {
+    const { store, first } = setup();
+    await first.claim(fire(T0), T0, 'exec-a:1');
+    await first.claim(fire(T0 + 1), T0 + 1, 'exec-a:2');
+    first.settled(fire(T0 + 1).fireId);
+    store.flush();
+    await first.beat();
+    await new Promise((r) => setImmediate(r));
+    expect([...store.values.keys()]).toEqual([fire(T0).fireId]);
   });
 
   it('learns a loss another executor found first (the epoch replaced), and takes a missing epoch at its first batch for granted', async () => {
@@ -94,9 +111,9 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     store.flush();
     expect(await first.claim(fire(T0), T0, 'exec-a:1')).toEqual({ kind: 'claimed', lost: false });
     store.values.clear();
-    store.epoch = 'written-by-another-executor';
+    store.current = 'written-by-another-executor';
     clock.current = T0 + 1_000;
-    expect(await first.claim(fire(T0 + 2_000), T0 + 2_000, 'exec-a:2')).toEqual({ kind: 'claimed', lost: true });
+    expect(await first.claim(fire(T0 + 2_000), T0 + 2_000, 'exec-a:2')).toEqual({ kind: 'wait', until: T0 + 1_000 + REASSERT_WAIT_MS });
   });
 
   it('takes a held claim over only while it still holds the value read', async () => {

@@ -77,7 +77,10 @@ export class AttemptOutcomes {
     if (o.kind === 'dead-letter') this.metrics.deadLettered.inc();
     let applied = await this.recorder.record(o.row);
     const first = this.firstClaimed.get(o.row);
-    if (!applied && first && this.first) applied = await this.first.refused(o.row, first.app, first.sent, (row) => this.recorder.record(row));
+    if (first && this.first) {
+      this.first.settled(o.msg.fireId);
+      if (!applied) applied = await this.first.refused(o.row, first.app, first.sent, (row) => this.recorder.record(row));
+    }
     if (!applied) return this.fenced(o.msg);
     switch (o.kind) {
       case 'succeeded':

@@ -20,6 +20,7 @@ export interface FireClaimBatch {
 
 interface FireClaimCommands {
   timerTakeOverClaim(key: string, holder: string, token: string, ttlMs: number): Promise<number>;
+  timerReleaseClaim(key: string, value: string): Promise<number>;
 }
 
 /**
@@ -39,6 +40,7 @@ export class FireClaims {
   ) {
     this.keys = new RedisKeys(prefix);
     redis.defineCommand('timerTakeOverClaim', LUA_SCRIPTS.takeOverClaim);
+    redis.defineCommand('timerReleaseClaim', LUA_SCRIPTS.deleteIfEqual);
   }
 
   private get commands(): FireClaimCommands {
@@ -70,6 +72,30 @@ export class FireClaims {
       return a.token === null ? { kind: 'free' } : { kind: 'claimed' };
     });
     return { replies, epoch: old ?? epoch, created: old === null };
+  }
+
+  /** The claim epoch (written as `epoch` should none exist), and whether it was missing. */
+  async epoch(epoch: string): Promise<{ epoch: string; created: boolean }> {
+    const old = (await this.redis.call('SET', this.keys.claimEpoch(), epoch, 'NX', 'GET')) as string | null;
+    return { epoch: old ?? epoch, created: old === null };
+  }
+
+  /** Writes each claim again where it is missing (after a loss); per claim, whether it is now there, false where another took the fire. */
+  async reassert(claims: readonly { fireId: string; value: string }[], ttlMs: number): Promise<boolean[]> {
+    if (claims.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const c of claims) pipeline.call('SET', this.key(c.fireId), c.value, 'PX', String(Math.max(1, Math.round(ttlMs))), 'NX', 'GET');
+    const results = (await pipeline.exec()) ?? [];
+    return claims.map((c, i) => {
+      const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+      if (err) throw err;
+      return value === null || value === undefined || String(value) === c.value;
+    });
+  }
+
+  /** Gives a claim back while it still holds `value`. */
+  async release(fireId: string, value: string): Promise<void> {
+    await this.commands.timerReleaseClaim(this.key(fireId), value);
   }
 
   /** Moves the fire's claim from `holder` (found dead) to `token`; false when `holder` no longer has it. */
