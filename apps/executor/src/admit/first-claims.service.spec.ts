@@ -148,6 +148,14 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
       expect(fires.row('7', T0)).toMatchObject({ claimedBy: 'exec-b:1' });
     });
 
+    it('leaves a row an edit superseded (never attempted) as it is, without counting a duplicate', async () => {
+      const { fires, first, metrics } = setup();
+      fires.addRow('7', T0, { status: TaskStatus.Missed, error: 'superseded by version 2' });
+      expect(await first.refused(outcome(T0), 'app', true, async () => true)).toBe(false);
+      expect(await value(metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(0);
+      expect(fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, attempt: 0 });
+    });
+
     it('does not count an attempt that called nothing (recorded missed, or refused by its origin)', async () => {
       const { fires, first, metrics } = setup();
       fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:1' });

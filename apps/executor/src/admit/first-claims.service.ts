@@ -151,9 +151,10 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
   /**
    * The outcome of a first attempt claimed here was refused by its row (not pending any more, or gone).
    * A row that is gone (its timer deleted or disabled meanwhile) is filed again under `app` and the
-   * outcome written to it, as a MySQL claim re-creates it. Otherwise another executor settled or claimed
-   * the fire: if this attempt's call went out, the fire was delivered twice without the redelivery flag
-   * (Redis lost the claim), which is counted (`timer_duplicate_deliveries_detected_total`) and logged.
+   * outcome written to it, as a MySQL claim re-creates it. A row settled without an attempt (an edit
+   * superseded it, a pause recorded it missed) keeps that record (logged). Otherwise another executor
+   * settled or claimed the fire: if this attempt's call went out, the fire was delivered twice without
+   * the redelivery flag (Redis lost the claim), which is counted (`timer_duplicate_deliveries_detected_total`) and logged.
    * Returns whether the outcome was written after all.
    */
   async refused(row: FireOutcome, app: string | null, sent: boolean, write: (row: FireOutcome) => Promise<boolean>): Promise<boolean> {
@@ -164,6 +165,11 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
         if (await write(row)) return true;
       }
       this.logger.warn(`fire ${fireIdOf(row)} attempt ${row.attempt}: its row is gone and could not be filed again; outcome not recorded`);
+      return false;
+    }
+    if (state.attempt === 0) {
+      // Never attempted by anyone: an edit superseded it or a pause recorded it missed while this call went out.
+      this.logger.warn(`fire ${fireIdOf(row)}: its row was settled without a delivery (status ${state.status}) while this attempt ${sent ? 'was delivered' : 'ran'}; the row keeps that record`);
       return false;
     }
     if (sent) {
