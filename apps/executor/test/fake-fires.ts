@@ -163,6 +163,13 @@ export class FakeFires {
     return [...ids].map((id) => this.defs.get(id)).filter((d): d is TimerDefinition => d !== undefined);
   }
 
+  /** FireOutcomeRepository.fileOutcome: a new settled row, unless one exists. */
+  async fileOutcome(o: FireOutcome, app: string): Promise<boolean> {
+    if (this.rows.has(key(o))) return false;
+    this.addRow(o.timerId, o.runAt, { app, status: o.status, attempt: o.attempt, httpStatus: o.httpStatus, costMs: o.costMs, latenessMs: o.latenessMs, error: o.error, output: o.output, claimedBy: o.claimedBy, claimedUntil: o.claimedUntil });
+    return true;
+  }
+
   /** TaskRepository.insertIgnore */
   async insertIgnore(rows: NewTask[]): Promise<number> {
     let n = 0;

@@ -208,6 +208,16 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       expect(await tasks.find(timerId, a)).toMatchObject({ claimedBy: 'r1', output: 'ok' });
     });
 
+    it('files the outcome of a first attempt whose row is gone as a new settled row, and never over a row that exists', async () => {
+      const runAt = (nextRunAt += 1_000);
+      expect(await outcomes.fileOutcome(outcome(runAt, 'r1', 1, { firstClaim: true, startedAt: runAt + 3 }), 'a')).toBe(true);
+      expect(await tasks.find(timerId, runAt)).toMatchObject({ app: 'a', status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'r1', startedAt: runAt + 3, output: 'ok' });
+      expect(await outcomes.fileOutcome(outcome(runAt, 'r2', 1, { firstClaim: true, status: TaskStatus.Failed, startedAt: runAt + 5, error: 'HTTP 500' }), 'a')).toBe(false);
+      const failed = (nextRunAt += 1_000);
+      expect(await outcomes.fileOutcome(outcome(failed, 'r3', 1, { firstClaim: true, status: TaskStatus.Failed, httpStatus: 500, startedAt: failed + 5, error: 'HTTP 500' }), 'a')).toBe(true);
+      expect((await tasks.find(timerId, failed))?.attempts).toEqual([{ attempt: 1, startedAt: failed + 5, httpStatus: 500, costMs: 12, error: 'HTTP 500' }]);
+    });
+
     it('never fails on long text, multi-byte characters or out-of-range numbers', async () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'L')).toBe(true);

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import type { FireClaimRepository, FireOutcome, TaskRepository } from '@timer/dal';
+import type { FireClaimRepository, FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { TaskStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
 import type { FireClaims } from '@timer/redis';
@@ -20,7 +20,7 @@ function setup() {
   const fires = new FakeFires();
   const metrics = new ExecutorMetrics({ registry: new Registry() } as MetricsService);
   const config = ExecutorConfig.load({ TIMER_CLAIM_STORE: 'redis' });
-  const first = new FirstClaims(store as unknown as FireClaims, fires as unknown as FireClaimRepository, fires as unknown as TaskRepository, config, metrics, clock);
+  const first = new FirstClaims(store as unknown as FireClaims, fires as unknown as FireClaimRepository, fires as unknown as FireOutcomeRepository, config, metrics, clock);
   return { clock, store, fires, metrics, first };
 }
 
@@ -130,9 +130,9 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
   });
 
   describe('an outcome its row refused', () => {
-    it('files a row that is gone again and writes the outcome to it', async () => {
+    it('files a row that is gone again with the outcome', async () => {
       const { fires, first, metrics } = setup();
-      const written = await first.refused(outcome(T0), 'app', true, (row) => fires.recordOutcomes([row]).then(([ok]) => ok));
+      const written = await first.refused(outcome(T0), 'app', true);
       expect(written).toBe(true);
       expect(fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1, app: 'app' });
       expect(await value(metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(0);
@@ -141,9 +141,7 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     it('counts a call that went out for a fire another executor had settled: a second delivery, detected', async () => {
       const { fires, first, metrics } = setup();
       fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:1' });
-      const write = jest.fn(async () => true);
-      expect(await first.refused(outcome(T0), 'app', true, write)).toBe(false);
-      expect(write).not.toHaveBeenCalled();
+      expect(await first.refused(outcome(T0), 'app', true)).toBe(false);
       expect(await value(metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(1);
       expect(fires.row('7', T0)).toMatchObject({ claimedBy: 'exec-b:1' });
     });
@@ -151,7 +149,7 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     it('leaves a row an edit superseded (never attempted) as it is, without counting a duplicate', async () => {
       const { fires, first, metrics } = setup();
       fires.addRow('7', T0, { status: TaskStatus.Missed, error: 'superseded by version 2' });
-      expect(await first.refused(outcome(T0), 'app', true, async () => true)).toBe(false);
+      expect(await first.refused(outcome(T0), 'app', true)).toBe(false);
       expect(await value(metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(0);
       expect(fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, attempt: 0 });
     });
@@ -159,7 +157,7 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     it('does not count an attempt that called nothing (recorded missed, or refused by its origin)', async () => {
       const { fires, first, metrics } = setup();
       fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:1' });
-      expect(await first.refused(outcome(T0, { status: TaskStatus.Missed, startedAt: null }), 'app', false, async () => true)).toBe(false);
+      expect(await first.refused(outcome(T0, { status: TaskStatus.Missed, startedAt: null }), 'app', false)).toBe(false);
       expect(await value(metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(0);
     });
   });

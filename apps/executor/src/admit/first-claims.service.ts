@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { FireRef } from '@timer/contracts';
-import { FireClaimRepository, FireOutcome, TaskRepository } from '@timer/dal';
+import { FireClaimRepository, FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { Clock, CLOCK } from '@timer/platform';
 import { FireClaimAsk, FireClaims } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
@@ -75,7 +75,7 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly store: FireClaims,
     private readonly claims: FireClaimRepository,
-    private readonly tasks: TaskRepository,
+    private readonly outcomes: FireOutcomeRepository,
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -150,20 +150,20 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
 
   /**
    * The outcome of a first attempt claimed here was refused by its row (not pending any more, or gone).
-   * A row that is gone (its timer deleted or disabled meanwhile) is filed again under `app` and the
-   * outcome written to it, as a MySQL claim re-creates it. A row settled without an attempt (an edit
+   * A row that is gone (its timer deleted or disabled meanwhile) is filed again under `app` with the
+   * outcome, in one INSERT, as a MySQL claim re-creates it. A row settled without an attempt (an edit
    * superseded it, a pause recorded it missed) keeps that record (logged). Otherwise another executor
    * settled or claimed the fire: if this attempt's call went out, the fire was delivered twice without
    * the redelivery flag (Redis lost the claim), which is counted (`timer_duplicate_deliveries_detected_total`) and logged.
    * Returns whether the outcome was written after all.
    */
-  async refused(row: FireOutcome, app: string | null, sent: boolean, write: (row: FireOutcome) => Promise<boolean>): Promise<boolean> {
-    const state = await this.claims.state(row);
+  async refused(row: FireOutcome, app: string | null, sent: boolean): Promise<boolean> {
+    let state = await this.claims.state(row);
+    if (state === null && app !== null) {
+      if (await this.outcomes.fileOutcome(row, app)) return true;
+      state = await this.claims.state(row);
+    }
     if (state === null) {
-      if (app !== null) {
-        await this.tasks.insertIgnore([{ app, timerId: row.timerId, runAt: row.runAt }]);
-        if (await write(row)) return true;
-      }
       this.logger.warn(`fire ${fireIdOf(row)} attempt ${row.attempt}: its row is gone and could not be filed again; outcome not recorded`);
       return false;
     }

@@ -79,7 +79,7 @@ export class AttemptOutcomes {
     const first = this.firstClaimed.get(o.row);
     if (first && this.first) {
       this.first.settled(o.msg.fireId);
-      if (!applied) applied = await this.first.refused(o.row, first.app, first.sent, (row) => this.recorder.record(row));
+      if (!applied) applied = await this.first.refused(o.row, first.app, first.sent);
     }
     if (!applied) return this.fenced(o.msg);
     switch (o.kind) {

@@ -89,6 +89,51 @@ export class FireOutcomeRepository {
     return out;
   }
 
+  /**
+   * Files the outcome of a first attempt claimed outside MySQL whose row is gone (its timer deleted or
+   * disabled during the call) as a new row under `app`, in one INSERT, so the row is never seen pending;
+   * false when a row exists again (then the fence decides). The attempt's entry is kept as the UPDATE keeps it.
+   */
+  async fileOutcome(o: FireOutcome, app: string): Promise<boolean> {
+    if (!isId(o.timerId) || !Number.isSafeInteger(o.runAt)) return false;
+    const fixed = o.status === TaskStatus.Succeeded && o.startedAt != null && !o.response;
+    const error = truncateUtf8(o.error, TASK_ERROR_MAX);
+    const entry =
+      o.startedAt == null || fixed
+        ? null
+        : JSON.stringify([
+            {
+              attempt: o.attempt,
+              startedAt: o.startedAt,
+              httpStatus: clampInt(o.httpStatus, -32_768, 32_767),
+              costMs: clampInt(o.costMs),
+              error: error === null ? null : Array.from(error).slice(0, ATTEMPT_ERROR_MAX).join(''),
+              ...(o.response ? { response: o.response } : {}),
+            },
+          ]);
+    const result = await this.dataSource.query(
+      `INSERT IGNORE INTO tasks (app, timer_id, run_at, status, attempt, http_status, cost_ms, lateness_ms, error, output, claimed_by, claimed_until, started_at, attempts)
+       VALUES (?, CAST(? AS UNSIGNED), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        app,
+        o.timerId,
+        o.runAt,
+        o.status,
+        o.attempt,
+        clampInt(o.httpStatus, -32_768, 32_767),
+        clampInt(o.costMs),
+        clampInt(o.latenessMs),
+        error,
+        truncateUtf8(o.output, TASK_OUTPUT_MAX),
+        o.claimedBy,
+        o.claimedUntil,
+        fixed ? o.startedAt : null,
+        entry,
+      ],
+    );
+    return affectedRows(result) > 0;
+  }
+
   private async recordChunk(chunk: FireOutcome[], responses: (string | null)[]): Promise<boolean[]> {
     const responseOf = new Map(chunk.map((o, i) => [o, responses[i]]));
     const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
