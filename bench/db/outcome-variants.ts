@@ -30,6 +30,9 @@
  *   claim:json / outcome:a-json  the same with the batch as `JSON_TABLE(?, '$[*]' COLUMNS (...))`: one
  *                      parameter, typed columns (MariaDB 10.6+, MySQL 8)
  *                      --only-tvc 1 runs these four with claim:today and outcome:a-today only.
+ *   outcome:first-claim FireOutcomeRepository.recordOutcomes of first attempts claimed in Redis (`firstClaim`):
+ *                      the rows are still pending, no claim before it; the fire's only write
+ *                      (TIMER_CLAIM_STORE=redis). --only-first 1 runs it with claim:today and outcome:a-today only.
  * Also per variant: index page splits (INNODB_METRICS index_page_splits, when readable), the pages the
  * clustered and secondary indexes gained (ANALYZE TABLE, information_schema.tables, outside the meter)
  * and the average bytes of the variable columns of its rows afterwards.
@@ -40,7 +43,7 @@ import { ATTEMPT_ERROR_MAX, FireClaimRepository, FireClaimRequest, FireOutcome, 
 import { markdownTable, numericFlags, shortId, writeResults } from '../../e2e/support';
 import { COUNTERS, log, mariadbPid, Measure, median, Meter, withBenchDatabase } from './meter';
 
-const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0, onlyTvc: 0 };
+const DEFAULTS = { timers: 5000, seconds: 10, reps: 3, batch: 250, onlyFixed: 0, onlyTvc: 0, onlyFirst: 0 };
 type Args = typeof DEFAULTS;
 const APP = 'bench';
 const NAMES = [...COUNTERS, 'Innodb_pages_written', 'Innodb_buffer_pool_pages_dirty', 'Innodb_data_written'];
@@ -203,12 +206,12 @@ async function main(): Promise<void> {
       }
       return Math.ceil(reqs.length / args.batch);
     };
-    const outcomeOf = (c: FireClaimRequest, output: string | null): FireOutcome => ({
+    const outcomeOf = (c: FireClaimRequest, output: string | null, firstClaim = false): FireOutcome => ({
       timerId: c.timerId, runAt: c.runAt, token: c.token, attempt: 1, status: TaskStatus.Succeeded, httpStatus: 200, costMs: 3, latenessMs: 40,
-      error: null, output, claimedBy: c.token, claimedUntil: null, startedAt: c.runAt + 40,
+      error: null, output, claimedBy: c.token, claimedUntil: null, startedAt: c.runAt + 40, firstClaim,
     });
-    const outcomeRepo = async (reqs: FireClaimRequest[], output: string | null) => {
-      for (const b of batches(reqs, args.batch)) if (!(await outcomes.recordOutcomes(b.map((c) => outcomeOf(c, output)))).every(Boolean)) throw new Error('an outcome was fenced off');
+    const outcomeRepo = async (reqs: FireClaimRequest[], output: string | null, firstClaim = false) => {
+      for (const b of batches(reqs, args.batch)) if (!(await outcomes.recordOutcomes(b.map((c) => outcomeOf(c, output, firstClaim)))).every(Boolean)) throw new Error('an outcome was fenced off');
       return Math.ceil(reqs.length / args.batch);
     };
     const outcomeJoin = async (reqs: FireClaimRequest[], withNumbers: boolean) => {
@@ -248,8 +251,14 @@ async function main(): Promise<void> {
         const newPages = { data: ((p1.data - p0.data) * 1000) / fires, index: ((p1.index - p0.index) * 1000) / fires };
         out.push({ ...m, splits: s0 === null || s1 === null ? null : (s1 - s0) / fires, newPages, bytes: await rowBytes(db, startMs, args.seconds) });
       };
-      const claimKinds: readonly string[] = args.onlyTvc ? ['claim:today', 'claim:tvc', 'claim:json'] : args.onlyFixed ? ['claim:today'] : CLAIMS;
-      const outcomeKinds: readonly string[] = args.onlyTvc ? ['outcome:a-today', 'outcome:a-tvc', 'outcome:a-json'] : args.onlyFixed ? ['outcome:a-today'] : OUTCOMES;
+      const claimKinds: readonly string[] = args.onlyTvc ? ['claim:today', 'claim:tvc', 'claim:json'] : args.onlyFixed || args.onlyFirst ? ['claim:today'] : CLAIMS;
+      const outcomeKinds: readonly string[] = args.onlyTvc
+        ? ['outcome:a-today', 'outcome:a-tvc', 'outcome:a-json']
+        : args.onlyFixed
+          ? ['outcome:a-today']
+          : args.onlyFirst
+            ? ['outcome:a-today', 'outcome:first-claim']
+            : [...OUTCOMES, 'outcome:first-claim'];
       for (const kind of claimKinds) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
@@ -269,14 +278,14 @@ async function main(): Promise<void> {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         const reqs = claimRequests(w);
-        await claimToday(reqs);
+        if (kind !== 'outcome:first-claim') await claimToday(reqs);
         if (rep === 1 && kind === 'outcome:d-in-list') {
           const plan = await db.query(`EXPLAIN UPDATE tasks SET status = 2 WHERE (timer_id, run_at, claimed_by, attempt) IN ((?, ?, ?, 1), (?, ?, ?, 1))`, [reqs[0].timerId, reqs[0].runAt, reqs[0].token, reqs[1].timerId, reqs[1].runAt, reqs[1].token]);
           log(`d-in-list plan: ${JSON.stringify(plan)}`);
         }
         await measured(kind, w, () =>
-          kind === 'outcome:a-today'
-            ? outcomeRepo(reqs, 'ok')
+          kind === 'outcome:a-today' || kind === 'outcome:first-claim'
+            ? outcomeRepo(reqs, 'ok', kind === 'outcome:first-claim')
             : kind === 'outcome:a-tvc' || kind === 'outcome:a-json'
               ? outcomeWith(reqs, kind === 'outcome:a-tvc' ? 'tvc' : 'json')
               : kind === 'outcome:c-no-output'
@@ -295,7 +304,7 @@ async function main(): Promise<void> {
           log(`${kind} rows: ${JSON.stringify(w1)}`);
         }
       }
-      if (!args.onlyTvc) {
+      if (!args.onlyTvc && !args.onlyFirst) {
         const w = nextWindow();
         await tasks.insertIgnore(firesOf(args, w));
         await db.query('UPDATE tasks SET claimed_until = 0, http_status = 0, cost_ms = 0, lateness_ms = 0 WHERE app = ? AND run_at >= ? AND run_at < ?', [APP, w, w + args.seconds * 1000]);

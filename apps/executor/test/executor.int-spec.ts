@@ -7,16 +7,27 @@ import { fireId, TOPICS } from '@timer/contracts';
 import { AppRepository, TaskStatus, TimerStatus } from '@timer/dal';
 import { verifySignature } from '@timer/callback';
 import type { PulsarRecord } from '@timer/pulsar-transport';
-import { CallMarks, RescueMarks } from '@timer/redis';
+import { CallMarks, FireClaims, RescueMarks } from '@timer/redis';
 import { eventually } from '@timer/testing';
 import { FirePublisher } from '../src/fire/fire-publisher';
 import { ExecutorHarness, harnessWithReceiver, metricValue } from './executor-harness';
 
 jest.setTimeout(90_000);
 
-/** What an executor leaves while it holds a fire: running, attempt 1, claimed by `token` until `until`. */
-const holdRow = (h: ExecutorHarness, timerId: string, runAt: number, token: string, until: number) =>
-  h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [TaskStatus.Running, token, until, timerId, runAt]);
+type ClaimStore = 'redis' | 'mysql';
+
+/**
+ * What an executor leaves while it holds a fire's first attempt: with claims in MySQL the row running,
+ * attempt 1, claimed by `token` until `until`; with claims in Redis the fire's claim key, the row pending.
+ */
+const holdRow = async (h: ExecutorHarness, store: ClaimStore, timerId: string, runAt: number, token: string, until: number): Promise<void> => {
+  if (store === 'redis') {
+    const claims = h.app.get(FireClaims);
+    await claims.claimMany([{ fireId: fireId(timerId, runAt), token: `${token}@${until}` }], 60_000, 'it');
+    return;
+  }
+  await h.db.query('UPDATE tasks SET status = ?, attempt = 1, claimed_by = ?, claimed_until = ? WHERE timer_id = ? AND run_at = ?', [TaskStatus.Running, token, until, timerId, runAt]);
+};
 
 const settled = (h: ExecutorHarness, timerId: string, runAt: number, status: number = TaskStatus.Succeeded) =>
   eventually(`fire ${timerId}-${runAt} with status ${status}`, async () => {
@@ -26,8 +37,8 @@ const settled = (h: ExecutorHarness, timerId: string, runAt: number, status: num
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('executor (allowPrivate: true)', () => {
-  const { h, receiver } = harnessWithReceiver();
+describe.each(['redis', 'mysql'] as const)('executor (allowPrivate: true, first attempts claimed in %s)', (store) => {
+  const { h, receiver } = harnessWithReceiver({ TIMER_CLAIM_STORE: store });
 
   it('delivers a task once with the contract headers and signature, and records it succeeded with its lateness', async () => {
     const secret = await h.app.get(AppRepository).rotateSecret('app-it');
@@ -129,7 +140,7 @@ describe('executor (allowPrivate: true)', () => {
     const runAt = Date.now() - 1_000;
     await h.row(timer.id, runAt);
     // What a killed executor leaves: running, attempt 1, its claim over; the broker redelivers its message.
-    await holdRow(h, timer.id, runAt, 'dead-executor', Date.now() - 1);
+    await holdRow(h, store, timer.id, runAt, 'dead-executor', Date.now() - 1);
     await h.publish(timer.id, runAt);
     const task = await settled(h, timer.id, runAt);
     expect(task).toMatchObject({ attempt: 1, httpStatus: 200 });
@@ -143,7 +154,7 @@ describe('executor (allowPrivate: true)', () => {
     const runAt = Date.now() - 1_000;
     await h.row(timer.id, runAt);
     const leaseEnd = Date.now() + 2_000;
-    await holdRow(h, timer.id, runAt, 'dead-executor', leaseEnd);
+    await holdRow(h, store, timer.id, runAt, 'dead-executor', leaseEnd);
     await h.publish(timer.id, runAt); // the redelivery arrives before the lease ends: deferred, not acked as done
     const task = await settled(h, timer.id, runAt);
     const calls = receiver.callsTo('/crashed-fresh');
@@ -160,7 +171,7 @@ describe('executor (allowPrivate: true)', () => {
     await h.row(timer.id, runAt);
     const leaseEnd = Date.now() + 50_000;
     // A claim token of a process whose liveness key does not exist (SIGKILLed: it stopped beating).
-    await holdRow(h, timer.id, runAt, 'gone-host:4242:deadbeef:7', leaseEnd);
+    await holdRow(h, store, timer.id, runAt, 'gone-host:4242:deadbeef:7', leaseEnd);
     const published = Date.now();
     await h.publish(timer.id, runAt);
     const task = await settled(h, timer.id, runAt);
@@ -181,7 +192,7 @@ describe('executor (allowPrivate: true)', () => {
     const marks = h.app.get(CallMarks);
     await marks.open('gone-host:4243:deadbeef', 0, 60_000);
     await marks.markMany('gone-host:4243:deadbeef', 0, [3], 60_000);
-    await holdRow(h, timer.id, runAt, 'gone-host:4243:deadbeef:4', Date.now() + 50_000);
+    await holdRow(h, store, timer.id, runAt, 'gone-host:4243:deadbeef:4', Date.now() + 50_000);
     const before = await metricValue(h, 'timer_duplicate_deliveries_total', { reason: 'holder_died' });
     await h.publish(timer.id, runAt);
     const task = await settled(h, timer.id, runAt);
@@ -228,7 +239,9 @@ describe('executor (allowPrivate: true)', () => {
     const runAt = Date.now() + 1_000;
     await h.row(timer.id, runAt);
     await h.publish(timer.id, runAt);
-    await eventually('the fire claimed', async () => (await h.task(timer.id, runAt))?.status === TaskStatus.Running);
+    const claimed = async () =>
+      store === 'redis' ? (await h.app.get(FireClaims).claimMany([{ fireId: fireId(timer.id, runAt), token: null }], 60_000, 'it')).replies[0].kind === 'held' : (await h.task(timer.id, runAt))?.status === TaskStatus.Running;
+    await eventually('the fire claimed', claimed);
     // Close the transport as the SIGTERM drain does first (Nest's shutdown hooks, closing MySQL, follow
     // it); the row must be written by the time it returns.
     await Promise.all(h.app.getMicroservices().map((m) => m.close()));

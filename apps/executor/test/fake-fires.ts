@@ -115,9 +115,12 @@ export class FakeFires {
   async recordOutcomes(os: FireOutcome[]): Promise<boolean[]> {
     return os.map((o) => {
       const r = this.rows.get(key(o));
-      if (!r || r.claimedBy !== o.token || r.attempt !== o.attempt) return false;
+      if (!r) return false;
+      const held = o.firstClaim === true ? r.status === TaskStatus.Pending && r.attempt === o.attempt - 1 : r.claimedBy === o.token && r.attempt === o.attempt;
+      if (!held) return false;
       Object.assign(r, {
         status: o.status,
+        attempt: o.attempt,
         httpStatus: o.httpStatus,
         costMs: o.costMs,
         latenessMs: o.latenessMs,
@@ -163,6 +166,13 @@ export class FakeFires {
   async definitionsDueBetween(from: number, to: number): Promise<TimerDefinition[]> {
     const ids = new Set([...this.rows.values()].filter((r) => r.status === TaskStatus.Pending && r.runAt >= from && r.runAt < to).map((r) => r.timerId));
     return [...ids].map((id) => this.defs.get(id)).filter((d): d is TimerDefinition => d !== undefined);
+  }
+
+  /** FireOutcomeRepository.fileOutcome: a new settled row, unless one exists. */
+  async fileOutcome(o: FireOutcome, app: string): Promise<boolean> {
+    if (this.rows.has(key(o))) return false;
+    this.addRow(o.timerId, o.runAt, { app, status: o.status, attempt: o.attempt, httpStatus: o.httpStatus, costMs: o.costMs, latenessMs: o.latenessMs, error: o.error, output: o.output, claimedBy: o.claimedBy, claimedUntil: o.claimedUntil });
+    return true;
   }
 
   /** TaskRepository.insertIgnore */

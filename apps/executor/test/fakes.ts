@@ -1,6 +1,6 @@
 import type { CallbackRequest, CallbackResult, FireIdentity } from '@timer/callback';
 import type { Clock } from '@timer/platform';
-import { CALL_MARKS_CHUNK, type CallStart, type OverlapTurn } from '@timer/redis';
+import { CALL_MARKS_CHUNK, type CallStart, type FireClaimAsk, type FireClaimBatch, type OverlapTurn } from '@timer/redis';
 import type { TaskMessage } from '@timer/contracts';
 import { TaskStatusValue, TimerDefinition, TimerEntity, TimerStatus } from '@timer/dal';
 
@@ -193,5 +193,58 @@ export class FakeCallMarks {
   }
   private check(): void {
     if (this.fail) throw new Error('redis down');
+  }
+}
+
+/** FireClaims in memory, as its commands behave (TTLs aside): a value per fire id, and the claim epoch. */
+export class FakeFireClaims {
+  readonly values = new Map<string, string>();
+  current: string | null = null;
+  /** Pipelines sent, with their asks. */
+  readonly batches: FireClaimAsk[][] = [];
+  /** Set to make every command fail, as an unreachable Redis does. */
+  fail = false;
+
+  async claimMany(asks: readonly FireClaimAsk[], _ttlMs: number, epoch: string): Promise<FireClaimBatch> {
+    if (this.fail) throw new Error('redis down');
+    this.batches.push([...asks]);
+    const created = this.current === null;
+    this.current ??= epoch;
+    const replies = asks.map((a) => {
+      const held = this.values.get(a.fireId);
+      if (held !== undefined) return { kind: 'held' as const, holder: held };
+      if (a.token === null) return { kind: 'free' as const };
+      this.values.set(a.fireId, a.token);
+      return { kind: 'claimed' as const };
+    });
+    return { replies, epoch: this.current, created };
+  }
+  async epoch(epoch: string): Promise<{ epoch: string; created: boolean }> {
+    if (this.fail) throw new Error('redis down');
+    const created = this.current === null;
+    this.current ??= epoch;
+    return { epoch: this.current, created };
+  }
+  async reassert(claims: readonly { fireId: string; value: string }[]): Promise<boolean[]> {
+    if (this.fail) throw new Error('redis down');
+    return claims.map((c) => {
+      const held = this.values.get(c.fireId);
+      if (held === undefined) this.values.set(c.fireId, c.value);
+      return held === undefined || held === c.value;
+    });
+  }
+  async release(fireId: string, value: string): Promise<void> {
+    if (this.values.get(fireId) === value) this.values.delete(fireId);
+  }
+  async takeOver(fireId: string, holder: string, token: string): Promise<boolean> {
+    if (this.fail) throw new Error('redis down');
+    if (this.values.get(fireId) !== holder) return false;
+    this.values.set(fireId, token);
+    return true;
+  }
+  /** FLUSHALL. */
+  flush(): void {
+    this.values.clear();
+    this.current = null;
   }
 }

@@ -207,6 +207,29 @@ describe('the fire repositories (claims, outcomes, definitions) against a real M
       expect(await claims.state({ timerId, runAt: a })).toMatchObject({ status: TaskStatus.Running, claimedBy: 'new' });
     });
 
+    it('writes a first attempt claimed outside MySQL only while its row is still pending, setting the attempt: the first of two such writes wins', async () => {
+      const [a, b, c] = [await fire(), await fire(), await fire()];
+      expect(await claim(c, 1, 'mysql-claim')).toBe(true);
+      const first = { firstClaim: true, startedAt: NOW };
+      expect(await outcomes.recordOutcomes([outcome(a, 'r1', 1, first), outcome(b, 'r2', 1, { ...first, status: TaskStatus.Running, claimedBy: null, claimedUntil: NOW + LEASE }), outcome(c, 'r3', 1, first)])).toEqual([true, true, false]);
+      expect(await tasks.find(timerId, a)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'r1', startedAt: NOW });
+      expect(await claims.state({ timerId, runAt: b })).toEqual({ status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: NOW + LEASE });
+      expect(await claims.state({ timerId, runAt: c })).toMatchObject({ status: TaskStatus.Running, claimedBy: 'mysql-claim' });
+      // A second delivery (its claim in Redis lost) finds the fire settled: refused, the first one's record stays.
+      expect(await outcomes.recordOutcomes([outcome(a, 'r9', 1, { ...first, output: 'second' })])).toEqual([false]);
+      expect(await tasks.find(timerId, a)).toMatchObject({ claimedBy: 'r1', output: 'ok' });
+    });
+
+    it('files the outcome of a first attempt whose row is gone as a new settled row, and never over a row that exists', async () => {
+      const runAt = (nextRunAt += 1_000);
+      expect(await outcomes.fileOutcome(outcome(runAt, 'r1', 1, { firstClaim: true, startedAt: runAt + 3 }), 'a')).toBe(true);
+      expect(await tasks.find(timerId, runAt)).toMatchObject({ app: 'a', status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'r1', startedAt: runAt + 3, output: 'ok' });
+      expect(await outcomes.fileOutcome(outcome(runAt, 'r2', 1, { firstClaim: true, status: TaskStatus.Failed, startedAt: runAt + 5, error: 'HTTP 500' }), 'a')).toBe(false);
+      const failed = (nextRunAt += 1_000);
+      expect(await outcomes.fileOutcome(outcome(failed, 'r3', 1, { firstClaim: true, status: TaskStatus.Failed, httpStatus: 500, startedAt: failed + 5, error: 'HTTP 500' }), 'a')).toBe(true);
+      expect((await tasks.find(timerId, failed))?.attempts).toEqual([{ attempt: 1, startedAt: failed + 5, httpStatus: 500, costMs: 12, error: 'HTTP 500' }]);
+    });
+
     it('never fails on long text, multi-byte characters or out-of-range numbers', async () => {
       const runAt = await fire();
       expect(await claim(runAt, 1, 'L')).toBe(true);

@@ -32,6 +32,15 @@ describe('Lua scripts against a real Redis', () => {
     expect(await ctx.redis.exists(key)).toBe(0);
   });
 
+  it('takeOverClaim moves a claim only while it holds the value read', async () => {
+    const key = keys().fireClaim('1-1000');
+    await ctx.redis.set(key, 'dead:1@5');
+    expect(await run(LUA_SCRIPTS.takeOverClaim, [key], 'other', 'mine:1@9', 60_000)).toBe(0);
+    expect(await run(LUA_SCRIPTS.takeOverClaim, [key], 'dead:1@5', 'mine:1@9', 60_000)).toBe(1);
+    expect(await ctx.redis.get(key)).toBe('mine:1@9');
+    expect(await ctx.redis.pttl(key)).toBeGreaterThan(50_000);
+  });
+
   it('extendLock extends only the holder token', async () => {
     const key = keys().lock('r');
     await ctx.redis.set(key, 'mine', 'PX', 1_000);

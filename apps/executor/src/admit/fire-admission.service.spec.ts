@@ -3,6 +3,8 @@ import { TaskStatus, TimerStatus } from '@timer/dal';
 import { timerDef } from '../../test/fakes';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { RECHECK_MARGIN_MS } from './fire-admission.service';
+import { FIRST_CLAIM_FRESH_MS, REASSERT_WAIT_MS } from './first-claims.service';
+import { MESSAGE_PROPERTIES } from '@timer/contracts';
 import { setup, T0, value } from '../../test/fire-pipeline';
 
 describe('admit, through FireService', () => {
@@ -251,6 +253,114 @@ describe('admit, through FireService', () => {
       expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
     });
   });
+
+  describe('first attempts claimed in Redis (TIMER_CLAIM_STORE=redis)', () => {
+    const redis = () => setup({ TIMER_CLAIM_STORE: 'redis' });
+    const key = `7-${T0}`;
+
+    it('claims an on-time first attempt in Redis: the row is written once, by the outcome, fenced on its still being pending', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      const recorded = jest.spyOn(s.fires, 'recordOutcomes');
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.fires.claims).toBe(0);
+      expect(s.firstClaimStore.values.get(key)).toMatch(/^exec-a:\d+@\d+$/);
+      expect(recorded.mock.calls.flat(2)).toEqual([expect.objectContaining({ firstClaim: true, attempt: 1 })]);
+      expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 1 });
+      expect(s.callback.calls[0].fire).toEqual({ timerId: '7', runAt: T0, jitteredAt: T0, attempt: 1 });
+    });
+
+    it('rechecks a second message of a fire a live executor holds in Redis, within the liveness TTL', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      s.firstClaimStore.values.set(key, `exec-b:5@${T0 + 50_000}`);
+      expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
+      expect(s.callback.calls).toHaveLength(0);
+      expect(s.publisher.deferred[0]).toMatchObject({ at: T0 + LIVENESS_TTL_MS + RECHECK_MARGIN_MS, recheck: true });
+      expect(await value(s.metrics.duplicates, { reason: 'in_flight' })).toBe(1);
+    });
+
+    it('takes a fire over from a dead holder in Redis, flagged only when its call had started', async () => {
+      const s = redis();
+      await s.marks.open('exec-b', 0);
+      await s.marks.markMany('exec-b', 0, [5]);
+      s.liveness.dead.add('exec-b');
+      for (const [seq, runAt] of [[5, T0], [6, T0 + 1]] as const) {
+        s.fires.addRow('7', runAt);
+        s.firstClaimStore.values.set(`7-${runAt}`, `exec-b:${seq}@${T0 + 50_000}`);
+        expect(await s.service.handle(s.msg(runAt))).toBe('succeeded');
+      }
+      expect(s.callback.calls.map((c) => c.fire.redelivery ?? false)).toEqual([true, false]);
+      expect(await value(s.metrics.redeliveries, { reason: 'holder_died' })).toBe(1);
+      expect(s.firstClaimStore.values.get(key)).toMatch(/^exec-a:/);
+      expect(s.fires.claims).toBe(0);
+    });
+
+    it('takes a fire over whose Redis claim outlived its lease, flagged lease_expired', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      s.firstClaimStore.values.set(key, `exec-b:5@${T0 - 1}`);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls[0].fire).toMatchObject({ redelivery: true });
+      expect(await value(s.metrics.redeliveries, { reason: 'lease_expired' })).toBe(1);
+    });
+
+    it('acks a message of a settled fire as a duplicate although its Redis claim lives: the row decides', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:5' });
+      s.firstClaimStore.values.set(key, `exec-b:5@${T0 + 50_000}`);
+      expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(0);
+    });
+
+    it('claims a first attempt later than FIRST_CLAIM_FRESH_MS, a retry and a run now in MySQL', async () => {
+      const s = redis();
+      s.clock.current = T0 + FIRST_CLAIM_FRESH_MS + 1;
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      s.fires.addRow('7', T0 + 1, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: T0 });
+      expect(await s.service.handle(s.msg(T0 + 1, 2))).toBe('succeeded');
+      expect(s.fires.claims).toBe(2);
+      expect(s.firstClaimStore.values.size).toBe(0);
+    });
+
+    it('falls back to the MySQL claim when Redis is unreachable', async () => {
+      const s = redis();
+      s.firstClaimStore.fail = true;
+      s.fires.addRow('7', T0);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.fires.claims).toBe(1);
+    });
+
+    it('after a flush, holds back a message of a fire that may have been claimed before it; the recheck then finds it settled by its holder', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0 - 1);
+      expect(await s.service.handle(s.msg(T0 - 1))).toBe('succeeded');
+      s.firstClaimStore.flush();
+      s.fires.addRow('7', T0);
+      // Its holder (another executor) records it while this message waits.
+      expect(await s.service.handle(s.msg(T0))).toBe('deferred-held');
+      expect(s.publisher.deferred[0]).toMatchObject({ at: T0 + REASSERT_WAIT_MS, recheck: true });
+      Object.assign(s.fires.row('7', T0)!, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:5' });
+      s.clock.current = T0 + REASSERT_WAIT_MS;
+      expect(await s.service.handle(s.msg(T0), { [MESSAGE_PROPERTIES.recheck]: '1' })).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(1);
+    });
+
+    it('after a flush lost its claim, a second delivery is refused its record by the row and counted, never hidden', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      // The claim of another executor's delivery in flight was flushed away; it records its outcome while ours calls.
+      s.callback.deliver = async () => {
+        Object.assign(s.fires.row('7', T0)!, { status: TaskStatus.Succeeded, attempt: 1, claimedBy: 'exec-b:5' });
+        return { ok: true, status: 200, costMs: 1, output: 'ok', retryable: false };
+      };
+      expect(await s.service.handle(s.msg(T0))).toBe('fenced');
+      expect(await value(s.metrics.detectedDuplicates, { reason: 'claim_lost' })).toBe(1);
+      expect(s.fires.row('7', T0)).toMatchObject({ claimedBy: 'exec-b:5' });
+    });
+  });
+
   describe('bloom filter of settled fires (TIMER_EXECUTOR_BLOOM)', () => {
     const on = { TIMER_EXECUTOR_BLOOM: 'true' };
 

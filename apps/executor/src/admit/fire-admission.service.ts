@@ -7,6 +7,7 @@ import { CallStarts } from './call-starts.service';
 import { ExecutorMetrics } from '../shared/executor.metrics';
 import { ClaimBatcher } from './claim-batcher.service';
 import { ExecutorLiveness, LIVENESS_TTL_MS } from './executor-liveness.service';
+import { FirstClaims, HeldClaim } from './first-claims.service';
 import { fireDelayOf } from './jitter';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
@@ -20,11 +21,17 @@ export const RECHECK_MARGIN_MS = 1_000;
 export const EARLY_REPUBLISH_LEAD_MS = 1_000;
 
 /**
- * What claiming one attempt found: taken (with the token every later write of it carries), refused
- * (with the row's state then, null when it has no row), or impossible: the fire has no row and its
- * timer is gone, so there is no app to file one under.
+ * What claiming one attempt found: taken (with the token every later write of it carries; `first`: in
+ * Redis, `lost`: just after Redis lost its claims), refused (with the row's state then, null when it has
+ * no row), held in Redis by another claim while the row is still pending, or impossible: the fire has no
+ * row and its timer is gone, so there is no app to file one under.
  */
-type AttemptClaim = { kind: 'claimed'; token: string } | { kind: 'refused'; state: FireState | null } | { kind: 'timer-not-found' };
+type AttemptClaim =
+  | { kind: 'claimed'; token: string; first: boolean; lost: boolean }
+  | { kind: 'refused'; state: FireState | null }
+  | { kind: 'held-first'; token: string; held: HeldClaim }
+  | { kind: 'wait'; until: number }
+  | { kind: 'timer-not-found' };
 
 /** A fire taken over from a dead holder: the new claim's token, and whether the holder's call may have started. */
 interface Takeover {
@@ -69,6 +76,7 @@ export class FireAdmission {
     private readonly calls: CallStarts,
     @Optional() private readonly diag?: InstantDiagnostics,
     @Optional() private readonly settled?: SettledFires,
+    @Optional() private readonly first?: FirstClaims,
   ) {}
 
   /** `redelivered`: the broker delivered this message before (an executor died or nacked it). */
@@ -101,8 +109,15 @@ export class FireAdmission {
     // bloom filter may have seen is read first: a settled fire is then a duplicate without its claim.
     if ((redelivered || recheck) && this.settled?.screening && (await this.settledBefore(msg, this.settled))) return this.duplicate(msg, 'settled', recheck);
 
-    const claim = await this.claim(msg);
+    // With TIMER_CLAIM_STORE=redis a scheduled first attempt looks at its claim in Redis first, and one
+    // on time takes it there (not under buffer_one, whose wait in turn renews a MySQL lease): docs/pipeline.md.
+    const first = this.first?.enabled === true && firstRun ? this.first : undefined;
+    const fresh = first !== undefined && !recheck && !msg.backfill && def != null && def.timer.overlapPolicy !== 'buffer_one' && first.fresh(due);
+    const claim = await this.claim(msg, first ? due : null, fresh);
     if (claim.kind === 'timer-not-found') return skipped(this.missedWithoutRow(msg));
+    if (claim.kind === 'held-first') return this.heldFirst(msg, claim, recheck, onDemand, def);
+    // Redis lost its claims a moment ago: looked at again once the live holders wrote theirs back.
+    if (claim.kind === 'wait') return deferred(msg, claim.until, true, 'held', 'deferred-held');
     if (claim.kind === 'refused') {
       // Held by an executor that is gone: take it over now rather than after its lease.
       const taken = await this.takeOverFromDead(msg, claim.state);
@@ -114,10 +129,12 @@ export class FireAdmission {
       return this.notClaimed(msg, claim.state, recheck);
     }
     // A recheck that claims took the fire over from a holder whose lease ran out (whether it called is
-    // not known): flagged, and carried on to this claim's own takers.
-    if (recheck) await this.calls.carry(claim.token);
+    // not known): flagged, and carried on to this claim's own takers; so is a claim that Redis's loss
+    // of its claims may have made twice.
+    if (recheck || claim.lost) await this.calls.carry(claim.token);
     this.diag?.claimed(msg.runAt);
-    return claimed({ msg, token: claim.token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery: recheck ? 'lease_expired' : null });
+    const redelivery = recheck ? 'lease_expired' : claim.lost ? 'claim_lost' : null;
+    return claimed({ msg, token: claim.token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery, firstClaim: claim.first || undefined });
   }
 
   /** Counts a deferral once its message is stored by the broker. */
@@ -159,8 +176,22 @@ export class FireAdmission {
     return { ...msg, attempt: 1 };
   }
 
-  private async claim(msg: TaskMessage): Promise<AttemptClaim> {
+  /**
+   * `due` set: a first attempt that looks at its claim in Redis first (`fresh`: and takes one there when
+   * nobody has). Held there while the row is still pending: the Redis claim decides. Found no claim there,
+   * or the row moved on (settled, or waiting for a retry), or Redis unreachable: the MySQL claim decides.
+   */
+  private async claim(msg: TaskMessage, due: number | null, fresh: boolean): Promise<AttemptClaim> {
     const token = this.calls.nextToken();
+    if (due !== null && this.first) {
+      const r = await this.first.claim(msg, due, fresh ? token : null);
+      if (r.kind === 'claimed') return { kind: 'claimed', token, first: true, lost: r.lost };
+      if (r.kind === 'wait') return r;
+      if (r.kind === 'held') {
+        const s = await this.claims.state(msg);
+        if (s !== null && s.status === TaskStatus.Pending && s.attempt === 0) return { kind: 'held-first', token, held: r.claim };
+      }
+    }
     let claim = await this.claimOnce(msg, token);
     if (!claim.claimed && claim.state === null) {
       // Rows precede messages, so this should not happen (a delete removed pending rows after the
@@ -170,7 +201,34 @@ export class FireAdmission {
       await this.tasks.insertIgnore([{ app: def.timer.app, timerId: msg.timerId, runAt: msg.runAt }]);
       claim = await this.claimOnce(msg, token);
     }
-    return claim.claimed ? { kind: 'claimed', token } : { kind: 'refused', state: claim.state };
+    return claim.claimed ? { kind: 'claimed', token, first: false, lost: false } : { kind: 'refused', state: claim.state };
+  }
+
+  /**
+   * A first attempt whose pending fire another claim holds in Redis: taken over when its lease ran out
+   * (flagged `lease_expired`) or its holder is dead (flagged when its call may have started, as a MySQL
+   * takeover is); else looked at again once the holder could be known dead or its lease is over.
+   */
+  private async heldFirst(
+    msg: TaskMessage,
+    { token, held }: Extract<AttemptClaim, { kind: 'held-first' }>,
+    recheck: boolean,
+    onDemand: boolean,
+    def: TimerDefinition | null | undefined,
+  ): Promise<Admission> {
+    const now = this.clock.now();
+    const expired = held.until <= now;
+    if (this.first && (expired || (await this.liveness.isDead(held.token))) && (await this.first.takeOver(msg, held, token))) {
+      let mayHaveCalled = true;
+      if (expired) await this.calls.carry(token);
+      else mayHaveCalled = await this.calls.takenOver(held.token, token);
+      this.logger.warn(`fire ${msg.fireId}: its claim by ${held.token} ${expired ? 'outlived its lease' : 'belongs to a process that is gone'}; taken over`);
+      const redelivery = expired ? 'lease_expired' : mayHaveCalled ? 'holder_died' : null;
+      return claimed({ msg, token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery, firstClaim: true });
+    }
+    const at = Math.min(held.until, now + LIVENESS_TTL_MS) + RECHECK_MARGIN_MS;
+    this.logger.debug(`fire ${msg.fireId} is held by ${held.token}; rechecking at ${at}`);
+    return deferred(msg, at, true, 'held', 'deferred-held', !recheck);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { IsBoolean, IsInt, IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@timer/platform';
 
 /**
@@ -20,6 +20,14 @@ export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /** How long a claim holds a fire; after it another executor may take the fire over (crash recovery). */
   @IsInt() @Min(10_000) @Max(3_600_000)
   TIMER_EXECUTOR_CLAIM_LEASE_MS: number = 60_000;
+
+  /**
+   * Where a scheduled first attempt delivered on time is claimed: `redis` (a key per fire; the outcome is
+   * then the fire's only MySQL write, fenced on the row still being pending) or `mysql` (an UPDATE of the
+   * row, as retries and late fires always are). docs/pipeline.md.
+   */
+  @IsIn(['redis', 'mysql'])
+  TIMER_CLAIM_STORE: 'redis' | 'mysql' = 'redis';
 
   /** How long a cached timer definition is used: a disable or delete stops fires within this. */
   @IsInt() @Min(0) @Max(600_000)
@@ -156,6 +164,9 @@ export class ExecutorConfig {
   }
   get leaseMs(): number {
     return this.env.TIMER_EXECUTOR_CLAIM_LEASE_MS;
+  }
+  get claimStore(): 'redis' | 'mysql' {
+    return this.env.TIMER_CLAIM_STORE;
   }
   get cacheTtlMs(): number {
     return this.env.TIMER_EXECUTOR_CACHE_TTL_MS;

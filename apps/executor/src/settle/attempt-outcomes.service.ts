@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { CallbackResult } from '@timer/callback';
 import { MESSAGE_PROPERTIES, MISSED_REASONS_NOTIFIED, TaskMessage } from '@timer/contracts';
@@ -9,6 +9,7 @@ import { retryDelayMs } from '../shared/backoff';
 import { ExecutorMetrics, MissedReason } from '../shared/executor.metrics';
 import { quietAt } from '../shared/instant-waits';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { FirstClaims } from '../admit/first-claims.service';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import { unsentDeadline } from './unsent-deadline';
 
@@ -30,6 +31,12 @@ export type Outcome =
   /** The claim was taken over before the call went out (this process was taken for dead): nothing sent, nothing written. */
   | { kind: 'taken-over'; msg: TaskMessage };
 
+/** What a first attempt claimed in Redis needs should its row refuse the outcome: the app to file a gone row under, whether the call went out. */
+interface FirstClaimed {
+  app: string | null;
+  sent: boolean;
+}
+
 /**
  * The settle stage: decides a call's {@link Outcome} (succeeded; failed with attempts left: retry, not
  * before the origin's Retry-After or open circuit; failed for good: dead letter) and records it
@@ -44,12 +51,20 @@ export class AttemptOutcomes {
     private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly first?: FirstClaims,
   ) {}
+
+  /** Rows of first attempts claimed in Redis, with what their refusal needs. */
+  private readonly firstClaimed = new WeakMap<FireOutcome, FirstClaimed>();
 
   outcomeOf(r: CallResult): Outcome {
     if (r.kind === 'taken-over') return { kind: 'taken-over', msg: r.attempt.msg };
-    if (r.kind === 'not-called') return this.missed(r.attempt, r.reason, r.text, r.latenessMs);
-    return this.called(r.attempt, r.definition.timer, r.result, r.latenessMs, r.target, r.notBefore, r.sent);
+    const o = r.kind === 'not-called' ? this.missed(r.attempt, r.reason, r.text, r.latenessMs) : this.called(r.attempt, r.definition.timer, r.result, r.latenessMs, r.target, r.notBefore, r.sent);
+    if (r.attempt.firstClaim === true && o.kind !== 'taken-over') {
+      o.row.firstClaim = true;
+      this.firstClaimed.set(o.row, { app: r.attempt.definition?.timer.app ?? null, sent: r.kind === 'called' && r.sent });
+    }
+    return o;
   }
 
   /** Writes the outcome's row; resolves with the fire's result once it is durable. */
@@ -60,7 +75,12 @@ export class AttemptOutcomes {
       return 'fenced';
     }
     if (o.kind === 'dead-letter') this.metrics.deadLettered.inc();
-    const applied = await this.recorder.record(o.row);
+    let applied = await this.recorder.record(o.row);
+    const first = this.firstClaimed.get(o.row);
+    if (first && this.first) {
+      this.first.settled(o.msg.fireId);
+      if (!applied) applied = await this.first.refused(o.row, first.app, first.sent);
+    }
     if (!applied) return this.fenced(o.msg);
     switch (o.kind) {
       case 'succeeded':

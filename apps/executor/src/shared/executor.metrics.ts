@@ -16,6 +16,7 @@ export class ExecutorMetrics {
   readonly callbackDuration: BucketHistogram;
   readonly duplicates: Counter<'reason'>;
   readonly redeliveries: Counter<'reason'>;
+  readonly detectedDuplicates: Counter<'reason'>;
   readonly missed: Counter<'reason'>;
   readonly retries: Counter;
   readonly deadLettered: Counter;
@@ -57,7 +58,13 @@ export class ExecutorMetrics {
     });
     this.redeliveries = new Counter({
       name: 'timer_duplicate_deliveries_total',
-      help: 'Callbacks sent with X-Timer-Redelivery: 1, because an earlier delivery of the same attempt may have reached the receiver (holder_died: taken over from a dead executor whose call had started or may have; lease_expired: the holder\'s lease ran out)',
+      help: 'Callbacks sent with X-Timer-Redelivery: 1, because an earlier delivery of the same attempt may have reached the receiver (holder_died: taken over from a dead executor whose call had started or may have; lease_expired: the holder\'s lease ran out; claim_lost: a first attempt claimed just after Redis lost its claims)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.detectedDuplicates = new Counter({
+      name: 'timer_duplicate_deliveries_detected_total',
+      help: 'Callbacks found after the call to have repeated a delivery without X-Timer-Redelivery: 1 (claim_lost: a first attempt claimed in Redis whose claim was lost, e.g. to a flush; the outcome fence in MySQL refused its record)',
       labelNames: ['reason'],
       registers,
     });

@@ -33,6 +33,12 @@ export interface ClaimedAttempt {
    * `X-Timer-Redelivery: 1` and the delivery is counted in timer_duplicate_deliveries_total.
    */
   redelivery: RedeliveryReason | null;
+  /**
+   * Claimed in Redis (a first attempt on time, TIMER_CLAIM_STORE=redis): the row is still pending, and
+   * the outcome is written fenced on that (docs/pipeline.md). Absent: claimed in MySQL.
+   */
+  firstClaim?: boolean;
 }
 
-export type RedeliveryReason = 'holder_died' | 'lease_expired';
+/** `claim_lost`: claimed in Redis just after Redis lost its claims, so an earlier claim may have called. */
+export type RedeliveryReason = 'holder_died' | 'lease_expired' | 'claim_lost';

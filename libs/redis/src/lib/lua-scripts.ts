@@ -44,4 +44,5 @@ export const LUA_SCRIPTS = {
   peekWindow: load('peekWindow-1'),
   bloomAdd: load('bloomAdd-1'),
   bloomCheck: load('bloomCheck-1'),
+  takeOverClaim: load('takeOverClaim-1'),
 } as const satisfies Record<string, LuaScript>;

@@ -92,6 +92,19 @@ export class RedisKeys {
     return `${this.prefix}executor-calls:${processId}:${chunk}`;
   }
 
+  /**
+   * STRING: the claim token of the executor delivering a fire's first attempt, when first attempts are
+   * claimed in Redis (`FireClaims`; TIMER_CLAIM_STORE=redis). Expires past any lease.
+   */
+  fireClaim(fireId: string): string {
+    return `${this.prefix}claim:${fireId}`;
+  }
+
+  /** STRING, no TTL: a random value written once; found missing or changed, Redis lost the fires' claims (`FireClaims`). */
+  claimEpoch(): string {
+    return `${this.prefix}claim-epoch`;
+  }
+
   /** An executor process's heartbeat: its claims may be taken over once it is gone. */
   executorAlive(processId: string): string {
     return `${this.prefix}executor-alive:${processId}`;

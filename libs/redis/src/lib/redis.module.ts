@@ -12,6 +12,7 @@ import { PausedApps } from './paused-apps';
 import { InFlightFires } from './in-flight-fires';
 import { MaintenanceWindows } from './maintenance-windows';
 import { CallMarks } from './call-marks';
+import { FireClaims } from './fire-claims';
 
 /** The role's Redis client, lock, slice index, slice store and paused apps, configured from `TIMER_REDIS_*` and `TIMER_SLICE_BUCKETS*`. */
 @Global()
@@ -58,9 +59,10 @@ import { CallMarks } from './call-marks';
     { provide: MaintenanceWindows, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new MaintenanceWindows(r, p) },
     { provide: InFlightFires, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new InFlightFires(r, p) },
     { provide: CallMarks, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new CallMarks(r, p) },
+    { provide: FireClaims, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new FireClaims(r, p) },
     RedisHealthCheck,
   ],
-  exports: [REDIS, REDIS_KEY_PREFIX, RedisKeys, RedisLock, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, RedisHealthCheck],
+  exports: [REDIS, REDIS_KEY_PREFIX, RedisKeys, RedisLock, SliceIndex, SliceStore, RescueMarks, PausedApps, InFlightFires, MaintenanceWindows, CallMarks, FireClaims, RedisHealthCheck],
 })
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -32,6 +32,12 @@ export interface FireOutcome extends FireRef {
   startedAt?: number | null;
   /** What the receiver answered, kept in the attempt's entry of `attempts` (with startedAt only); absent: nothing more is written. */
   response?: TaskAttemptResponse | null;
+  /**
+   * The attempt was claimed outside MySQL (a first attempt's claim in Redis, docs/pipeline.md): its row
+   * is still pending at attempt - 1, and the write is fenced on that instead of on the token; it sets
+   * the attempt. A row another executor settled or claimed meanwhile refuses it.
+   */
+  firstClaim?: boolean;
 }
 
 /**
@@ -57,7 +63,8 @@ export class FireOutcomeRepository {
   /**
    * Writes outcomes, {@link OUTCOME_CHUNK} rows and at most {@link OUTCOME_RESPONSE_CHARS} of kept answers
    * per statement, each only where the row is still held by the outcome's claim
-   * (`claimed_by = token AND attempt = attempt`). Returns, per outcome in
+   * (`claimed_by = token AND attempt = attempt`; for a {@link FireOutcome.firstClaim}: still pending at
+   * the attempt before). Returns, per outcome in
    * order, whether it was written (false: the claim was lost to another executor meanwhile).
    * Error and output are truncated to their columns and numbers clamped, so no value fails the write.
    */
@@ -82,6 +89,51 @@ export class FireOutcomeRepository {
     return out;
   }
 
+  /**
+   * Files the outcome of a first attempt claimed outside MySQL whose row is gone (its timer deleted or
+   * disabled during the call) as a new row under `app`, in one INSERT, so the row is never seen pending;
+   * false when a row exists again (then the fence decides). The attempt's entry is kept as the UPDATE keeps it.
+   */
+  async fileOutcome(o: FireOutcome, app: string): Promise<boolean> {
+    if (!isId(o.timerId) || !Number.isSafeInteger(o.runAt)) return false;
+    const fixed = o.status === TaskStatus.Succeeded && o.startedAt != null && !o.response;
+    const error = truncateUtf8(o.error, TASK_ERROR_MAX);
+    const entry =
+      o.startedAt == null || fixed
+        ? null
+        : JSON.stringify([
+            {
+              attempt: o.attempt,
+              startedAt: o.startedAt,
+              httpStatus: clampInt(o.httpStatus, -32_768, 32_767),
+              costMs: clampInt(o.costMs),
+              error: error === null ? null : Array.from(error).slice(0, ATTEMPT_ERROR_MAX).join(''),
+              ...(o.response ? { response: o.response } : {}),
+            },
+          ]);
+    const result = await this.dataSource.query(
+      `INSERT IGNORE INTO tasks (app, timer_id, run_at, status, attempt, http_status, cost_ms, lateness_ms, error, output, claimed_by, claimed_until, started_at, attempts)
+       VALUES (?, CAST(? AS UNSIGNED), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        app,
+        o.timerId,
+        o.runAt,
+        o.status,
+        o.attempt,
+        clampInt(o.httpStatus, -32_768, 32_767),
+        clampInt(o.costMs),
+        clampInt(o.latenessMs),
+        error,
+        truncateUtf8(o.output, TASK_OUTPUT_MAX),
+        o.claimedBy,
+        o.claimedUntil,
+        fixed ? o.startedAt : null,
+        entry,
+      ],
+    );
+    return affectedRows(result) > 0;
+  }
+
   private async recordChunk(chunk: FireOutcome[], responses: (string | null)[]): Promise<boolean[]> {
     const responseOf = new Map(chunk.map((o, i) => [o, responses[i]]));
     const valid = chunk.map((o) => isId(o.timerId) && Number.isSafeInteger(o.runAt));
@@ -102,9 +154,10 @@ export class FireOutcomeRepository {
         o.claimedUntil,
         o.startedAt ?? null,
         responseOf.get(o) ?? null,
+        o.firstClaim === true ? 1 : 0,
       ]),
       rows,
-      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at', 'response'],
+      ['token', 'attempt', 'status', 'http_status', 'cost_ms', 'lateness_ms', 'error', 'output', 'claimed_by', 'claimed_until', 'started_at', 'response', 'first_claim'],
     );
     // One multi-table UPDATE joined to the batch's values: an eq_ref lookup on uk_timer_run_at per row.
     // The attempt joins the fire's history in the same statement (the oldest dropped past
@@ -114,17 +167,19 @@ export class FireOutcomeRepository {
     // third of the outcome's MariaDB CPU. Both conditions read t.attempts as it was, whichever
     // assignment MariaDB applies first (the fixed case leaves it NULL). A kept answer
     // (docs/callback-answers.md) goes into the attempt's entry, so a success with one takes the JSON path.
+    // A first attempt claimed in Redis finds its row pending at attempt 0, so this is the fire's only write.
     const fixed = `v.status = ${TaskStatus.Succeeded} AND v.started_at IS NOT NULL AND t.attempts IS NULL AND v.response IS NULL`;
     const entry = `JSON_OBJECT('attempt', v.attempt, 'startedAt', v.started_at, 'httpStatus', v.http_status, 'costMs', v.cost_ms, 'error', LEFT(v.error, ${ATTEMPT_ERROR_MAX}))`;
     const result = await this.dataSource.query(
       `UPDATE ${v.sql} v STRAIGHT_JOIN tasks t ON t.timer_id = v.timer_id AND t.run_at = v.run_at
-       SET t.status = v.status, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
+       SET t.status = v.status, t.attempt = v.attempt, t.http_status = v.http_status, t.cost_ms = v.cost_ms, t.lateness_ms = v.lateness_ms,
            t.error = v.error, t.output = v.output, t.claimed_until = v.claimed_until, t.claimed_by = v.claimed_by,
            t.started_at = IF(${fixed}, v.started_at, t.started_at),
            t.attempts = IF(v.started_at IS NULL OR (${fixed}), t.attempts, JSON_ARRAY_APPEND(
              IF(JSON_LENGTH(t.attempts) >= ${TASK_ATTEMPTS_KEPT}, JSON_REMOVE(t.attempts, '$[0]'), COALESCE(t.attempts, '[]')), '$',
              IF(v.response IS NULL, ${entry}, JSON_INSERT(${entry}, '$.response', JSON_EXTRACT(v.response, '$')))))
-       WHERE t.claimed_by = v.token AND t.attempt = v.attempt`,
+       WHERE (v.first_claim = 0 AND t.claimed_by = v.token AND t.attempt = v.attempt)
+          OR (v.first_claim = 1 AND t.status = ${TaskStatus.Pending} AND t.attempt = v.attempt - 1)`,
       v.params,
     );
     let rowApplied: boolean[];

@@ -1,0 +1,105 @@
+import type Redis from 'ioredis';
+import { LUA_SCRIPTS } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
+
+/** One fire asked for: `token` claims it when nobody has; null only looks. */
+export interface FireClaimAsk {
+  fireId: string;
+  token: string | null;
+}
+
+/** What one ask found: claimed by the ask's token, held by another token, or free (a look that claimed nothing). */
+export type FireClaimReply = { kind: 'claimed' } | { kind: 'held'; holder: string } | { kind: 'free' };
+
+/** The replies of a batch, in order, and the claim epoch Redis holds (`created`: it was missing and this batch wrote it). */
+export interface FireClaimBatch {
+  replies: FireClaimReply[];
+  epoch: string;
+  created: boolean;
+}
+
+interface FireClaimCommands {
+  timerTakeOverClaim(key: string, holder: string, token: string, ttlMs: number): Promise<number>;
+  timerReleaseClaim(key: string, value: string): Promise<number>;
+}
+
+/**
+ * The first attempt's claim outside MySQL (TIMER_CLAIM_STORE=redis; docs/pipeline.md): one key per fire
+ * ({@link RedisKeys.fireClaim}) holding the claim token, taken with `SET NX` and expiring past any lease.
+ * A batch is one pipeline, opened by a `SET NX GET` of the claim epoch ({@link RedisKeys.claimEpoch}): a
+ * key without TTL that only a flush (or a Redis that lost its data) removes, so the caller learns when
+ * claims may have been lost. A dead holder's claim passes on with a compare-and-set, so two takers cannot
+ * both win.
+ */
+export class FireClaims {
+  private readonly keys: RedisKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new RedisKeys(prefix);
+    redis.defineCommand('timerTakeOverClaim', LUA_SCRIPTS.takeOverClaim);
+    redis.defineCommand('timerReleaseClaim', LUA_SCRIPTS.deleteIfEqual);
+  }
+
+  private get commands(): FireClaimCommands {
+    return this.redis as unknown as FireClaimCommands;
+  }
+
+  key(fireId: string): string {
+    return this.keys.fireClaim(fireId);
+  }
+
+  /** Claims (or looks at) each fire in one round trip; `epoch` is written as the claim epoch should none exist. */
+  async claimMany(asks: readonly FireClaimAsk[], ttlMs: number, epoch: string): Promise<FireClaimBatch> {
+    const pipeline = this.redis.pipeline();
+    pipeline.call('SET', this.keys.claimEpoch(), epoch, 'NX', 'GET');
+    for (const a of asks) {
+      if (a.token === null) pipeline.get(this.key(a.fireId));
+      else pipeline.call('SET', this.key(a.fireId), a.token, 'PX', String(Math.max(1, Math.round(ttlMs))), 'NX', 'GET');
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const valueAt = (i: number): string | null => {
+      const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+      if (err) throw err;
+      return value === null || value === undefined ? null : String(value);
+    };
+    const old = valueAt(0);
+    const replies = asks.map((a, i): FireClaimReply => {
+      const holder = valueAt(i + 1);
+      if (holder !== null) return { kind: 'held', holder };
+      return a.token === null ? { kind: 'free' } : { kind: 'claimed' };
+    });
+    return { replies, epoch: old ?? epoch, created: old === null };
+  }
+
+  /** The claim epoch (written as `epoch` should none exist), and whether it was missing. */
+  async epoch(epoch: string): Promise<{ epoch: string; created: boolean }> {
+    const old = (await this.redis.call('SET', this.keys.claimEpoch(), epoch, 'NX', 'GET')) as string | null;
+    return { epoch: old ?? epoch, created: old === null };
+  }
+
+  /** Writes each claim again where it is missing (after a loss); per claim, whether it is now there, false where another took the fire. */
+  async reassert(claims: readonly { fireId: string; value: string }[], ttlMs: number): Promise<boolean[]> {
+    if (claims.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const c of claims) pipeline.call('SET', this.key(c.fireId), c.value, 'PX', String(Math.max(1, Math.round(ttlMs))), 'NX', 'GET');
+    const results = (await pipeline.exec()) ?? [];
+    return claims.map((c, i) => {
+      const [err, value] = results[i] ?? [new Error('missing pipeline result'), null];
+      if (err) throw err;
+      return value === null || value === undefined || String(value) === c.value;
+    });
+  }
+
+  /** Gives a claim back while it still holds `value`. */
+  async release(fireId: string, value: string): Promise<void> {
+    await this.commands.timerReleaseClaim(this.key(fireId), value);
+  }
+
+  /** Moves the fire's claim from `holder` (found dead) to `token`; false when `holder` no longer has it. */
+  async takeOver(fireId: string, holder: string, token: string, ttlMs: number): Promise<boolean> {
+    return Number(await this.commands.timerTakeOverClaim(this.key(fireId), holder, token, Math.max(1, Math.round(ttlMs)))) === 1;
+  }
+}
