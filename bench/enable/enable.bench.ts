@@ -18,7 +18,7 @@
 import { markdownTable, numericFlags, Receiver, Stack, writeResults } from '../../e2e/support';
 
 const APP = 'bench-enable';
-const opts = numericFlags(process.argv.slice(2), { enables: 200, batches: 10, batchSize: 50, windowMinutes: 60, minuteQuota: 120_000, precreateSeconds: 90, apiOnly: 0, auth: 1 });
+const opts = numericFlags(process.argv.slice(2), { enables: 200, batches: 10, batchSize: 50, windowMinutes: 60, minuteQuota: 120_000, precreateSeconds: 60, apiOnly: 0, auth: 1 });
 const TOKEN = 'bench-enable-admin-token-0123456789';
 
 interface Answer<T> {

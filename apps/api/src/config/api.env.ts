@@ -104,7 +104,7 @@ export class ApiEnv extends WindowEnv {
    * the rest of its windows. Keep it well above TIMER_MIGRATOR_TICK_MS.
    */
   @IsInt() @Min(10) @Max(86_400)
-  TIMER_PRECREATE_SECONDS: number = 90;
+  TIMER_PRECREATE_SECONDS: number = 60;
 
   /** The built web console served at /console (relative to the working directory); absent: /console answers 503. */
   @IsString() @MinLength(1) @MaxLength(4096)

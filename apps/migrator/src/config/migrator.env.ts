@@ -50,7 +50,7 @@ export class MigratorEnv extends WindowEnv {
    * timers enabled meanwhile waits for them, so keep it well below TIMER_PRECREATE_SECONDS minus the tick.
    */
   @IsInt() @Min(0) @Max(3_600_000)
-  TIMER_MIGRATOR_PACE_MAX_MS: number = 40_000;
+  TIMER_MIGRATOR_PACE_MAX_MS: number = 30_000;
 
   /** Longest single pause between two chunks of a paced expansion. */
   @IsInt() @Min(10) @Max(60_000)
