@@ -49,7 +49,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, TaskRepository, TimerRepository } from '@timer/dal';
-import { RedisLock, SliceIndex } from '@timer/redis';
+import { FireClaims, RedisLock, SliceIndex } from '@timer/redis';
 import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { markdownTable, numericFlags, percentiles, procCpuSeconds, shortId, Stack, writeResults } from '../../e2e/support';
 import { MigratorConfig, MigratorEnv } from '../../apps/migrator/src/config/migrator.env';
@@ -179,7 +179,7 @@ async function migratorOn(s: Stack): Promise<{ service: MigratorService; clock: 
   const due = { publish: async () => undefined, publishBatch: async () => undefined }; // the clock is two windows ahead: nothing is due
   const writer = new FireWriter(counting, index, due, now);
   const config = new MigratorConfig(Object.assign(new MigratorEnv(), { TIMER_WINDOW_MINUTES: 60 }));
-  const regenerator = new FireRegenerator(tasks, writer, index, new TimerRepository(db), db);
+  const regenerator = new FireRegenerator(tasks, writer, index, new TimerRepository(db), db, new FireClaims(redis, s.keyPrefix));
   const service = new MigratorService(new MigratorWindowRepository(db), new TimerRepository(db), writer, new RedisLock(redis, s.keyPrefix), now, config, new MigratorMetrics(new Registry()), regenerator, index);
   return {
     service,

@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
-import { ExecutorLag, RedisLock, SliceIndex } from '@timer/redis';
+import { ExecutorLag, FireClaims, RedisLock, SliceIndex } from '@timer/redis';
 import { Clock } from '@timer/platform';
 import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { fireTimesBetween } from '@timer/schedule';
@@ -102,7 +102,7 @@ describe('migrator against MariaDB and Redis', () => {
 
   function regenerator(client: Redis): FireRegenerator {
     const index = new SliceIndex(client, prefix);
-    return new FireRegenerator(new TaskRepository(db), new FireWriter(new TaskRepository(db), index, dueFires, { now: () => NOW }), index, new TimerRepository(db), db);
+    return new FireRegenerator(new TaskRepository(db), new FireWriter(new TaskRepository(db), index, dueFires, { now: () => NOW }), index, new TimerRepository(db), db, new FireClaims(client, prefix));
   }
 
   /** An enabled timer whose fires before `nextFireAt` exist (default: none yet from the first window on). */

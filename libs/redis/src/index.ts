@@ -7,7 +7,7 @@ export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
 export { EXECUTOR_LAG_FORGET_MS, EXECUTOR_LAG_FRESH_MS, ExecutorLag } from './lib/executor-lag';
 export { BLOOM_MAX_BITS, BLOOM_MIN_FIRES, BLOOM_OVERFULL_FACTOR, BLOOM_RETAIN_MS, bloomFalsePositiveRate, bloomSize, BloomSize, packHashes, SliceBloom, SliceBloomOptions, SliceItem } from './lib/slice-bloom';
 export { CALL_MARKS_CHUNK, CallMarks, CallStart } from './lib/call-marks';
-export { FireClaimAsk, FireClaimBatch, FireClaimReply, FireClaims } from './lib/fire-claims';
+export { FIRST_CLAIM_FRESH_MS, FireClaimAsk, FireClaimBatch, FireClaimReply, FireClaims, FireFence, SETTLED_CLAIM } from './lib/fire-claims';
 export { inPause, LedgerPause, PAUSE_WRITE_TRUST_MS, PAUSED_APPS_REFRESH_MS, PausedApps, PauseState, RESUME_MARGIN_MS } from './lib/paused-apps';
 export { MAINTENANCE_REFRESH_MS, MaintenanceWindows } from './lib/maintenance-windows';
 export { RedisHealthCheck } from './lib/redis-health.check';

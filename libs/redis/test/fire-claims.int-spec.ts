@@ -1,5 +1,5 @@
 import { redisTestContext } from '@timer/testing';
-import { FireClaims, RedisKeys } from '../src';
+import { FIRST_CLAIM_FRESH_MS, FireClaims, RedisKeys, SETTLED_CLAIM } from '../src';
 
 describe('FireClaims against a real Redis', () => {
   const ctx = redisTestContext();
@@ -45,5 +45,20 @@ describe('FireClaims against a real Redis', () => {
     await ctx.redis.del(new RedisKeys(ctx.prefix).claimEpoch(), c.key('4-1000'));
     const after = await c.claimMany([{ fireId: '4-1000', token: 'b:1@5' }], 60_000, 'e2');
     expect(after).toEqual({ replies: [{ kind: 'claimed' }], epoch: 'e2', created: true });
+  });
+
+  it('fences a settled fire nobody claimed until past any new claim of it, and leaves a claim already taken alone', async () => {
+    const c = claims();
+    await c.claimMany([{ fireId: '5-2000', token: 'a:1@5' }], 60_000, 'e');
+    const latestDue = Date.now() + 10_000;
+    await c.fence([
+      { fireId: '5-1000', latestDue },
+      { fireId: '5-2000', latestDue },
+    ]);
+    expect(await ctx.redis.get(c.key('5-1000'))).toBe(SETTLED_CLAIM);
+    expect(await ctx.redis.get(c.key('5-2000'))).toBe('a:1@5');
+    expect(await ctx.redis.pttl(c.key('5-1000'))).toBeGreaterThan(10_000 + FIRST_CLAIM_FRESH_MS);
+    const later = await c.claimMany([{ fireId: '5-1000', token: 'b:1@9' }], 60_000, 'e');
+    expect(later.replies).toEqual([{ kind: 'held', holder: SETTLED_CLAIM }]);
   });
 });

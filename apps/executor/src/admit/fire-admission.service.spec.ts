@@ -3,7 +3,8 @@ import { TaskStatus, TimerStatus } from '@timer/dal';
 import { timerDef } from '../../test/fakes';
 import { LIVENESS_TTL_MS } from './executor-liveness.service';
 import { RECHECK_MARGIN_MS } from './fire-admission.service';
-import { FIRST_CLAIM_FRESH_MS, REASSERT_WAIT_MS } from './first-claims.service';
+import { FIRST_CLAIM_FRESH_MS, SETTLED_CLAIM } from '@timer/redis';
+import { REASSERT_WAIT_MS } from './first-claims.service';
 import { MESSAGE_PROPERTIES } from '@timer/contracts';
 import { setup, T0, value } from '../../test/fire-pipeline';
 
@@ -311,6 +312,24 @@ describe('admit, through FireService', () => {
       s.firstClaimStore.values.set(key, `exec-b:5@${T0 + 50_000}`);
       expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
       expect(s.callback.calls).toHaveLength(0);
+    });
+
+    it('does not deliver a fire an edit superseded after its message was published: the fence sends it to the row, which is settled', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0, { status: TaskStatus.Missed, attempt: 0 });
+      s.firstClaimStore.values.set(key, SETTLED_CLAIM);
+      expect(await s.service.handle(s.msg(T0))).toBe('duplicate');
+      expect(s.callback.calls).toHaveLength(0);
+    });
+
+    it('delivers a fenced fire made pending again by a later edit, unflagged: nobody called it', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      s.firstClaimStore.values.set(key, SETTLED_CLAIM);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls[0].fire.redelivery ?? false).toBe(false);
+      expect(s.firstClaimStore.values.get(key)).toMatch(/^exec-a:/);
+      expect(await value(s.metrics.redeliveries, { reason: 'lease_expired' })).toBe(0);
     });
 
     it('claims a first attempt later than FIRST_CLAIM_FRESH_MS, a retry and a run now in MySQL', async () => {

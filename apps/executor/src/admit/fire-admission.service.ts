@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock, CLOCK } from '@timer/platform';
 import { MESSAGE_PROPERTIES, TaskMessage } from '@timer/contracts';
 import { ClaimResult, FireClaimRepository, FireState, TaskRepository, TaskStatus, TimerDefinition } from '@timer/dal';
+import { SETTLED_CLAIM } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
 import { CallStarts } from './call-starts.service';
 import { ExecutorMetrics } from '../shared/executor.metrics';
@@ -216,6 +217,10 @@ export class FireAdmission {
     onDemand: boolean,
     def: TimerDefinition | null | undefined,
   ): Promise<Admission> {
+    // Fenced when an edit superseded it (or a calendar excluded it), pending again since: nobody called it.
+    if (held.value === SETTLED_CLAIM && this.first && (await this.first.takeOver(msg, held, token))) {
+      return claimed({ msg, token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery: null, firstClaim: true });
+    }
     const now = this.clock.now();
     const expired = held.until <= now;
     if (this.first && (expired || (await this.liveness.isDead(held.token))) && (await this.first.takeOver(msg, held, token))) {

@@ -3,12 +3,12 @@ import { Registry } from 'prom-client';
 import type { FireClaimRepository, FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { TaskStatus } from '@timer/dal';
 import type { MetricsService } from '@timer/platform';
-import type { FireClaims } from '@timer/redis';
+import { FIRST_CLAIM_FRESH_MS, type FireClaims } from '@timer/redis';
 import { FakeClock, FakeFireClaims, FakeFires } from '../../test/fakes';
 import { value } from '../../test/fire-pipeline';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from '../shared/executor.metrics';
-import { FIRST_CLAIM_FRESH_MS, FirstClaims, parseHeld, REASSERT_WAIT_MS } from './first-claims.service';
+import { FirstClaims, parseHeld, REASSERT_WAIT_MS } from './first-claims.service';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
 const LEASE = 60_000;

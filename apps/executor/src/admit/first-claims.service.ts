@@ -3,18 +3,12 @@ import { randomBytes } from 'crypto';
 import { FireRef } from '@timer/contracts';
 import { FireClaimRepository, FireOutcome, FireOutcomeRepository } from '@timer/dal';
 import { Clock, CLOCK } from '@timer/platform';
-import { FireClaimAsk, FireClaims } from '@timer/redis';
+import { FIRST_CLAIM_FRESH_MS, FireClaimAsk, FireClaims } from '@timer/redis';
 import { ExecutorConfig } from '../config/executor.env';
 import { ExecutorMetrics } from '../shared/executor.metrics';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { LIVENESS_BEAT_MS } from './executor-liveness.service';
 
-/**
- * A first attempt takes a new claim in Redis only while it is at most this late (after its due time, run_at
- * plus its jitter); a later one is claimed in MySQL. Below the claim key's TTL less the longest early wait, so
- * a message that finds the key expired is always too late to take a new one (docs/pipeline.md).
- */
-export const FIRST_CLAIM_FRESH_MS = 30_000;
 /** Asks per pipeline: bounds one write to Redis and how long it holds the server. */
 const BATCH_MAX = 1_000;
 /** Claims of fires due this long after a detected loss of Redis's claims may have been taken before it. */

@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { FireRef } from '@timer/contracts';
 import { CALENDAR_PREFIX, NewTask, StoredFire, SUPERSEDED_PREFIX, TaskStatus, TaskStatusValue, TimerEntity, TimerStatus } from '@timer/dal';
 import type { EntityManager } from 'typeorm';
-import { FireRegenerator, StoredFires, TimerVersions, Transactions } from './fire-regenerator';
+import type { FireFence } from '@timer/redis';
+import { FireRegenerator, SettledFences, StoredFires, TimerVersions, Transactions } from './fire-regenerator';
 import { FireWriter } from './fire-writer';
 
 const NOW = Date.UTC(2030, 0, 1, 10, 0, 0);
@@ -118,7 +119,9 @@ function setup(current: TimerEntity = timer()) {
     setNextFireAt: async (id, at) => void stored.nextFireAt.set(id, at),
   };
   const transactions = { transaction: (fn: (m: EntityManager) => Promise<unknown>) => fn(M) } as unknown as Transactions;
-  const regenerator = new FireRegenerator(tasks, writer, index, timers, transactions);
+  const fenced: FireFence[] = [];
+  const fences: SettledFences = { fence: async (fs) => void fenced.push(...fs) };
+  const regenerator = new FireRegenerator(tasks, writer, index, timers, transactions, fences);
   /** The fires of a cron in [from, to), as stored by enable or the migrator: rows and index. */
   const prepare = async (every: number, from: number, to: number) => {
     const fires: NewTask[] = [];
@@ -126,7 +129,7 @@ function setup(current: TimerEntity = timer()) {
     await tasks.insertIgnore(fires);
     await index.add(fires);
   };
-  return { tasks, index, published, regenerator, stored, prepare };
+  return { tasks, index, published, regenerator, stored, prepare, fenced };
 }
 
 const pendingAt = (s: ReturnType<typeof setup>, from: number) =>
@@ -158,6 +161,8 @@ describe('FireRegenerator', () => {
     await s.regenerator.afterCommit(r);
     // The index: the superseded fires out, the new ones in; the claimed one (20 s) stays as it was.
     expect([...s.index.members].filter((m) => Number(m.split('-')[1]) >= NOW).sort()).toEqual([0, 15, 20, 30, 45].map((x) => `7-${NOW + x * 1000}`));
+    // A message of a superseded fire already on its way finds its first claim in Redis fenced.
+    expect(s.fenced).toEqual([10_000, 40_000, 50_000].map((x) => ({ fireId: `7-${NOW + x}`, latestDue: NOW + x })));
   });
 
   it('records the fires a calendar now excludes missed with its name, and makes them pending again when it no longer does', async () => {
@@ -169,6 +174,8 @@ describe('FireRegenerator', () => {
     expect(pendingAt(s, NOW)).toEqual([]);
     expect(s.tasks.state('7', NOW + 10_000)).toEqual({ status: TaskStatus.Missed, error: 'calendar new-year' });
     expect(r).toMatchObject({ superseded: [], written: 0 });
+    await s.regenerator.afterCommit(r);
+    expect(s.fenced.map((f) => f.fireId)).toEqual([0, 10, 20, 30, 40, 50].map((x) => `7-${NOW + x * 1000}`));
     const back = await s.regenerator.regenerate(timer({ cron: '*/10 * * * * *', calendarRules: [{ ...newYear[0], exclude: { dates: ['2030-01-02'] } }] }), { fromMs: NOW, createUntilMs: NOW + 60_000 }, M);
     expect(pendingAt(s, NOW)).toEqual([0, 10, 20, 30, 40, 50].map((x) => NOW + x * 1000));
     expect(back.written).toBe(6);

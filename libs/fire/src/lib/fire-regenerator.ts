@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { FireRef } from '@timer/contracts';
+import { fireId, FireRef } from '@timer/contracts';
 import { SUPERSEDED_PREFIX, TaskRepository, TaskStatus, TimerEntity, TimerRepository, TimerStatus } from '@timer/dal';
-import { SliceIndex } from '@timer/redis';
+import { FireClaims, FireFence, SliceIndex } from '@timer/redis';
 import { DataSource, EntityManager } from 'typeorm';
 import { FireWriter } from './fire-writer';
 
@@ -10,6 +10,7 @@ export type RegeneratedFireWriter = Pick<FireWriter, 'write' | 'afterCommit'>;
 export type FireIndexRemover = Pick<SliceIndex, 'remove' | 'removeTimer'>;
 export type TimerVersions = Pick<TimerRepository, 'versionsOf' | 'findLiveForUpdate' | 'setNextFireAt'>;
 export type Transactions = Pick<DataSource, 'transaction'>;
+export type SettledFences = Pick<FireClaims, 'fence'>;
 
 /** Which stored fires a regeneration replaces, and how far it creates the new ones. */
 export interface RegenerateRange {
@@ -39,6 +40,8 @@ export interface Regeneration {
   unindexed: FireRef[];
   /** Pending fires deleted (a timer disabled while the migrator wrote them): afterCommit drops them from the index. */
   removed?: FireRef[];
+  /** The superseded and calendar-excluded fires, fenced by afterCommit against a first claim in Redis. */
+  fences?: FireFence[];
 }
 
 /** Most fires one regeneration computes (a 1-s cron over four one-day windows is 345,600). */
@@ -63,6 +66,7 @@ export class FireRegenerator {
     @Inject(SliceIndex) private readonly index: FireIndexRemover,
     @Inject(TimerRepository) private readonly timers: TimerVersions,
     @Inject(DataSource) private readonly dataSource: Transactions,
+    @Inject(FireClaims) private readonly claims: SettledFences,
   ) {}
 
   /**
@@ -90,6 +94,8 @@ export class FireRegenerator {
       if (s && s.excluded !== f.excluded && (s.status === TaskStatus.Pending || s.superseded)) excluded.set(f.excluded as string, [...(excluded.get(f.excluded as string) ?? []), f.runAt]);
     }
     for (const [reason, runAts] of excluded) await this.tasks.exclude(timer.id, runAts, reason, manager);
+    const settled = [...stale, ...[...excluded.values()].flat()];
+    const fences = settled.map((runAt) => ({ fireId: fireId(timer.id, runAt), latestDue: runAt + Math.max(0, timer.jitterMs ?? 0) }));
 
     const live = timer.status === TimerStatus.Enabled && timer.deletedAt === null;
     const toWrite = live ? fires.filter((f) => (f.excluded === undefined ? (byRunAt.get(f.runAt)?.superseded ?? true) : !byRunAt.has(f.runAt))) : [];
@@ -98,7 +104,7 @@ export class FireRegenerator {
     // Every fire of the definition before `until` exists now (the migrator reads the timer again from
     // its next one); a disabled timer's is set by its enable.
     if (live) await this.timers.setNextFireAt(timer.id, FireWriter.nextFireAt(timer, until), manager);
-    return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due, unindexed };
+    return { superseded: stale.map((runAt) => ({ timerId: timer.id, runAt })), written: toWrite.length, due, unindexed, fences };
   }
 
   /**
@@ -112,10 +118,17 @@ export class FireRegenerator {
   }
 
   /**
-   * After the commit: publishes the fires due within seconds and removes the superseded ones from the
-   * slice index (a failure there is only logged: the executor finds them settled). Never throws.
+   * After the commit: fences the fires settled without an attempt against a first claim in Redis (their
+   * task messages may be on their way, and that claim does not read the row), publishes the fires due
+   * within seconds and removes the superseded ones from the slice index. A failure is only logged: the
+   * executor's MySQL claim and its outcome's fence still find the row settled. Never throws.
    */
   async afterCommit(r: Regeneration): Promise<void> {
+    if (r.fences && r.fences.length > 0) {
+      await this.claims.fence(r.fences).catch((e: Error) => {
+        this.logger.warn(`${r.fences?.length} superseded or excluded fire(s) not fenced in Redis; a message of one already on its way may still deliver it: ${e.message}`);
+      });
+    }
     const gone = [...r.superseded, ...(r.removed ?? [])];
     if (gone.length > 0) {
       await this.index.remove(gone).catch((e: Error) => {

@@ -2,6 +2,29 @@ import type Redis from 'ioredis';
 import { LUA_SCRIPTS } from './lua-scripts';
 import { RedisKeys } from './redis-keys';
 
+/**
+ * A first attempt takes a new claim in Redis only while it is at most this late (after its due time, run_at
+ * plus its jitter); a later one is claimed in MySQL. Below the claim key's TTL less the longest early wait, so
+ * a message that finds the key expired is always too late to take a new one (docs/pipeline.md).
+ */
+export const FIRST_CLAIM_FRESH_MS = 30_000;
+
+/**
+ * The value of a claim key that fences a fire settled without an attempt (an edit superseded it, a calendar
+ * excluded it): a task message already on its way then finds the key held and the row settled, and the fire
+ * is not delivered. A fire made pending again later finds this value and takes the key over unflagged.
+ */
+export const SETTLED_CLAIM = 'settled@0';
+
+/** A fence lives this long past its fire's latest due time (run_at plus the longest jitter): past any new claim of it. */
+const FENCE_AFTER_DUE_MS = FIRST_CLAIM_FRESH_MS + 60_000;
+
+/** A fire settled without an attempt; `latestDue`: its run_at plus the longest jitter its timer may give it. */
+export interface FireFence {
+  fireId: string;
+  latestDue: number;
+}
+
 /** One fire asked for: `token` claims it when nobody has; null only looks. */
 export interface FireClaimAsk {
   fireId: string;
@@ -78,6 +101,17 @@ export class FireClaims {
   async epoch(epoch: string): Promise<{ epoch: string; created: boolean }> {
     const old = (await this.redis.call('SET', this.keys.claimEpoch(), epoch, 'NX', 'GET')) as string | null;
     return { epoch: old ?? epoch, created: old === null };
+  }
+
+  /**
+   * Fences fires settled without an attempt ({@link SETTLED_CLAIM}) where nobody holds their claim yet,
+   * until a new claim of them could no longer be taken; one round trip.
+   */
+  async fence(fires: readonly FireFence[]): Promise<void> {
+    if (fires.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const f of fires) pipeline.call('SET', this.key(f.fireId), SETTLED_CLAIM, 'PXAT', String(Math.round(f.latestDue + FENCE_AFTER_DUE_MS)), 'NX');
+    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
   }
 
   /** Writes each claim again where it is missing (after a loss); per claim, whether it is now there, false where another took the fire. */
