@@ -209,6 +209,25 @@ describe('api timer edits, versions and idempotent create (real MariaDB, Redis, 
       expect(await pendingFrom(id, now)).toEqual(every(20, now, at('06-01T13:00:00Z')));
     });
 
+    it('an edit, a disable and a delete fence the first claims of the fires they settle or remove within the next minute', async () => {
+      const claimOf = (id: number, t: number) => h.redis.get(`${h.prefix}claim:${id}-${t}`);
+      const now = at('06-01T10:00:00Z');
+      const soon = [10, 20, 30, 40, 50].map((x) => now + x * 1000);
+      // An edit: the 10-s fires the 20-s schedule lacks are superseded and fenced; the shared ones are not.
+      const edited = await createEnabled({ cron: '*/10 * * * * *' });
+      await h.as().patch(def, { id: edited, app: 'alpha', version: 2, cron: '*/20 * * * * *' });
+      expect(await Promise.all(soon.map((t) => claimOf(edited, t)))).toEqual(['settled@0', null, 'settled@0', null, 'settled@0']);
+      // A disable: every pending fire of the next minute; a delete, as well.
+      const disabled = await createEnabled({ cron: '*/10 * * * * *' });
+      await h.as().post('/api/timer/v1/unable', { id: disabled, app: 'alpha' });
+      expect(await Promise.all(soon.map((t) => claimOf(disabled, t)))).toEqual(soon.map(() => 'settled@0'));
+      expect(await claimOf(disabled, now + 70_000)).toBeNull();
+      const deleted = await createEnabled({ cron: '*/10 * * * * *' });
+      await h.as().delete(def, { id: deleted, app: 'alpha' });
+      expect(await Promise.all(soon.map((t) => claimOf(deleted, t)))).toEqual(soon.map(() => 'settled@0'));
+      expect(await h.redis.pttl(`${h.prefix}claim:${disabled}-${soon[4]}`)).toBeGreaterThan(90_000);
+    });
+
     it('enable and each schedule edit set the next fire after the fires they created (the migrator reads the timer from there)', async () => {
       const nextFire = async (id: number) => {
         const [r] = (await h.db.query('SELECT next_fire_at AS n FROM timers WHERE id = ?', [id])) as { n: string | number | null }[];

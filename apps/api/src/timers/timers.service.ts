@@ -11,13 +11,14 @@ import {
   NewTimer,
   runInTransaction,
   TaskRepository,
+  TaskStatus,
   TimerEntity,
   TimerRepository,
   TimerStatus,
   TimerVersionEntity,
   TimerVersionRepository,
 } from '@timer/dal';
-import { SliceIndex } from '@timer/redis';
+import { FireClaims, FireFence, SliceIndex } from '@timer/redis';
 import { businessCalendarOf, FireWriter, WrittenFires } from '@timer/fire';
 import { CalendarFire, CalendarRules, formatInterval, specOf } from '@timer/schedule';
 import { DataSource, EntityManager } from 'typeorm';
@@ -72,6 +73,7 @@ export class TimersService {
     private readonly apps: AppRepository,
     private readonly fires: FireWriter,
     private readonly slices: SliceIndex,
+    private readonly claims: FireClaims,
     private readonly versions: TimerVersionRepository,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
     private readonly maintenance: MaintenanceService,
@@ -323,11 +325,13 @@ export class TimersService {
   async disable(p: Principal, ref: TimerRef): Promise<DisableResult> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
-    return runInTransaction(this.dataSource, async (m) => {
+    let fences: FireFence[] = [];
+    const result = await runInTransaction(this.dataSource, async (m): Promise<DisableResult> => {
       const locked = await this.lock(m, ref);
       if (locked.status === TimerStatus.Disabled) return { changed: false, version: locked.version, removedFires: 0 };
       await this.timers.setStatus(ref.app, ref.id, TimerStatus.Disabled, m);
       await this.versions.snapshot(ref.id, 'disable', now, m);
+      fences = await this.nearFences(locked, now + 1, m);
       const removedFires = await this.tasks.deletePendingAfter(ref.id, now, m);
       // One window past the prepared ones: a migrator whose clock runs ahead may have prepared it.
       const until = preparedWindows(now, this.config.windowMs).until + this.config.windowMs;
@@ -337,20 +341,25 @@ export class TimersService {
       });
       return { changed: true, version: locked.version + 1, removedFires };
     });
+    await this.fence(ref.id, fences);
+    return result;
   }
 
   /** Soft-deletes a timer (its name becomes reusable) and removes its pending fires from MySQL and Redis. */
   async delete(p: Principal, ref: TimerRef): Promise<{ removedFires: number }> {
     assertTimerAccess(p, ref.app);
     const now = this.clock.now();
+    let fences: FireFence[] = [];
     const removed = await runInTransaction(this.dataSource, async (m) => {
       // Timer row before app row, as in every write that takes both; the app's (its live-timer count) last.
-      await this.lock(m, ref);
+      const locked = await this.lock(m, ref);
       const deleted = await this.timers.softDelete(ref.app, ref.id, m, now);
+      fences = await this.nearFences(locked, now - 2 * MINUTE_MS, m);
       const removedFires = await this.tasks.deletePending(ref.id, m);
       if (deleted) await this.quotas.timerRemoved(m, ref.app);
       return removedFires;
     });
+    await this.fence(ref.id, fences);
     // After the commit: the timer is gone for the executor whatever Redis says; the index entries are
     // removed so the trigger does not publish them at all.
     const window = this.config.windowMs;
@@ -375,6 +384,21 @@ export class TimersService {
     const { due } = await this.fires.write([{ app: ref.app, timerId: ref.id, runAt }]);
     await this.fires.publishDue(due, { [MESSAGE_PROPERTIES.runNow]: '1' });
     return { fireId: fireId(ref.id, runAt), runAt };
+  }
+
+  /**
+   * The pending fires from `fromMs` up to a minute ahead, which a disable or delete is about to delete:
+   * their task messages may be on their way, and a first claim in Redis does not read the row, so
+   * they are fenced after the commit (docs/pipeline.md). Under the timer's row lock.
+   */
+  private async nearFences(timer: TimerEntity, fromMs: number, m: EntityManager): Promise<FireFence[]> {
+    const near = await this.tasks.firesForUpdate(timer.id, fromMs, this.clock.now() + MINUTE_MS, m);
+    return near.filter((f) => f.status === TaskStatus.Pending).map((f) => ({ fireId: fireId(timer.id, f.runAt), latestDue: f.runAt + Math.max(0, timer.jitterMs ?? 0) }));
+  }
+
+  /** After the commit; a failure is only logged (a message already on its way may then deliver its fire). */
+  private async fence(timerId: string, fences: FireFence[]): Promise<void> {
+    await this.claims.fence(fences).catch((e: Error) => this.logger.warn(`timer ${timerId}: ${fences.length} removed fire(s) not fenced in Redis: ${e.message}`));
   }
 
   /** The live timer `ref` names, if the caller may see it; 404 otherwise (another app's timer included). */

@@ -179,6 +179,20 @@ describe('admit, through FireService', () => {
       expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Succeeded, app: 'app' });
     });
 
+    it('calls a re-created row with the timer read for it: a fire whose row a disable deleted is recorded missed, though the cache still said enabled', async () => {
+      for (const store of ['mysql', 'redis'] as const) {
+        const s = setup({ TIMER_CLAIM_STORE: store });
+        s.fires.addRow('7', T0 - 1_000);
+        expect(await s.service.handle(s.msg(T0 - 1_000))).toBe('succeeded');
+        s.fires.defs.set('7', timerDef('7', { status: TimerStatus.Disabled }));
+        // The disable fenced the fire it deleted (a first claim in Redis would not read the row).
+        s.firstClaimStore.values.set(`7-${T0}`, SETTLED_CLAIM);
+        expect(await s.service.handle(s.msg(T0))).toBe('missed');
+        expect(s.fires.row('7', T0)).toMatchObject({ status: TaskStatus.Missed, error: 'timer disabled' });
+        expect(s.callback.calls).toHaveLength(1);
+      }
+    });
+
     it('counts a fire of a timer that does not exist at all as missed (no row to record it in)', async () => {
       const s = setup();
       expect(await s.service.handle({ timerId: '99', runAt: T0, fireId: 'x', attempt: 1 })).toBe('missed');
@@ -330,6 +344,17 @@ describe('admit, through FireService', () => {
       expect(s.callback.calls[0].fire.redelivery ?? false).toBe(false);
       expect(s.firstClaimStore.values.get(key)).toMatch(/^exec-a:/);
       expect(await value(s.metrics.redeliveries, { reason: 'lease_expired' })).toBe(0);
+    });
+
+    it('gives its Redis claim back when the call stage fails before the call (MySQL down), so the redelivery goes out at once', async () => {
+      const s = redis();
+      s.fires.addRow('7', T0);
+      jest.spyOn(s.control, 'enter').mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:3306'));
+      await expect(s.service.handle(s.msg(T0))).rejects.toThrow('ECONNREFUSED');
+      expect(s.firstClaimStore.values.has(key)).toBe(false);
+      expect(await s.service.handle(s.msg(T0))).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.callback.calls[0].fire.redelivery ?? false).toBe(false);
     });
 
     it('claims a first attempt later than FIRST_CLAIM_FRESH_MS, a retry and a run now in MySQL', async () => {

@@ -12,6 +12,7 @@ import { FirstClaims, HeldClaim } from './first-claims.service';
 import { fireDelayOf } from './jitter';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
+import { Admission, claimed, deferred, skipped } from './admission';
 import { PauseWatch } from '../shared/pause-watch.service';
 import { isSettled, SettledFires } from '../shared/settled-fires.service';
 import { TimerCache } from '../shared/timer-cache.service';
@@ -28,7 +29,7 @@ export const EARLY_REPUBLISH_LEAD_MS = 1_000;
  * row and its timer is gone, so there is no app to file one under.
  */
 type AttemptClaim =
-  | { kind: 'claimed'; token: string; first: boolean; lost: boolean }
+  | { kind: 'claimed'; token: string; first: boolean; lost: boolean; reread?: TimerDefinition }
   | { kind: 'refused'; state: FireState | null }
   | { kind: 'held-first'; token: string; held: HeldClaim }
   | { kind: 'wait'; until: number }
@@ -39,18 +40,6 @@ interface Takeover {
   token: string;
   mayHaveCalled: boolean;
 }
-
-/** Why a message goes back to the broker for later (counted in timer_delivery_deferred_total). */
-export type DeferReason = 'early' | 'paused' | 'held';
-
-/**
- * The admission's answer: the attempt claimed (on to the call), the message to be published again for
- * `at` (the caller publishes it, then {@link FireAdmission.deferred} counts it), or nothing more to do.
- */
-export type Admission =
-  | { kind: 'claimed'; attempt: ClaimedAttempt }
-  | { kind: 'deferred'; msg: TaskMessage; at: number; recheck: boolean; reason: DeferReason; result: 'deferred-early' | 'deferred-held'; inFlight: boolean }
-  | { kind: 'skipped'; result: FireResult };
 
 /**
  * The admit stage (docs/architecture.md, "executor"): a replay reopened, the timer's definition read
@@ -135,7 +124,12 @@ export class FireAdmission {
     if (recheck || claim.lost) await this.calls.carry(claim.token);
     this.diag?.claimed(msg.runAt);
     const redelivery = recheck ? 'lease_expired' : claim.lost ? 'claim_lost' : null;
-    return claimed({ msg, token: claim.token, definition: def ?? (await this.definitionOf(msg)), onDemand, redelivery, firstClaim: claim.first || undefined });
+    return claimed({ msg, token: claim.token, definition: claim.reread ?? def ?? (await this.definitionOf(msg)), onDemand, redelivery, firstClaim: claim.first || undefined });
+  }
+
+  /** An attempt claimed here whose call never started: a claim in Redis is given back (a MySQL one runs out its lease). */
+  async giveBack(attempt: ClaimedAttempt): Promise<void> {
+    if (attempt.firstClaim) await this.first?.giveBack(attempt.msg.fireId);
   }
 
   /** Counts a deferral once its message is stored by the broker. */
@@ -201,6 +195,8 @@ export class FireAdmission {
       if (!def) return { kind: 'timer-not-found' };
       await this.tasks.insertIgnore([{ app: def.timer.app, timerId: msg.timerId, runAt: msg.runAt }]);
       claim = await this.claimOnce(msg, token);
+      // Called with what was read now: the row was gone because the timer was disabled or deleted meanwhile.
+      if (claim.claimed) return { kind: 'claimed', token, first: false, lost: false, reread: def };
     }
     return claim.claimed ? { kind: 'claimed', token, first: false, lost: false } : { kind: 'refused', state: claim.state };
   }
@@ -299,16 +295,4 @@ export class FireAdmission {
     this.logger.warn(`fire ${msg.fireId} missed: timer not found (and no task row to record it in)`);
     return 'missed';
   }
-}
-
-function claimed(attempt: ClaimedAttempt): Admission {
-  return { kind: 'claimed', attempt };
-}
-
-function deferred(msg: TaskMessage, at: number, recheck: boolean, reason: DeferReason, result: 'deferred-early' | 'deferred-held', inFlight = false): Admission {
-  return { kind: 'deferred', msg, at, recheck, reason, result, inFlight };
-}
-
-function skipped(result: FireResult): Admission {
-  return { kind: 'skipped', result };
 }

@@ -102,6 +102,14 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  /** Gives back this process's claim of a fire whose call never started (a failure before it); never throws. */
+  async giveBack(fireId: string): Promise<void> {
+    const own = this.own.get(fireId);
+    if (!own) return;
+    this.own.delete(fireId);
+    await this.store.release(fireId, own.value).catch((e: Error) => this.logger.warn(`giving back the claim of fire ${fireId} failed (it runs out its lease): ${e.message}`));
+  }
+
   /** The attempt's outcome is recorded (or refused): its claim no longer needs writing again after a loss. */
   settled(fireId: string): void {
     this.own.delete(fireId);

@@ -45,3 +45,13 @@ export type CallResult = (
   | { kind: 'taken-over'; attempt: ClaimedAttempt }
 ) &
   InstantTurns;
+
+/**
+ * The call stage failed before the callback went out (a definition, maintenance or origin read threw):
+ * the caller may give the attempt's claim back, so its redelivery need not wait for the lease.
+ */
+export class NotCalled extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}

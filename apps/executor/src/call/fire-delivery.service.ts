@@ -12,7 +12,7 @@ import { callbackPartsOf } from './callback-template';
 import { ExecutorMetrics, MissedReason } from '../shared/executor.metrics';
 import { ClaimedAttempt, FireResult } from '../shared/fire.types';
 import { endedWith } from '../shared/fire-tracing';
-import { CallResult } from './call-result';
+import { CallResult, NotCalled } from './call-result';
 import { InstantDiagnostics } from '../shared/instant-diagnostics';
 import { InstantSends } from '../shared/instant-sends';
 import { InstantWaits } from '../shared/instant-waits';
@@ -92,15 +92,16 @@ export class FireDelivery {
       // Late (a hand-back come back, a retry): it may arrive at another instant, whose light calls go first too.
       await this.lightFirst.allAnswered();
     }
+    const progress = { calling: false };
     try {
-      const result = await this.atTarget(attempt, claimed, target, wait, earlyMark, sent, answered);
+      const result = await this.atTarget(attempt, claimed, target, wait, earlyMark, progress, sent, answered);
       result.instantSent = sent;
       result.instantAnswered = answered;
       return result;
     } catch (e) {
       sent?.();
       answered?.();
-      throw e;
+      throw progress.calling ? e : new NotCalled(e);
     }
   }
 
@@ -128,6 +129,7 @@ export class FireDelivery {
     target: number,
     wait: number,
     earlyMark: Promise<boolean> | undefined,
+    progress: { calling: boolean },
     sent?: () => void,
     answered?: () => void,
   ): Promise<CallResult> {
@@ -180,6 +182,7 @@ export class FireDelivery {
       return { kind: 'taken-over', attempt };
     }
     if (gate.go) this.diag?.called(target);
+    progress.calling = true;
     const calling = gate.go ? this.call(def, msg, attempt.redelivery !== null, target) : Promise.resolve(gate.result);
     // A refused call ends its part of the instant's burst now; a call made, once it is answered.
     if (!gate.go) sent?.();

@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { MESSAGE_PROPERTIES, parseTaskMessage, parseTaskPayload, TaskMessage, TRACEPARENT_PATTERN } from '@timer/contracts';
 import { Clock, CLOCK, NO_TRACING, Tracing } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
-import { Admission, FireAdmission } from '../admit/fire-admission.service';
+import { Admission } from '../admit/admission';
+import { FireAdmission } from '../admit/fire-admission.service';
+import { NotCalled } from '../call/call-result';
 import { FireDelivery } from '../call/fire-delivery.service';
 import { AppShareGate } from '../intake/app-share.gate';
 import { FireLane } from '../intake/fire-lanes';
@@ -132,7 +134,12 @@ export class FireService {
 
   /** The call, then its outcome recorded and published; the call's part of its instant ends after that. */
   private async callAndSettle(attempt: ClaimedAttempt): Promise<FireResult> {
-    const called = await this.delivery.deliver(attempt);
+    const called = await this.delivery.deliver(attempt).catch(async (e: unknown) => {
+      // Failed before its call: the claim goes back, so the message's redelivery need not wait for its lease.
+      if (!(e instanceof NotCalled)) throw e;
+      await this.admission.giveBack(attempt);
+      throw e.reason;
+    });
     try {
       const outcome = this.outcomes.outcomeOf(called);
       const settling = this.onDone(outcome);
