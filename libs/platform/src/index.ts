@@ -18,4 +18,5 @@ export { maskUrlPassword, MYSQL_SSL_MODES, MysqlSslMode, MysqlTlsPolicy, MysqlUr
 export { createRoleLogger, installProcessLogging, RoleLogger } from './lib/logging/role-logger';
 export { redact, redactValue } from './lib/logging/redact';
 export { BucketHistogram, BucketHistogramOptions } from './lib/metrics/bucket-histogram';
-export { createTracing, FireSpan, FireSpanKind, NO_TRACING, Tracing, TracingModule } from './lib/tracing/tracing';
+export { FireSpan, FireSpanKind, NO_TRACING, Tracing } from './lib/tracing/fire-tracing';
+export { createTracing, TracingModule } from './lib/tracing/tracing';

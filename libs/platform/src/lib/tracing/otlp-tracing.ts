@@ -4,7 +4,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { TracingSettings } from '../config/role-config';
-import { FireSpan, FireSpanKind, Tracing } from './tracing';
+import { FireSpan, FireSpanKind, Tracing } from './fire-tracing';
 
 const KINDS: Record<FireSpanKind, SpanKind> = {
   producer: SpanKind.PRODUCER,

@@ -1,4 +1,5 @@
-import { createTracing, NO_TRACING } from './tracing';
+import { NO_TRACING } from './fire-tracing';
+import { createTracing } from './tracing';
 
 describe('createTracing', () => {
   it('is the no-op tracing without an endpoint, and loads no OpenTelemetry module', async () => {
