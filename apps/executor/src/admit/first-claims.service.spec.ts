@@ -68,7 +68,16 @@ describe('FirstClaims (first attempts claimed in Redis)', () => {
     expect(first.fresh(T0)).toBe(true);
     clock.current += 1;
     expect(first.fresh(T0)).toBe(false);
-    expect(first.ttlMs).toBeGreaterThanOrEqual(LEASE + FIRST_CLAIM_FRESH_MS + 60_000);
+    expect(first.ttlMs).toBeGreaterThanOrEqual(2 * LEASE + 60_000);
+    expect(first.ttlMs).toBeGreaterThanOrEqual(FIRST_CLAIM_FRESH_MS + ExecutorConfig.load({}).maxEarlyWaitMs + 60_000);
+  });
+
+  it('keeps a claim key past the freshness span plus the longest early wait whatever the lease', () => {
+    const config = ExecutorConfig.load({ TIMER_CLAIM_STORE: 'redis', TIMER_CALLBACK_TIMEOUT_MS: '2000', TIMER_CALLBACK_TIMEOUT_MAX_MS: '2000', TIMER_EXECUTOR_CLAIM_LEASE_MS: '20000' });
+    const first = new FirstClaims(new FakeFireClaims() as unknown as FireClaims, {} as FireClaimRepository, {} as FireOutcomeRepository, config, new ExecutorMetrics({ registry: new Registry() } as MetricsService), new FakeClock(T0));
+    // A key set as early as a fire may be claimed expires only after the last instant a new claim of it is fresh.
+    expect(T0 - config.maxEarlyWaitMs + first.ttlMs).toBeGreaterThan(T0 + FIRST_CLAIM_FRESH_MS);
+    expect(first.ttlMs).toBeGreaterThanOrEqual(2 * config.leaseMs + 60_000);
   });
 
   it('hands every fire of a batch to the MySQL claim when Redis fails', async () => {

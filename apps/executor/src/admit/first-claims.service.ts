@@ -115,9 +115,9 @@ export class FirstClaims implements OnApplicationBootstrap, OnApplicationShutdow
     this.own.delete(fireId);
   }
 
-  /** How long a claim key lives: past any lease of it, and past FIRST_CLAIM_FRESH_MS plus the longest early wait. */
+  /** How long a claim key lives: past any lease of it (and a takeover's), and past FIRST_CLAIM_FRESH_MS plus the longest early wait. */
   get ttlMs(): number {
-    return 2 * this.config.leaseMs + 60_000;
+    return Math.max(2 * this.config.leaseMs, FIRST_CLAIM_FRESH_MS + this.config.maxEarlyWaitMs) + 60_000;
   }
 
   /** Whether a first attempt this late after `due` may take a new claim in Redis. */

@@ -4,10 +4,12 @@ import { RedisKeys } from './redis-keys';
 
 /**
  * A first attempt takes a new claim in Redis only while it is at most this late (after its due time, run_at
- * plus its jitter); a later one is claimed in MySQL. Below the claim key's TTL less the longest early wait, so
- * a message that finds the key expired is always too late to take a new one (docs/pipeline.md).
+ * plus its jitter); a later one is claimed in MySQL. The claim key outlives this plus the longest early wait, so
+ * a message that finds the key expired is always too late to take a new one (docs/pipeline.md). Executors
+ * that fall behind (a backlog of tens of seconds) still claim in Redis: with the MySQL claim each fire cost
+ * MariaDB a second UPDATE, which slowed the draining of the backlog that caused it.
  */
-export const FIRST_CLAIM_FRESH_MS = 30_000;
+export const FIRST_CLAIM_FRESH_MS = 90_000;
 
 /**
  * The value of a claim key that fences a fire settled without an attempt (an edit superseded it, a calendar
