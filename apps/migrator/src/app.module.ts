@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerRepository, MigratorWindowRepository, MYSQL_DEPENDENCY } from '@timer/dal';
 import { CLOCK, loadConfig, MetricsService, RoleConfig, RoleRuntimeModule, systemClock } from '@timer/platform';
 import { FireRegenerator, FireWriter, TaskPublisher } from '@timer/fire';
-import { ExecutorLag, REDIS, REDIS_DEPENDENCY, REDIS_KEY_PREFIX } from '@timer/redis';
+import { ExecutorLag, REDIS, REDIS_DEPENDENCY, REDIS_KEY_PREFIX, TriggerSlots } from '@timer/redis';
 import type Redis from 'ioredis';
 import { PULSAR_DEPENDENCY } from '@timer/pulsar-transport';
 import { CompletionLoop } from './completion/completion.loop';
@@ -11,7 +11,7 @@ import { MigratorConfig, MigratorEnv } from './config/migrator.env';
 import { ExpansionPacer, LAG_SOURCE } from './migration/expansion-pacer';
 import { MigratorLoop } from './migration/migrator.loop';
 import { MigratorMetrics } from './migration/migrator.metrics';
-import { MigratorService, RANGE_COORDINATION } from './migration/migrator.service';
+import { MigratorService, RANGE_COORDINATION, TRIGGER_SLOTS } from './migration/migrator.service';
 import { RangeCoordinator } from './migration/range-coordinator';
 import { RangeHandler } from './migration/range.handler';
 import { RetentionService } from './migration/retention.service';
@@ -53,6 +53,7 @@ export class AppModule {
         RangeCoordinator,
         { provide: RANGE_COORDINATION, useExisting: RangeCoordinator },
         { provide: LAG_SOURCE, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new ExecutorLag(r, p) },
+        { provide: TRIGGER_SLOTS, inject: [REDIS, REDIS_KEY_PREFIX], useFactory: (r: Redis, p: string) => new TriggerSlots(r, p) },
         ExpansionPacer,
         MigratorService,
         RetentionService,

@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MigratorWindowRepository, NewTask, runMigrations, SliceTaskRepository, TaskRepository, TimerRepository, TimerStatus } from '@timer/dal';
-import { ExecutorLag, FireClaims, RedisLock, SliceIndex } from '@timer/redis';
+import { ExecutorLag, FireClaims, RedisLock, SliceIndex, TriggerSlots } from '@timer/redis';
 import { Clock } from '@timer/platform';
 import { FireRegenerator, FireRows, FireWriter } from '@timer/fire';
 import { fireTimesBetween } from '@timer/schedule';
@@ -75,7 +75,16 @@ describe('migrator against MariaDB and Redis', () => {
    * expansions are paced by the executors' lag in Redis, on that clock.
    */
   function migrator(
-    opts: { pageSize?: number; now?: number; tasks?: FireRows; timers?: TimerSource; bucketFires?: number; paced?: { clock: Clock; metrics: MigratorMetrics; env?: Partial<MigratorEnv> } } = {},
+    opts: {
+      pageSize?: number;
+      now?: number;
+      tasks?: FireRows;
+      timers?: TimerSource;
+      bucketFires?: number;
+      paced?: { clock: Clock; metrics: MigratorMetrics; env?: Partial<MigratorEnv> };
+      /** Bound the buckets by the trigger slots reported in Redis (as in production). */
+      triggers?: boolean;
+    } = {},
   ): MigratorService {
     const client = new Redis(testEnv().redisUrl, { maxRetriesPerRequest: 1 });
     redisClients.push(client);
@@ -97,6 +106,7 @@ describe('migrator against MariaDB and Redis', () => {
       index,
       undefined,
       pacer,
+      opts.triggers ? new TriggerSlots(client, prefix) : undefined,
     );
   }
 
@@ -245,6 +255,37 @@ describe('migrator against MariaDB and Redis', () => {
       await migrator({ bucketFires: 1 }).tick();
       expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('12');
       expect(await walk(heavyMinute, 12)).toEqual({ index: heavy, mysql: heavy });
+    });
+
+    it('gives a heavy minute no more buckets than the live triggers can walk', async () => {
+      const { heavy } = await heavyAndLight();
+      const slots = new TriggerSlots(redis, prefix);
+      /** Every window run again from nothing: no fire row, no index entry, no count, every timer's fires still to write. */
+      const again = async () => {
+        await db.query('DELETE FROM migrator_windows');
+        await db.query('DELETE FROM tasks');
+        await db.query('UPDATE timers SET next_fire_at = ?', [T0]);
+        const keys = await redis.keys(`${prefix}slice*`);
+        if (keys.length > 0) await redis.del(...keys);
+        await migrator({ bucketFires: 1, triggers: true }).tick();
+      };
+      // No trigger reported: the default (10 + 45 fires would ask for 55).
+      await again();
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('10');
+      expect(await walk(heavyMinute, 10)).toEqual({ index: heavy, mysql: heavy });
+
+      // Two triggers of 32 slots: losing one leaves 32, a third of which is below the default.
+      await slots.report('trigger-a', 32, NOW);
+      await slots.report('trigger-b', 32, NOW);
+      await again();
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('10');
+
+      // Three: a third of the 64 slots left without one, 21.
+      await slots.report('trigger-c', 32, NOW);
+      await again();
+      expect(await redis.get(`${prefix}slice-buckets:${heavyMinute}`)).toBe('21');
+      expect(await redis.get(`${prefix}slice-buckets:${lightMinute}`)).toBe('11');
+      expect(await walk(heavyMinute, 21)).toEqual({ index: heavy, mysql: heavy });
     });
 
     it('keeps the default a scheduler recorded first, and indexes every fire in its buckets', async () => {

@@ -8,6 +8,7 @@ import { TriggerConfig, TriggerEnv } from './config/trigger.env';
 import { SliceWalker } from './slices/slice-walker';
 import { SlicesHandler } from './slices/slices.handler';
 import { SlicesService } from './slices/slices.service';
+import { SlotsReport } from './slices/slots-report';
 import { TriggerMetrics } from './slices/trigger.metrics';
 
 /** The trigger role: walks slices from `timer-slices` and publishes their fires on `timer-tasks`. */
@@ -48,6 +49,7 @@ export class AppModule {
             ),
         },
         SlicesService,
+        SlotsReport,
       ],
     };
   }

@@ -5,6 +5,7 @@ export { MinuteState, SliceStore } from './lib/slice-store';
 export { RescueMarks } from './lib/rescue-marks';
 export { InFlightFires, OverlapTurn } from './lib/in-flight-fires';
 export { EXECUTOR_LAG_FORGET_MS, EXECUTOR_LAG_FRESH_MS, ExecutorLag } from './lib/executor-lag';
+export { bucketsForTriggers, LiveTriggerSlots, TRIGGER_SLOTS_FORGET_MS, TRIGGER_SLOTS_FRESH_MS, TriggerSlots } from './lib/trigger-slots';
 export { BLOOM_MAX_BITS, BLOOM_MIN_FIRES, BLOOM_OVERFULL_FACTOR, BLOOM_RETAIN_MS, bloomFalsePositiveRate, bloomSize, BloomSize, packHashes, SliceBloom, SliceBloomOptions, SliceItem } from './lib/slice-bloom';
 export { CALL_MARKS_CHUNK, CallMarks, CallStart } from './lib/call-marks';
 export { FIRST_CLAIM_FRESH_MS, FireClaimAsk, FireClaimBatch, FireClaimReply, FireClaims, FireFence, SETTLED_CLAIM } from './lib/fire-claims';

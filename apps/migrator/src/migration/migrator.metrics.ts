@@ -13,6 +13,7 @@ export class MigratorMetrics {
   readonly paceChunkRows: Gauge;
   readonly executorLag: Gauge;
   readonly minuteBuckets: Histogram;
+  readonly triggerBuckets: Gauge;
 
   constructor(registry: Registry) {
     this.windowsCompleted = new Counter({ name: 'timer_migrator_windows_completed_total', help: 'Windows this process migrated and recorded as completed', registers: [registry] });
@@ -50,6 +51,11 @@ export class MigratorMetrics {
       name: 'timer_migrator_minute_buckets',
       help: 'Bucket count (slices) in force for each minute of a window the migrator planned, from the minute\'s fires',
       buckets: [1, 2, 5, 10, 16, 24, 32, 48, 64, 128, 256, 1024],
+      registers: [registry],
+    });
+    this.triggerBuckets = new Gauge({
+      name: 'timer_migrator_trigger_buckets',
+      help: 'Most buckets the live triggers\' slots allow a minute (a third of them once the largest trigger is gone); below TIMER_SLICE_BUCKETS: no growth',
       registers: [registry],
     });
     this.windowDuration = new Histogram({

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCK, NowClock } from '@timer/platform';
 import { MigrateRangeMessage, MINUTE_MS, minuteOf, preparedWindows } from '@timer/contracts';
 import { DueCursor, MigratorWindowRepository, NewTask, NextFireAdvance, TimerEntity, TimerRepository } from '@timer/dal';
-import { LOCK_RESOURCES, RedisLock, SliceIndex } from '@timer/redis';
+import { bucketsForTriggers, LOCK_RESOURCES, RedisLock, SliceIndex, TriggerSlots } from '@timer/redis';
 import { FireRegenerator, FireWriter } from '@timer/fire';
 import { MigratorConfig } from '../config/migrator.env';
 import { ExpansionPacer, FLUSH_ROWS } from './expansion-pacer';
@@ -24,6 +24,9 @@ export type FireSink = Pick<FireWriter, 'write' | 'publishDue'>;
 export type Locks = Pick<RedisLock, 'tryAcquire'>;
 export type ChangedTimers = Pick<FireRegenerator, 'recheck'>;
 export type BucketRecords = Pick<SliceIndex, 'recordBuckets' | 'recordedBuckets' | 'bucketsFor'>;
+export type TriggerSlotSource = Pick<TriggerSlots, 'live'>;
+/** The live triggers' slots ({@link TriggerSlots}): without it (tests) only `TIMER_SLICE_BUCKETS_MAX` bounds a minute's buckets. */
+export const TRIGGER_SLOTS = Symbol('TRIGGER_SLOTS');
 
 /** Counts of expanded timers and fires, per window or per range. */
 export interface ExpandCounts {
@@ -83,6 +86,7 @@ export class MigratorService {
     @Inject(SliceIndex) private readonly buckets: BucketRecords,
     @Optional() @Inject(RANGE_COORDINATION) private readonly ranges?: RangeCoordination,
     @Optional() private readonly pacer?: ExpansionPacer,
+    @Optional() @Inject(TRIGGER_SLOTS) private readonly triggers?: TriggerSlotSource,
   ) {}
 
   /** Makes the window run in progress stop at its next page (its lock is released, it is not completed). */
@@ -299,8 +303,10 @@ export class MigratorService {
    * are indexed in the buckets that count gives, the ones the trigger walks.
    */
   private async recordBuckets(window: Window, checkpoint: () => void): Promise<void> {
-    // No count can change the default (TIMER_SLICE_BUCKETS_MAX = TIMER_SLICE_BUCKETS): nothing to read.
-    if (this.buckets.bucketsFor(Number.MAX_SAFE_INTEGER) === this.buckets.bucketsFor(0)) return;
+    const atMost = await this.bucketsForTriggers();
+    // No count can change the default (TIMER_SLICE_BUCKETS_MAX = TIMER_SLICE_BUCKETS, or triggers with no
+    // slot to spare for more): nothing to read.
+    if (this.buckets.bucketsFor(Number.MAX_SAFE_INTEGER, atMost) === this.buckets.bucketsFor(0)) return;
     const fires = new Map<number, number>();
     for (let m = window.start; m < window.end; m += MINUTE_MS) fires.set(m, 0);
     const recorded = await Promise.all([...fires.keys()].map((m) => this.buckets.recordedBuckets(m)));
@@ -321,8 +327,21 @@ export class MigratorService {
         }
       }
     });
-    const counts = await this.buckets.recordBuckets(fires);
+    const counts = await this.buckets.recordBuckets(fires, atMost);
     for (const n of counts.values()) this.metrics.minuteBuckets.observe(n);
+  }
+
+  /**
+   * The most buckets the live triggers can walk ({@link bucketsForTriggers}): a slice beyond their slots
+   * would wait for one until a minute ends. No fresh report (or Redis unreadable): the default count.
+   * Undefined without a {@link TRIGGER_SLOTS} source.
+   */
+  private async bucketsForTriggers(): Promise<number | undefined> {
+    if (!this.triggers) return undefined;
+    const live = await this.triggers.live(this.clock.now()).catch(() => null);
+    const atMost = bucketsForTriggers(live) ?? 0;
+    this.metrics.triggerBuckets.set(atMost);
+    return atMost;
   }
 
   /**

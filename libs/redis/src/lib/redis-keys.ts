@@ -115,6 +115,11 @@ export class RedisKeys {
     return `${this.prefix}executor-lag`;
   }
 
+  /** HASH: trigger process -> `<slots>:<atMs>`, how many slices it walks at once (`TriggerSlots`). */
+  triggerSlots(): string {
+    return `${this.prefix}trigger-slots`;
+  }
+
   /** A migrate range recorded done, with its counts (the migrator's split windows). */
   migrateRange(windowStart: number, windowEnd: number, fromTimerId: string, toTimerId: string): string {
     return `${this.prefix}migrate-range:${windowStart}:${windowEnd}:${fromTimerId}:${toTimerId}`;

@@ -92,20 +92,23 @@ export class SliceIndex {
     return this.keys.sliceBuckets(minute);
   }
 
-  /** Buckets of a minute with `fires` fires ({@link bucketsForFires} with this index's options). */
-  bucketsFor(fires: number): number {
-    return bucketsForFires(fires, this.policy);
+  /**
+   * Buckets of a minute with `fires` fires ({@link bucketsForFires} with this index's options), at most
+   * `atMost` when given (never below the default).
+   */
+  bucketsFor(fires: number, atMost?: number): number {
+    return bucketsForFires(fires, atMost === undefined ? this.policy : { ...this.policy, maxBuckets: Math.max(this.defaultBuckets, Math.min(this.policy.maxBuckets, atMost)) });
   }
 
   /**
-   * Records each minute's bucket count from its fire count ({@link bucketsFor}), with SET NX: a minute
-   * already recorded keeps its count. Call it before indexing any fire of those minutes. Returns the
-   * count in force per minute (minutes past their retention are left out: nothing is indexed there).
+   * Records each minute's bucket count from its fire count ({@link bucketsFor}, at most `atMost`), with
+   * SET NX: a minute already recorded keeps its count. Call it before indexing any fire of those minutes.
+   * Returns the count in force per minute (minutes past their retention are left out: nothing is indexed there).
    */
-  async recordBuckets(firesByMinute: ReadonlyMap<number, number>): Promise<Map<number, number>> {
+  async recordBuckets(firesByMinute: ReadonlyMap<number, number>, atMost?: number): Promise<Map<number, number>> {
     for (const m of firesByMinute.keys()) this.checkMinute(m);
     const minutes = [...firesByMinute.keys()].filter((m) => !this.expired(m));
-    const commands = minutes.map((m) => ['eval', LUA_SCRIPTS.sliceBuckets.lua, 1, this.bucketsKey(m), this.bucketsFor(firesByMinute.get(m) ?? 0), this.expireAt(m)]);
+    const commands = minutes.map((m) => ['eval', LUA_SCRIPTS.sliceBuckets.lua, 1, this.bucketsKey(m), this.bucketsFor(firesByMinute.get(m) ?? 0, atMost), this.expireAt(m)]);
     const values = await this.run(commands);
     return new Map(minutes.map((m, i) => [m, this.remember(m, values[i])]));
   }

@@ -122,12 +122,11 @@ export class RedisEnv {
 
   /**
    * The most buckets the migrator records for a minute, however many fires it has. Each bucket is a
-   * slice one trigger slot walks for the whole minute, and the current and the next minute's slices
-   * are held together: raise it with the triggers (docs/scaling.md, "Buckets per minute"). The default,
-   * `TIMER_SLICE_BUCKETS`, keeps every minute at the default count.
+   * slice one trigger slot walks for the whole minute, so the live triggers' slots bound it further
+   * (docs/scaling.md, "Buckets per minute"); `TIMER_SLICE_BUCKETS` here keeps every minute at the default count.
    */
   @IsInt() @Min(1) @Max(MAX_BUCKETS) @NotBelow('TIMER_SLICE_BUCKETS')
-  TIMER_SLICE_BUCKETS_MAX: number = 10;
+  TIMER_SLICE_BUCKETS_MAX: number = 64;
 }
 
 export class PulsarEnv {

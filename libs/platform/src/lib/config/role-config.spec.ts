@@ -46,7 +46,7 @@ describe('loadRoleConfig', () => {
   });
 
   it('validates the bucket counts of a minute: a maximum below the default stops the boot, naming it', () => {
-    expect(loadRoleConfig('migrator', {}).redis).toMatchObject({ TIMER_SLICE_BUCKETS: 10, TIMER_SLICE_BUCKET_FIRES: 200, TIMER_SLICE_BUCKETS_MAX: 10 });
+    expect(loadRoleConfig('migrator', {}).redis).toMatchObject({ TIMER_SLICE_BUCKETS: 10, TIMER_SLICE_BUCKET_FIRES: 200, TIMER_SLICE_BUCKETS_MAX: 64 });
     expect(loadRoleConfig('scheduler', { TIMER_SLICE_BUCKETS: '1', TIMER_SLICE_BUCKET_FIRES: '0', TIMER_SLICE_BUCKETS_MAX: '1' }).redis).toMatchObject({ TIMER_SLICE_BUCKETS: 1, TIMER_SLICE_BUCKET_FIRES: 0, TIMER_SLICE_BUCKETS_MAX: 1 });
     expect(() => loadRoleConfig('migrator', { TIMER_SLICE_BUCKETS: '100', TIMER_SLICE_BUCKETS_MAX: '64' })).toThrow(/TIMER_SLICE_BUCKETS_MAX: must be at least TIMER_SLICE_BUCKETS \(100\)/);
     expect(() => loadRoleConfig('api', { TIMER_SLICE_BUCKETS: '0' })).toThrow(/TIMER_SLICE_BUCKETS: /);
