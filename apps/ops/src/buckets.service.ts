@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { MINUTE_MS } from '@timer/contracts';
-import { SliceIndex, SliceStore } from '@timer/redis';
+import { LiveTriggerSlots, SliceIndex, SliceStore, TriggerSlots } from '@timer/redis';
 
 /** One minute as the roles see it: its recorded bucket count and how many of its slices are done. */
 export interface MinuteBucketsRow {
@@ -15,10 +15,17 @@ export interface MinuteBucketsRow {
 export class BucketsService {
   private readonly index: SliceIndex;
   private readonly store: SliceStore;
+  private readonly slots: TriggerSlots;
 
   constructor(redis: Redis, prefix: string) {
     this.index = new SliceIndex(redis, prefix);
     this.store = new SliceStore(redis, prefix, this.index);
+    this.slots = new TriggerSlots(redis, prefix);
+  }
+
+  /** The triggers that reported their slots lately (what bounds the migrator's counts), or null when none did. */
+  async triggers(nowMs: number): Promise<LiveTriggerSlots | null> {
+    return this.slots.live(nowMs);
   }
 
   /** `count` minutes from the minute `from` (epoch ms of a minute start). */

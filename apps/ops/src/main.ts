@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, PulsarEnv, RedisEnv } from '@timer/platform';
 import { PulsarAdmin, WsPulsarClient } from '@timer/pulsar';
 import { BucketsService } from './buckets.service';
 import { OpsService } from './ops.service';
-import { formatBuckets, formatPeek, formatTopics } from './report.format';
+import { formatBuckets, formatPeek, formatTopics, formatTriggers } from './report.format';
 
 const USAGE = `usage: npm run ops -- <command> [options]
   topics [--watch SECONDS] [--json]      backlog, rates, consumers of every topic and subscription
@@ -17,7 +17,8 @@ const USAGE = `usage: npm run ops -- <command> [options]
                                          they take the catch-up lane, not the one of fires due now)
   buckets [--from TIME] [--minutes N] [--json]
                                          each minute's bucket count (slices) and slices done, from
-                                         TIME (ISO 8601 or epoch ms; default 5 minutes ago), N minutes (default 15)
+                                         TIME (ISO 8601 or epoch ms; default 5 minutes ago), N minutes (default 15),
+                                         and the live triggers' slots that bound the counts
 Reads TIMER_PULSAR_URL, TIMER_PULSAR_TOKEN, TIMER_PULSAR_TENANT and TIMER_PULSAR_NAMESPACE;
 buckets reads TIMER_REDIS_URL and TIMER_REDIS_KEY_PREFIX instead.`;
 
@@ -51,8 +52,9 @@ async function main(argv: string[]): Promise<void> {
     const redisEnv = loadConfig(RedisEnv);
     const redis = new Redis(redisEnv.TIMER_REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
     try {
-      const rows = await new BucketsService(redis, redisEnv.TIMER_REDIS_KEY_PREFIX).minutes(from, positive('minutes', values.minutes));
-      process.stdout.write(`${values.json ? JSON.stringify(rows) : formatBuckets(rows)}\n`);
+      const buckets = new BucketsService(redis, redisEnv.TIMER_REDIS_KEY_PREFIX);
+      const rows = await buckets.minutes(from, positive('minutes', values.minutes));
+      process.stdout.write(`${values.json ? JSON.stringify(rows) : `${formatBuckets(rows)}\n${formatTriggers(await buckets.triggers(Date.now()))}`}\n`);
     } finally {
       redis.disconnect();
     }

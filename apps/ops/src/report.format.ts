@@ -1,4 +1,5 @@
 import type { PeekedMessage } from '@timer/pulsar';
+import { bucketsForTriggers, type LiveTriggerSlots } from '@timer/redis';
 import type { MinuteBucketsRow } from './buckets.service';
 import type { TopicRow } from './ops.service';
 
@@ -43,4 +44,10 @@ export function formatBuckets(rows: MinuteBucketsRow[]): string {
     out.push([new Date(r.minute).toISOString().slice(0, 16), r.buckets === null ? 'not recorded' : String(r.buckets), r.done === null ? '-' : `${r.done}/${r.buckets}`]);
   }
   return table(out);
+}
+
+/** What the live triggers let the migrator give a minute (docs/scaling.md, "Buckets per minute"). */
+export function formatTriggers(live: LiveTriggerSlots | null): string {
+  if (live === null) return 'live triggers: none reported its slots lately: minutes keep the default count';
+  return `live triggers: ${live.processes} (${live.slots} slots): a minute gets at most ${bucketsForTriggers(live)} buckets (never fewer than TIMER_SLICE_BUCKETS, never more than TIMER_SLICE_BUCKETS_MAX)`;
 }

@@ -1,8 +1,8 @@
 import { minuteOf } from '@timer/contracts';
-import { RedisKeys, SliceIndex } from '@timer/redis';
+import { RedisKeys, SliceIndex, TriggerSlots } from '@timer/redis';
 import { redisTestContext } from '@timer/testing';
 import { BucketsService } from '../src/buckets.service';
-import { formatBuckets } from '../src/report.format';
+import { formatBuckets, formatTriggers } from '../src/report.format';
 
 describe('ops buckets against a real Redis', () => {
   const ctx = redisTestContext('ops');
@@ -31,5 +31,15 @@ describe('ops buckets against a real Redis', () => {
       `${at(minute + 60_000)}            10        10/10`,
       `${at(minute + 120_000)}  not recorded            -`,
     ]);
+  });
+
+  it('shows the live triggers\' slots and the most buckets they allow a minute', async () => {
+    const service = new BucketsService(ctx.redis, ctx.prefix);
+    const now = Date.now();
+    expect(formatTriggers(await service.triggers(now))).toBe('live triggers: none reported its slots lately: minutes keep the default count');
+    const slots = new TriggerSlots(ctx.redis, ctx.prefix);
+    for (const t of ['a', 'b', 'c']) await slots.report(t, 32, now);
+    expect(await service.triggers(now)).toEqual({ processes: 3, slots: 96, largest: 32 });
+    expect(formatTriggers(await service.triggers(now))).toMatch(/^live triggers: 3 \(96 slots\): a minute gets at most 21 buckets/);
   });
 });
