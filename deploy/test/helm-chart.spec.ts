@@ -87,6 +87,15 @@ describe('Helm chart helm/timer', () => {
       }
     });
 
+    it('bounds a minute\'s buckets by the triggers the release always runs, unless set', () => {
+      const max = (...args: string[]) => named(args.length === 0 ? objs : render(...args), 'ConfigMap', 'timer').data?.TIMER_SLICE_BUCKETS_MAX;
+      // 2 triggers at least (the HPA's minimum), 32 slots each: a third of one trigger's slots, the default.
+      expect(max()).toBe('10');
+      expect(max('--set', 'roles.trigger.autoscaling.minReplicas=4')).toBe('32');
+      expect(max('--set', 'roles.trigger.autoscaling.enabled=false,roles.trigger.replicas=3,roles.trigger.env.TIMER_TRIGGER_CONCURRENCY=64')).toBe('42');
+      expect(max('--set', 'config.TIMER_SLICE_BUCKETS_MAX=16')).toBe('16');
+    });
+
     it('keeps credentials in the Secret and settings in the ConfigMap', () => {
       const secret = named(objs, 'Secret', 'timer');
       expect(Object.keys(secret.stringData ?? {})).toEqual(expect.arrayContaining(['TIMER_MYSQL_URL', 'TIMER_REDIS_URL']));

@@ -79,9 +79,27 @@ helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
 TIMER_PULSAR_URL: {{ include "timer.pulsarUrl" . | quote }}
 TIMER_PULSAR_TENANT: {{ .Values.pulsar.tenant | quote }}
 TIMER_PULSAR_NAMESPACE: {{ .Values.pulsar.namespace | quote }}
+{{- if not (hasKey .Values.config "TIMER_SLICE_BUCKETS_MAX") }}
+TIMER_SLICE_BUCKETS_MAX: {{ include "timer.sliceBucketsMax" . | quote }}
+{{- end }}
 {{- range $k, $v := .Values.config }}
 {{ $k }}: {{ $v | quote }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The most buckets a minute may get (docs/scaling.md, "Buckets per minute"), from the triggers the
+release always runs: a third of the slots of the minimum replicas less one. The migrator records a
+minute's count up to three windows ahead, longer than an autoscaler waits before it scales in, so the
+live triggers alone could have left more slices than slots.
+*/}}
+{{- define "timer.sliceBucketsMax" -}}
+{{- $t := .Values.roles.trigger -}}
+{{- $floor := $t.replicas -}}
+{{- if $t.keda.enabled }}{{ $floor = $t.keda.minReplicas }}{{ else if $t.autoscaling.enabled }}{{ $floor = $t.autoscaling.minReplicas }}{{ end -}}
+{{- $slots := int (coalesce (get $t.env "TIMER_TRIGGER_CONCURRENCY") (get .Values.config "TIMER_TRIGGER_CONCURRENCY") 32) -}}
+{{- $default := int (coalesce (get .Values.config "TIMER_SLICE_BUCKETS") 10) -}}
+{{- max $default (div (mul (sub (int $floor) 1) $slots) 3) -}}
 {{- end -}}
 
 {{/* The Secret's stringData, shared by the release's Secret and the migration hook's copy. */}}
