@@ -520,10 +520,10 @@ describe('migrator against MariaDB and Redis', () => {
       const s = await setup(5_000);
       const outcome = await migrator({ tasks: s.tasks, paced: s }).migrateWindow(WINDOW);
       expect(outcome).toMatchObject({ status: 'completed', fires: 30_000, inserted: 30_000 });
-      // Halved after each chunk down to MIN_CHUNK_ROWS (whole timers of 600 fires: 1,200).
-      expect(s.batches).toEqual([10_200, 5_400, 3_000, 1_800, ...Array<number>(8).fill(1_200)]);
+      // MIN_CHUNK_ROWS from the first chunk on (whole timers of 600 fires: 1,200).
+      expect(s.batches).toEqual(Array<number>(25).fill(1_200));
       expect(s.clock.pauses).toBe(s.batches.length - 1);
-      expect(await chunksBy(s.metrics)).toEqual({ late: 11, unpaced: 1 });
+      expect(await chunksBy(s.metrics)).toEqual({ late: 24, unpaced: 1 });
       const paused = (await s.metrics.pacePaused.get()).values[0].value;
       expect(paused).toBeGreaterThan(10);
       // TIMER_MIGRATOR_PACE_MAX_MS (120 s) from its start bounds it, well before the window's start.
@@ -536,9 +536,10 @@ describe('migrator against MariaDB and Redis', () => {
       // 30,000 rows take 3 s: with the safety factor the rest never fits in the 3 s it may take, so nothing waits.
       const outcome = await migrator({ tasks: s.tasks, paced: { ...s, env: { TIMER_MIGRATOR_PACE_MAX_MS: 3_000 } } }).migrateWindow(WINDOW);
       expect(outcome).toMatchObject({ status: 'completed', inserted: 30_000 });
-      expect(s.batches).toEqual([10_200, 10_200, 9_600]);
+      // Begun while late, its first chunk is the small one; from the speed it measured, full chunks.
+      expect(s.batches).toEqual([1_200, 10_200, 10_200, 8_400]);
       expect(s.clock.pauses).toBe(0);
-      expect(await chunksBy(s.metrics)).toEqual({ deadline: 2, unpaced: 1 });
+      expect(await chunksBy(s.metrics)).toEqual({ deadline: 3, unpaced: 1 });
     });
 
     it('stopped during a pause, it leaves the window incomplete, and a restart completes it without duplicates', async () => {

@@ -39,7 +39,7 @@ export class MigratorEnv extends WindowEnv {
    * backs off: smaller chunks and pauses, spread over its slack before the deadline; 0 = never pace.
    */
   @IsInt() @Min(0) @Max(600_000)
-  TIMER_MIGRATOR_PACE_LAG_MS: number = 1_000;
+  TIMER_MIGRATOR_PACE_LAG_MS: number = 100;
 
   /** A paced window is written at least this long before its first fire (pacing never goes past it). */
   @IsInt() @Min(0) @Max(3_600_000)

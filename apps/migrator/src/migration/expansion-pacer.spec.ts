@@ -17,14 +17,14 @@ describe('decidePace', () => {
     expect(decidePace({ ...BASE, chunkRows: MIN_CHUNK_ROWS }, LIMITS).chunkRows).toBe(2 * MIN_CHUNK_ROWS);
   });
 
-  it('halves the chunk and pauses while they are late, spreading the slack over the chunks left', () => {
-    const late = decidePace({ ...BASE, lagMs: 5_000 }, LIMITS);
-    expect(late).toEqual({ state: 'late', chunkRows: FLUSH_ROWS / 2, pauseMs: 1_000 });
+  it('writes the small chunk at once and pauses while they are late, spreading the slack over the chunks left', () => {
+    // 52 s of slack over 100 chunks of 1,000 rows: 520 ms each.
+    expect(decidePace({ ...BASE, lagMs: 5_000 }, LIMITS)).toEqual({ state: 'late', chunkRows: MIN_CHUNK_ROWS, pauseMs: 520 });
     expect(decidePace({ ...BASE, lagMs: 5_000, chunkRows: MIN_CHUNK_ROWS }, LIMITS).chunkRows).toBe(MIN_CHUNK_ROWS);
-    // 52 s of slack over 20 chunks: 2.6 s each, capped at the longest pause.
-    expect(decidePace({ ...BASE, lagMs: 5_000 }, { ...LIMITS, maxPauseMs: 60_000 }).pauseMs).toBe(2_600);
-    // 2 s of slack over 100 chunks of 1,000 rows: 20 ms each.
-    expect(decidePace({ ...BASE, lagMs: 5_000, chunkRows: MIN_CHUNK_ROWS, deadline: 10_000 }, LIMITS).pauseMs).toBe(20);
+    // Capped at the longest pause.
+    expect(decidePace({ ...BASE, lagMs: 5_000, deadline: 200_000 }, LIMITS).pauseMs).toBe(1_000);
+    // 2 s of slack over 100 chunks: 20 ms each.
+    expect(decidePace({ ...BASE, lagMs: 5_000, deadline: 10_000 }, LIMITS).pauseMs).toBe(20);
   });
 
   it('writes at full speed once the rest would not fit before the deadline, however late the executors', () => {
@@ -76,6 +76,12 @@ describe('ExpansionPacer', () => {
     expect(paused * 1000).toBeCloseTo(paced.paused);
     const late = (await p.metrics.paceChunks.get()).values.find((v) => v.labels.state === 'late');
     expect(late?.value).toBe(5);
+  });
+
+  it('starts a window begun while the executors are late with the small chunk', async () => {
+    expect((await pacer(async () => 4_000).pacer.begin(WINDOW))!.chunkRows).toBe(MIN_CHUNK_ROWS);
+    expect((await pacer(async () => 40).pacer.begin(WINDOW))!.chunkRows).toBe(FLUSH_ROWS);
+    expect((await pacer(async () => null).pacer.begin(WINDOW))!.chunkRows).toBe(FLUSH_ROWS);
   });
 
   it('writes at full speed when the lag cannot be read or the timers cannot be counted', async () => {
