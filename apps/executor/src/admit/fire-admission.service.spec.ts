@@ -67,6 +67,23 @@ describe('admit, through FireService', () => {
       expect(await value(s.metrics.duplicates, { reason: 'settled' })).toBe(1);
     });
 
+    it('gives a MySQL claim back when its call stage fails before the call: the redelivery delivers at once', async () => {
+      const s = setup();
+      // A retry (attempt 2) is claimed in MySQL.
+      s.fires.addRow('7', T0 - 5_000, { status: TaskStatus.Running, attempt: 1, claimedBy: null, claimedUntil: null });
+      const retry = { ...s.msg(T0 - 5_000), attempt: 2 };
+      jest.spyOn(s.control, 'enter').mockRejectedValueOnce(new Error('origin state unreadable'));
+      await expect(s.service.handle(retry)).rejects.toThrow('origin state unreadable');
+      const row = s.fires.row('7', T0 - 5_000)!;
+      expect(row).toMatchObject({ status: TaskStatus.Running, attempt: 2 });
+      expect(row.claimedUntil).toBeLessThan(T0);
+      expect(s.callback.calls).toHaveLength(0);
+      // Not held back as another holder's live claim until the lease ends: claimed and called now.
+      expect(await s.service.handle(retry)).toBe('succeeded');
+      expect(s.callback.calls).toHaveLength(1);
+      expect(s.fires.row('7', T0 - 5_000)).toMatchObject({ status: TaskStatus.Succeeded, attempt: 2 });
+    });
+
     it('reads no fire state on the way to a first claim (the claim is the fence)', async () => {
       const s = setup();
       s.fires.addRow('7', T0);

@@ -127,9 +127,17 @@ export class FireAdmission {
     return claimed({ msg, token: claim.token, definition: claim.reread ?? def ?? (await this.definitionOf(msg)), onDemand, redelivery, firstClaim: claim.first || undefined });
   }
 
-  /** An attempt claimed here whose call never started: a claim in Redis is given back (a MySQL one runs out its lease). */
+  /**
+   * An attempt claimed here whose call never started: its claim is given back, so the message's
+   * redelivery takes it at once instead of after the lease. A claim in MySQL keeps its token and
+   * attempt and only its lease ends now (the claim's own rule for a holder that died); never throws.
+   */
   async giveBack(attempt: ClaimedAttempt): Promise<void> {
-    if (attempt.firstClaim) await this.first?.giveBack(attempt.msg.fireId);
+    if (attempt.firstClaim) return this.first?.giveBack(attempt.msg.fireId);
+    const { timerId, runAt, fireId } = attempt.msg;
+    await this.claims
+      .extend({ timerId, runAt }, attempt.token, this.clock.now() - 1)
+      .catch((e: Error) => this.logger.warn(`giving back the claim of fire ${fireId} failed (it runs out its lease): ${e.message}`));
   }
 
   /** Counts a deferral once its message is stored by the broker. */
