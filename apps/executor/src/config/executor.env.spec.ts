@@ -10,7 +10,7 @@ import { ExecutorConfig, EXECUTOR_VARIABLES, OUTCOME_WRITE_RETRY_BACKOFF_MS } fr
 describe('ExecutorConfig', () => {
   it('has the documented defaults', () => {
     const c = ExecutorConfig.load({});
-    expect(c.concurrency).toBe(1_000);
+    expect(c.concurrency).toBe(5_000);
     expect(c.leaseMs).toBe(60_000);
     expect(c.cacheTtlMs).toBe(2_000);
     expect(c.prefetchMs).toBe(60_000);

@@ -10,12 +10,13 @@ import { CallbackTimeoutMaxEnv, ConfigError, EnvBoolean, loadConfig } from '@tim
 export class ExecutorEnv extends CallbackTimeoutMaxEnv {
   /**
    * Fires worked on at the same time per lane (due fires, retries; catch-up a tenth: FireLanes), and
-   * task messages handled at once per topic. A fire holds its slot while it waits for run_at, so this
-   * bounds how many fires of one instant go out together: more fires due at once leave in rounds, each
-   * later than the last (docs/benchmarks.md, "Measurements behind the code").
+   * task messages handled at once per topic. A fire holds its slot from its claim, made shortly before
+   * run_at, to its recorded outcome, so this bounds how many fires of one instant are claimed before it:
+   * the rest are claimed, called and recorded in rounds during it, each later than the last
+   * (docs/benchmarks.md, "Measurements behind the code").
    */
   @IsInt() @Min(1) @Max(10_000)
-  TIMER_EXECUTOR_CONCURRENCY: number = 1_000;
+  TIMER_EXECUTOR_CONCURRENCY: number = 5_000;
 
   /** How long a claim holds a fire; after it another executor may take the fire over (crash recovery). */
   @IsInt() @Min(10_000) @Max(3_600_000)

@@ -213,19 +213,20 @@ describe('FireService: intake (lanes, app shares) and the orchestrator', () => {
         ExecutorConfig.load({}),
         new FakeClock(T0),
       );
-      const lane = new FireLane(1); // 4 fires taken in at most
+      const lane = new FireLane(2); // 4 fires taken in at most
+      expect(lane.intakeLimit).toBe(4);
       const batch = (from: number, n: number) => ({ tasks: Array.from({ length: n }, (_, i) => ({ timerId: '7', runAt: T0 - 100 + from + i, attempt: 1 })) });
       const first = service.handleMessage(batch(0, 3), {}, lane);
       const second = service.handleMessage(batch(3, 3), {}, lane); // 3 + 3 > 4: waits, its fires not queued in the lane
       const tick = () => new Promise((r) => setImmediate(r));
       await tick();
-      expect([lane.inFlight, lane.queued, lane.takenIn, lane.waitingToTakeIn]).toEqual([1, 2, 3, 1]);
+      expect([lane.inFlight, lane.queued, lane.takenIn, lane.waitingToTakeIn]).toEqual([2, 1, 3, 1]);
       calls.shift()!();
       await tick();
-      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([2, 1, 1]); // 2 + 3 do not fit
+      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([2, 1, 0]); // 2 + 3 do not fit
       calls.shift()!();
       await tick();
-      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([4, 0, 3]); // 1 + 3 do
+      expect([lane.takenIn, lane.waitingToTakeIn, lane.queued]).toEqual([4, 0, 2]); // 1 + 3 do
       while (calls.length > 0 || delivered.length < 6) {
         calls.shift()?.();
         await tick();

@@ -59,8 +59,9 @@ describe('FireLane', () => {
 
   describe('intake', () => {
     it(`takes in up to ${INTAKE_FIRES_PER_SLOT} fires a slot at once; later messages wait, in arrival order, for fires to be given back`, async () => {
-      const lane = new FireLane(2); // takes in 8 fires
-      expect(lane.intakeLimit).toBe(2 * INTAKE_FIRES_PER_SLOT);
+      const lane = new FireLane(4); // takes in 8 fires
+      expect(lane.intakeLimit).toBe(4 * INTAKE_FIRES_PER_SLOT);
+      expect(lane.intakeLimit).toBe(8);
       expect(lane.takeIn(5)).toBeUndefined();
       expect(lane.takeIn(3)).toBeUndefined();
       const order: string[] = [];

@@ -4,10 +4,11 @@ import { ExecutorConfig } from '../config/executor.env';
 /**
  * How many fires a lane takes in from its messages per slot, from the message's parse to each fire's
  * end; a further message waits, holding its handler, so the rest of a spike stays in the broker rather
- * than in the heap (docs/benchmarks.md, "Measurements behind the code"). 4 keeps 3 slots' worth queued
- * behind the busy ones, fires waiting for their time included.
+ * than in the heap (docs/benchmarks.md, "Measurements behind the code"). 2 keeps a slot's worth queued
+ * behind the busy ones, fires waiting for their time included: the next second's fires arrive while
+ * this second's hold their slots.
  */
-export const INTAKE_FIRES_PER_SLOT = 4;
+export const INTAKE_FIRES_PER_SLOT = 2;
 
 /**
  * At most `size` fires of one lane worked on at a time, the rest waiting in arrival order. A task

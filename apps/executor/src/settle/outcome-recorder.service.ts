@@ -21,7 +21,7 @@ interface Pending {
  */
 const WRITE_ATTEMPTS = 6;
 /** Longest a batch waits for a due instant's calls to be answered (InstantSends) before it is written. */
-export const OUTCOME_HOLD_MAX_MS = 200;
+export const OUTCOME_HOLD_MAX_MS = 500;
 
 /**
  * Writes fire outcomes in batches: a batch is written `TIMER_EXECUTOR_FLUSH_MS` after its first row,

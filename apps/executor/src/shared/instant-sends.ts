@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Clock, CLOCK, systemClock } from '@timer/platform';
 
 /** A due instant's burst counts as going on for at most this long after the instant (a slow origin's calls do not prolong it). */
-export const BURST_MAX_MS = 200;
+export const BURST_MAX_MS = 500;
 
 /**
  * Which due instants' calls are still going on: a fire that reached its time counts until its call is
