@@ -4,8 +4,11 @@ import { runInNewContext } from 'node:vm';
 import { Clock, CLOCK } from '@timer/platform';
 import { ExecutorConfig } from '../config/executor.env';
 
-/** Offset in each second of the scavenge: after the trigger's next-second messages (~x.500), well before the fires' lane lead (x.900). */
-export const IDLE_SCAVENGE_OFFSET_MS = 650;
+/**
+ * Offset in each second of the scavenge: after the next instant's fires were claimed (from ~x.780 with
+ * a whole second's slots) and before their calls (x.000), so the calls start with an empty young generation.
+ */
+export const IDLE_SCAVENGE_OFFSET_MS = 940;
 /** The young generation is scavenged only when at least this full: an idle executor is left alone. */
 export const IDLE_SCAVENGE_MIN_FILL = 0.25;
 
@@ -36,8 +39,8 @@ function exposedScavenge(): Scavenge {
  * from x.900, calls at x.000, then completions and outcomes), and so does its allocation: the young
  * generation filled during a burst and its scavenge paused the event loop right when a whole second's
  * calls were going out, every one of them late by the pause
- * (docs/benchmarks.md, "Measurements behind the code"). Scavenging once a second in the quiet middle
- * of the second empties it before each burst, so the bursts' garbage fits and the pauses fall where no fire waits.
+ * (docs/benchmarks.md, "Measurements behind the code"). Scavenging once a second, between the claims
+ * of the next instant and its calls, empties it before each burst, so the pauses fall where no fire waits.
  * TIMER_EXECUTOR_IDLE_SCAVENGE=false turns it off.
  */
 @Injectable()
