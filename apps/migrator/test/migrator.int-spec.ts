@@ -493,14 +493,20 @@ describe('migrator against MariaDB and Redis', () => {
       await lag.report('executor-a', lagMs, clock.t);
       const real = new TaskRepository(db);
       const batches: number[] = [];
+      /** Each chunk's start and end on the clock. */
+      const spans: [number, number][] = [];
       const tasks: FireRows = {
         insertIgnore: async (batch: NewTask[]) => {
           batches.push(batch.length);
+          const start = clock.t;
           clock.t += batch.length * MS_PER_ROW;
+          spans.push([start, clock.t]);
           return real.insertIgnore(batch);
         },
       };
-      return { crons, clock, tasks, batches, metrics: new MigratorMetrics(new Registry()) };
+      // The lag alone: no quiet part of the second (its own test below).
+      const env: Partial<MigratorEnv> = { TIMER_MIGRATOR_PACE_QUIET_FOR_MS: 0 };
+      return { crons, clock, tasks, batches, spans, env, metrics: new MigratorMetrics(new Registry()) };
     }
 
     const chunksBy = async (m: MigratorMetrics) => Object.fromEntries((await m.paceChunks.get()).values.map((v) => [v.labels.state, v.value]));
@@ -534,12 +540,31 @@ describe('migrator against MariaDB and Redis', () => {
     it('writes at full speed however late the executors when pacing would miss the deadline', async () => {
       const s = await setup(60_000);
       // 30,000 rows take 3 s: with the safety factor the rest never fits in the 3 s it may take, so nothing waits.
-      const outcome = await migrator({ tasks: s.tasks, paced: { ...s, env: { TIMER_MIGRATOR_PACE_MAX_MS: 3_000 } } }).migrateWindow(WINDOW);
+      const outcome = await migrator({ tasks: s.tasks, paced: { ...s, env: { ...s.env, TIMER_MIGRATOR_PACE_MAX_MS: 3_000 } } }).migrateWindow(WINDOW);
       expect(outcome).toMatchObject({ status: 'completed', inserted: 30_000 });
       // Begun while late, its first chunk is the small one; from the speed it measured, full chunks.
       expect(s.batches).toEqual([1_200, 10_200, 10_200, 8_400]);
       expect(s.clock.pauses).toBe(0);
       expect(await chunksBy(s.metrics)).toEqual({ deadline: 3, unpaced: 1 });
+    });
+
+    it('writes each chunk inside the quiet part of a second, sized to fit it, while the executors keep up', async () => {
+      const s = await setup(50);
+      const quiet = { TIMER_MIGRATOR_PACE_QUIET_AT_MS: 250, TIMER_MIGRATOR_PACE_QUIET_FOR_MS: 500 };
+      const outcome = await migrator({ tasks: s.tasks, paced: { ...s, env: quiet } }).migrateWindow(WINDOW);
+      expect(outcome).toMatchObject({ status: 'completed', fires: 30_000, inserted: 30_000 });
+      // Every chunk starts in the quiet part (x.250 to x.750). The first (no speed measured yet) may run
+      // past it; at 0.1 ms a row the others hold at most 80 % of 500 ms (4,000 rows; whole timers of 600:
+      // 4,200) and end inside it.
+      expect(s.spans[0][0] % 1000).toBeGreaterThanOrEqual(250);
+      expect(s.spans[0][0] % 1000).toBeLessThan(750);
+      for (const [start, end] of s.spans.slice(1)) {
+        expect(start % 1000).toBeGreaterThanOrEqual(250);
+        expect(end - (start - (start % 1000))).toBeLessThanOrEqual(750);
+      }
+      expect(Math.max(...s.batches.slice(1))).toBeLessThanOrEqual(4_200);
+      expect(s.clock.pauses).toBeGreaterThan(0);
+      expect(await rows()).toEqual(expectedFires(s.crons, WINDOW.start, WINDOW.end));
     });
 
     it('stopped during a pause, it leaves the window incomplete, and a restart completes it without duplicates', async () => {

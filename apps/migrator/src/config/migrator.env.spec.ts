@@ -9,7 +9,7 @@ describe('MigratorEnv', () => {
     expect(c.env).toMatchObject({ TIMER_WINDOW_MINUTES: 60, TIMER_MIGRATOR_TICK_MS: 10_000, TIMER_MIGRATOR_PAGE_SIZE: 500, TIMER_MIGRATOR_LOCK_LEASE_MS: 60_000, TIMER_MIGRATOR_CATCHUP_MINUTES: 60 });
     expect(c.windowMs).toBe(3_600_000);
     expect(c.catchUpMs).toBe(3_600_000);
-    expect(c.pace).toEqual({ lagMs: 100, leadMs: 30_000, maxSpanMs: 30_000, maxPauseMs: 1_000 });
+    expect(c.pace).toEqual({ lagMs: 100, leadMs: 30_000, maxSpanMs: 30_000, maxPauseMs: 1_000, quietAtMs: 250, quietForMs: 500 });
     expect(MIGRATOR_VARIABLES).toEqual(expect.arrayContaining(['TIMER_WINDOW_MINUTES', 'TIMER_MIGRATOR_TICK_MS', 'TIMER_MIGRATOR_PAGE_SIZE']));
   });
 

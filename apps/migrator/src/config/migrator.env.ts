@@ -56,6 +56,18 @@ export class MigratorEnv extends WindowEnv {
   @IsInt() @Min(10) @Max(60_000)
   TIMER_MIGRATOR_PACE_MAX_PAUSE_MS: number = 1_000;
 
+  /**
+   * Where the quiet part of each second begins, in ms past the whole second: a paced chunk of at least
+   * 1,000 rows runs inside that part (the executors call whole-second fires from x.000 and claim the
+   * next ones from about x.780), unless the deadline is near.
+   */
+  @IsInt() @Min(0) @Max(999)
+  TIMER_MIGRATOR_PACE_QUIET_AT_MS: number = 250;
+
+  /** Length of the quiet part of each second (TIMER_MIGRATOR_PACE_QUIET_AT_MS); 0 = chunks run at any time. */
+  @IsInt() @Min(0) @Max(1000)
+  TIMER_MIGRATOR_PACE_QUIET_FOR_MS: number = 500;
+
   /** Finished fire records older than this many days are deleted (hourly, in batches); 0 = keep all. */
   @IsInt() @Min(0) @Max(36_500)
   TIMER_TASK_RETENTION_DAYS: number = 30;
@@ -89,6 +101,9 @@ export interface PaceConfig {
   leadMs: number;
   maxSpanMs: number;
   maxPauseMs: number;
+  /** The quiet part of each second: from `quietAtMs` past it, for `quietForMs` (0: none). */
+  quietAtMs: number;
+  quietForMs: number;
 }
 
 /** The validated migrator settings, injectable by class. */
@@ -119,6 +134,8 @@ export class MigratorConfig {
       leadMs: this.env.TIMER_MIGRATOR_PACE_LEAD_MS,
       maxSpanMs: this.env.TIMER_MIGRATOR_PACE_MAX_MS,
       maxPauseMs: this.env.TIMER_MIGRATOR_PACE_MAX_PAUSE_MS,
+      quietAtMs: this.env.TIMER_MIGRATOR_PACE_QUIET_AT_MS,
+      quietForMs: this.env.TIMER_MIGRATOR_PACE_QUIET_FOR_MS,
     };
   }
   get reconcileIntervalMs(): number {

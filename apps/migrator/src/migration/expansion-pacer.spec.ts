@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { MigratorConfig, MigratorEnv } from '../config/migrator.env';
-import { decidePace, ExpansionPacer, FLUSH_ROWS, MIN_CHUNK_ROWS, PaceInput } from './expansion-pacer';
+import { decidePace, ExpansionPacer, FLUSH_ROWS, MIN_CHUNK_ROWS, PaceInput, QUIET_FILL, quietWait } from './expansion-pacer';
 import { MigratorMetrics } from './migrator.metrics';
 
 const LIMITS = { lagMs: 1_000, maxPauseMs: 1_000 };
@@ -37,6 +37,37 @@ describe('decidePace', () => {
 
   it('never paces when pacing is off', () => {
     expect(decidePace({ ...BASE, lagMs: 60_000 }, { ...LIMITS, lagMs: 0 }).pauseMs).toBe(0);
+  });
+});
+
+describe('quietWait', () => {
+  const QUIET = { quietAtMs: 250, quietForMs: 500 };
+  const T0 = 1_700_000_000_000;
+
+  it('lets work start at once when it ends inside the quiet part of the second', () => {
+    expect(quietWait(T0 + 250, 500, QUIET)).toBe(0);
+    expect(quietWait(T0 + 400, 100, QUIET)).toBe(0);
+    expect(quietWait(T0 + 649, 100, QUIET)).toBe(0);
+  });
+
+  it('waits for the next quiet part when the work would run past it or the second is busy', () => {
+    expect(quietWait(T0 + 651, 100, QUIET)).toBe(599);
+    expect(quietWait(T0, 10, QUIET)).toBe(250);
+    expect(quietWait(T0 + 900, 10, QUIET)).toBe(350);
+    expect(quietWait(T0 + 249, 0, QUIET)).toBe(1);
+  });
+
+  it('starts work longer than the quiet part where it begins', () => {
+    expect(quietWait(T0 + 250, 2_000, QUIET)).toBe(0);
+    expect(quietWait(T0 + 251, 2_000, QUIET)).toBe(999);
+  });
+
+  it('handles a quiet part across the whole second, and none', () => {
+    const across = { quietAtMs: 800, quietForMs: 400 };
+    expect(quietWait(T0 + 100, 50, across)).toBe(0);
+    expect(quietWait(T0 + 190, 50, across)).toBe(610);
+    expect(quietWait(T0 + 500, 1_000, { quietAtMs: 250, quietForMs: 0 })).toBe(0);
+    expect(quietWait(T0 + 500, 1_000, { quietAtMs: 0, quietForMs: 1_000 })).toBe(0);
   });
 });
 
@@ -92,6 +123,45 @@ describe('ExpansionPacer', () => {
     const uncounted = pacer(async () => 4_000);
     uncounted.counter.countDue.mockRejectedValue(new Error('mysql down'));
     expect((await run(uncounted, 3)).paced.paused).toBe(0);
+  });
+
+  it('waits for the quiet part of the second before a chunk, and sizes chunks to fit it', async () => {
+    const p = pacer(async () => 40);
+    p.clock.t = 100_000;
+    const paced = (await p.pacer.begin(WINDOW))!;
+    // The first chunk, at a whole second: waits 250 ms for the quiet part.
+    await paced.beforeChunk(FLUSH_ROWS, 0, () => undefined);
+    expect(p.clock.t).toBe(100_250);
+    expect(paced.paused).toBe(250);
+    // 10,000 rows in 300 ms of work: 0.03 ms a row, so a chunk fills 80% of the 500 ms quiet part in 13,333 rows.
+    p.clock.t += 300;
+    await paced.afterChunk({ timers: 10, fires: FLUSH_ROWS }, () => undefined);
+    expect(paced.chunkRows).toBe(FLUSH_ROWS);
+    // Slower rows (0.1 ms): a chunk of 4,000.
+    p.clock.t += 1_700;
+    await paced.afterChunk({ timers: 20, fires: 2 * FLUSH_ROWS }, () => undefined);
+    expect(paced.chunkRows).toBe(Math.floor((500 * QUIET_FILL) / 0.1));
+    // A small chunk runs at once, wherever in the second.
+    p.clock.t = 102_900;
+    await paced.beforeChunk(MIN_CHUNK_ROWS - 1, 2 * FLUSH_ROWS, () => undefined);
+    expect(p.clock.t).toBe(102_900);
+    const waited = (await p.metrics.pacePaused.get()).values[0].value;
+    expect(waited * 1000).toBeCloseTo(paced.paused);
+  });
+
+  it('writes chunks at any time near the deadline or with no quiet part', async () => {
+    const near = pacer(async () => 40);
+    const paced = (await near.pacer.begin(WINDOW))!;
+    // Begun at 0, its deadline is 30 s later (TIMER_MIGRATOR_PACE_MAX_MS): 10 of 100 timers written by 29 s leave no slack.
+    near.clock.t = 29_000;
+    await paced.afterChunk({ timers: 10, fires: 100 }, () => undefined);
+    const at = near.clock.t;
+    await paced.beforeChunk(FLUSH_ROWS, 100, () => undefined);
+    expect(near.clock.t).toBe(at);
+    const none = pacer(async () => 40, { TIMER_MIGRATOR_PACE_QUIET_FOR_MS: 0 });
+    const unquiet = (await none.pacer.begin(WINDOW))!;
+    await unquiet.beforeChunk(FLUSH_ROWS, 0, () => undefined);
+    expect(none.clock.t).toBe(0);
   });
 
   it('does not pace past its deadline, nor when pacing is off', async () => {

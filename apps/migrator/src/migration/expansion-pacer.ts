@@ -16,6 +16,8 @@ export const PACE_SAFETY = 2;
 export const LAG_READ_MS = 250;
 /** An expansion logs its progress this often while it runs. */
 export const PROGRESS_LOG_MS = 10_000;
+/** Share of the quiet part of a second a chunk is sized to fill (its time is an estimate). */
+export const QUIET_FILL = 0.8;
 
 export type PaceState = 'idle' | 'late' | 'deadline' | 'unpaced';
 
@@ -58,6 +60,17 @@ export function decidePace(input: PaceInput, limits: Pick<PaceConfig, 'lagMs' | 
   if (limits.lagMs === 0 || lagMs === null || lagMs <= limits.lagMs) return { state: 'idle', chunkRows: Math.min(FLUSH_ROWS, chunkRows * 2), pauseMs: 0 };
   const chunksLeft = Math.ceil(remainingRows / MIN_CHUNK_ROWS);
   return { state: 'late', chunkRows: MIN_CHUNK_ROWS, pauseMs: Math.min(limits.maxPauseMs, Math.floor(slackMs / chunksLeft)) };
+}
+
+/**
+ * How long to wait from `now` for work of `workMs` to run inside the quiet part of a second
+ * ({@link PaceConfig}); 0 when it fits now or there is no quiet part. Work longer than the quiet part
+ * starts where it begins.
+ */
+export function quietWait(now: number, workMs: number, quiet: Pick<PaceConfig, 'quietAtMs' | 'quietForMs'>): number {
+  if (quiet.quietForMs <= 0 || quiet.quietForMs >= 1000) return 0;
+  const into = (((now - quiet.quietAtMs) % 1000) + 1000) % 1000;
+  return into + Math.min(workMs, quiet.quietForMs) <= quiet.quietForMs ? 0 : 1000 - into;
 }
 
 export type LagSource = Pick<ExecutorLag, 'current'>;
@@ -110,10 +123,11 @@ export class ExpansionPacer {
   }
 }
 
-/** The pacing of one expansion: {@link afterChunk} between two chunks. */
+/** The pacing of one expansion: {@link beforeChunk} and {@link afterChunk} around each chunk. */
 export class PacedExpansion {
   /** Rows of the next chunk. */
   chunkRows = FLUSH_ROWS;
+  private state: PaceState | undefined;
   private readonly started: number;
   private pausedMs = 0;
   private lastLog: number;
@@ -142,17 +156,41 @@ export class PacedExpansion {
     if (lagMs !== null && lagMs > this.limits.lagMs) this.chunkRows = MIN_CHUNK_ROWS;
   }
 
+  /**
+   * Before a chunk of `rows` is written: waits for the quiet part of the second where the chunk fits,
+   * unless the deadline is near or the chunk is small (under {@link MIN_CHUNK_ROWS}); `checkpoint` after a wait.
+   * Whole-second fires make the other roles' work come in bursts around each second; a chunk written
+   * meanwhile delayed a whole second's calls (docs/scaling.md, "Expansion beside delivery").
+   */
+  async beforeChunk(rows: number, fires: number, checkpoint: () => void): Promise<void> {
+    if (this.dueTimers === null || this.state === 'deadline' || this.state === 'unpaced' || rows < MIN_CHUNK_ROWS) return;
+    const now = this.clock.now();
+    const waitMs = quietWait(now, rows * this.msPerRow(now, fires), this.limits);
+    if (waitMs <= 0) return;
+    await this.clock.sleep(waitMs);
+    const paused = this.clock.now() - now;
+    this.pausedMs += paused;
+    this.metrics.pacePaused.inc(paused / 1000);
+    checkpoint();
+  }
+
   /** After a chunk was written: sets the next chunk's size and pauses while the executors are late; `checkpoint` after a pause. */
   async afterChunk(progress: ExpandProgress, checkpoint: () => void): Promise<void> {
     const now = this.clock.now();
-    const msPerRow = progress.fires > 0 ? Math.max(1, now - this.started - this.pausedMs) / progress.fires : 0;
+    const msPerRow = this.msPerRow(now, progress.fires);
     // Rows per timer so far (a timer cut by the chunk counts as none read yet: an overestimate).
     const remainingRows = this.dueTimers === null ? 0 : Math.max(0, this.dueTimers - progress.timers) * (progress.fires / Math.max(1, progress.timers));
     const lagMs = await this.lagMs(now);
     const step = decidePace({ now, deadline: this.deadline, lagMs, remainingRows, msPerRow, chunkRows: this.chunkRows }, this.limits);
+    this.state = step.state;
     this.chunkRows = step.chunkRows;
+    // A chunk that fits the quiet part of a second (beforeChunk waits for it).
+    const { quietForMs } = this.limits;
+    if ((step.state === 'idle' || step.state === 'late') && quietForMs > 0 && quietForMs < 1000 && msPerRow > 0) {
+      this.chunkRows = Math.min(this.chunkRows, Math.max(MIN_CHUNK_ROWS, Math.floor((quietForMs * QUIET_FILL) / msPerRow)));
+    }
     this.metrics.paceChunks.inc({ state: step.state });
-    this.metrics.paceChunkRows.set(step.chunkRows);
+    this.metrics.paceChunkRows.set(this.chunkRows);
     if (step.pauseMs > 0) {
       await this.clock.sleep(step.pauseMs);
       const paused = this.clock.now() - now;
@@ -174,6 +212,11 @@ export class PacedExpansion {
   /** Time spent paused so far. */
   get paused(): number {
     return this.pausedMs;
+  }
+
+  /** Working time (pauses excluded) per fire written so far; 0 before the first chunk. */
+  private msPerRow(now: number, fires: number): number {
+    return fires > 0 ? Math.max(1, now - this.started - this.pausedMs) / fires : 0;
   }
 
   private async lagMs(now: number): Promise<number | null> {

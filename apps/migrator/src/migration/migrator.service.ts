@@ -397,6 +397,7 @@ export class MigratorService {
       if (rows.length === 0) return;
       const batch = rows;
       rows = [];
+      await pace?.beforeChunk(batch.length, fires - batch.length, checkpoint);
       const written = await this.writer.write(batch);
       inserted += written.inserted;
       // Fires already due (catch-up after downtime, a window migrated late): the walk may be past them.
@@ -429,7 +430,7 @@ export class MigratorService {
       // A timer edited since the page was read got fires of its old definition: regenerated here.
       await this.changed.recheck(page, Math.max(this.clock.now(), window.start), window.end);
     });
-    if (pace && pace.paused > 0) this.logger.log(`window ${isoWindow(window)}: ${Math.round(pace.paused)} ms paused for the executors' lag`);
+    if (pace && pace.paused > 0) this.logger.log(`window ${isoWindow(window)}: ${Math.round(pace.paused)} ms paused (the executors' lag, the quiet part of each second)`);
     return { timers, fires, inserted };
   }
 }
