@@ -36,9 +36,9 @@ function exposedScavenge(): Scavenge {
 
 /**
  * Fires of whole-second schedules make the executor's work come in bursts at the instants (claims
- * from x.900, calls at x.000, then completions and outcomes), and so does its allocation: the young
- * generation filled during a burst and its scavenge paused the event loop right when a whole second's
- * calls were going out, every one of them late by the pause
+ * from ~x.780 with a whole second's slots, calls at x.000, then completions and outcomes), and so
+ * does its allocation: the young generation filled during a burst and its scavenge paused the event
+ * loop right when a whole second's calls were going out, every one of them late by the pause
  * (docs/benchmarks.md, "Measurements behind the code"). Scavenging once a second, between the claims
  * of the next instant and its calls, empties it before each burst, so the pauses fall where no fire waits.
  * TIMER_EXECUTOR_IDLE_SCAVENGE=false turns it off.

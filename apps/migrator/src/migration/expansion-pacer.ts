@@ -62,13 +62,18 @@ export function decidePace(input: PaceInput, limits: Pick<PaceConfig, 'lagMs' | 
   return { state: 'late', chunkRows: MIN_CHUNK_ROWS, pauseMs: Math.min(limits.maxPauseMs, Math.floor(slackMs / chunksLeft)) };
 }
 
+/** Whether the second has a quiet part at all (none: 0, or the whole second). */
+function hasQuietPart({ quietForMs }: Pick<PaceConfig, 'quietForMs'>): boolean {
+  return quietForMs > 0 && quietForMs < 1000;
+}
+
 /**
  * How long to wait from `now` for work of `workMs` to run inside the quiet part of a second
  * ({@link PaceConfig}); 0 when it fits now or there is no quiet part. Work longer than the quiet part
  * starts where it begins.
  */
 export function quietWait(now: number, workMs: number, quiet: Pick<PaceConfig, 'quietAtMs' | 'quietForMs'>): number {
-  if (quiet.quietForMs <= 0 || quiet.quietForMs >= 1000) return 0;
+  if (!hasQuietPart(quiet)) return 0;
   const into = (((now - quiet.quietAtMs) % 1000) + 1000) % 1000;
   return into + Math.min(workMs, quiet.quietForMs) <= quiet.quietForMs ? 0 : 1000 - into;
 }
@@ -185,9 +190,8 @@ export class PacedExpansion {
     this.state = step.state;
     this.chunkRows = step.chunkRows;
     // A chunk that fits the quiet part of a second (beforeChunk waits for it).
-    const { quietForMs } = this.limits;
-    if ((step.state === 'idle' || step.state === 'late') && quietForMs > 0 && quietForMs < 1000 && msPerRow > 0) {
-      this.chunkRows = Math.min(this.chunkRows, Math.max(MIN_CHUNK_ROWS, Math.floor((quietForMs * QUIET_FILL) / msPerRow)));
+    if ((step.state === 'idle' || step.state === 'late') && hasQuietPart(this.limits) && msPerRow > 0) {
+      this.chunkRows = Math.min(this.chunkRows, Math.max(MIN_CHUNK_ROWS, Math.floor((this.limits.quietForMs * QUIET_FILL) / msPerRow)));
     }
     this.metrics.paceChunks.inc({ state: step.state });
     this.metrics.paceChunkRows.set(this.chunkRows);
